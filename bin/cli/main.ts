@@ -1,0 +1,47 @@
+import { UsageError } from './args.ts';
+
+const COMMANDS: Record<string, { summary: string; load: () => Promise<(argv: string[]) => Promise<number>> }> = {
+  run: { summary: 'run the conformance suites against a target (default: the embedded reference server)', load: async () => (await import('./run.ts')).run },
+  serve: { summary: 'run the reference v6 server in the foreground', load: async () => (await import('./serve.ts')).serve },
+  clauses: { summary: 'list the clause catalogue (--json for machine use)', load: async () => (await import('./clauses.ts')).clauses },
+};
+
+export const USAGE = `pmv6: conformance suite and load harness for the Password Manager Service REST API v6
+
+Usage: pmv6 <command> [options]     (pmv6 <command> --help for its options)
+
+Commands:
+${Object.entries(COMMANDS)
+  .map(([name, c]) => `  ${name.padEnd(9)}${c.summary}`)
+  .join('\n')}
+
+Exit codes: 0 conformant / success, 1 violations, 2 usage error, unreachable target or rejected
+credentials, 3 inconclusive (a harness error or failed setup, no violation), 4 server could not start.`;
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-v') {
+    const { readFile } = await import('node:fs/promises');
+    const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    process.stdout.write(`${pkg.version}\n`);
+    return 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    process.stderr.write(`pmv6: unknown command "${name}"; run pmv6 --help\n`);
+    return 2;
+  }
+  try {
+    return await (await command.load())(rest);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`pmv6 ${name}: ${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+}

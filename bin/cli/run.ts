@@ -1,0 +1,133 @@
+import { readFile } from 'node:fs/promises';
+import { clausesMatching } from '../../suites/catalogue/clauses.ts';
+import type { RunConfig } from '../../suites/harness/config.ts';
+import { registerSecret, scrub } from '../../suites/harness/redact.ts';
+import { newRunId, randomSeed, startEmbeddedTarget, type EmbeddedTarget } from '../../suites/runner/embedded.ts';
+import { preflight, TargetError } from '../../suites/runner/preflight.ts';
+import { runSuites } from '../../suites/runner/run-suites.ts';
+import { verdictOf } from '../../suites/runner/verdict.ts';
+import { progressLine, verdictText } from '../../reporters/console.ts';
+import { resultsDocument, writeResultsJson } from '../../reporters/results-json.ts';
+import { intOption, parse, UsageError, urlOption } from './args.ts';
+
+const HELP = `pmv6 run: run the conformance suites and print the verdict
+
+With no --target, starts the reference server in this process on an ephemeral loopback port
+(control protocol on), runs every suite against it, and stops it.
+
+Options (secrets are better given in the environment, which other users cannot see):
+  --target URL            base URL of the installation (the API is at URL/index.php/api/v6/)
+  --user U                admin username                     (env PMV6_USER)
+  --password P            admin password                     (env PMV6_PASSWORD)
+  --hmac-public K         admin's HMAC public key            (env PMV6_HMAC_PUBLIC)
+  --hmac-private K        admin's HMAC private key           (env PMV6_HMAC_PRIVATE)
+  --control URL           control protocol base, e.g. URL/__control
+  --control-token T       control protocol bearer token      (env PMV6_CONTROL_TOKEN)
+  --only IDS              run only these areas or clause IDs, comma-separated (AUTH,PAG-03)
+  --skip IDS              skip these areas or clause IDs
+  --strict                a failed SHOULD fails the run too
+  --timeout MS            per-request timeout (default 10000)
+  --seed N                seed for generated data (default: random, printed)
+  --report-dir DIR        write DIR/results.json
+  --quiet                 print only the verdict
+
+Exit codes: 0 conformant, 1 one or more violations, 2 usage error, unreachable target or
+rejected credentials, 3 inconclusive (harness error or failed setup, no violation).`;
+
+export async function run(argv: string[]): Promise<number> {
+  const { values } = parse(argv, {
+    target: { type: 'string' },
+    user: { type: 'string' },
+    password: { type: 'string' },
+    'hmac-public': { type: 'string' },
+    'hmac-private': { type: 'string' },
+    control: { type: 'string' },
+    'control-token': { type: 'string' },
+    only: { type: 'string' },
+    skip: { type: 'string' },
+    strict: { type: 'boolean', default: false },
+    timeout: { type: 'string' },
+    seed: { type: 'string' },
+    'report-dir': { type: 'string' },
+    quiet: { type: 'boolean', default: false },
+  });
+  if (values.help) {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
+  const env = process.env;
+  for (const flag of ['password', 'hmac-private', 'control-token'] as const) {
+    if (values[flag] !== undefined) process.stderr.write(`pmv6 run: note: --${flag} is visible to other users of this machine; prefer the environment variable\n`);
+  }
+  const target = urlOption('target', values.target);
+  const control = urlOption('control', values.control);
+  const timeoutMs = intOption('timeout', values.timeout, 100, 600_000) ?? 10_000;
+  const seed = intOption('seed', values.seed, 0, 2 ** 31 - 1) ?? randomSeed();
+  const only = list(values.only, '--only');
+  const skip = list(values.skip, '--skip');
+  const user = values.user ?? env.PMV6_USER;
+  const password = values.password ?? env.PMV6_PASSWORD;
+  const hmacPublic = values['hmac-public'] ?? env.PMV6_HMAC_PUBLIC;
+  const hmacPrivate = values['hmac-private'] ?? env.PMV6_HMAC_PRIVATE;
+  const controlToken = values['control-token'] ?? env.PMV6_CONTROL_TOKEN;
+  if (!target && (values.user || values.password || control)) throw new UsageError('--user, --password and --control need --target');
+  if (target && (!user || !password)) throw new UsageError('a --target needs the admin credentials: --user and --password (or PMV6_USER and PMV6_PASSWORD)');
+  if (Boolean(hmacPublic) !== Boolean(hmacPrivate)) throw new UsageError('give both --hmac-public and --hmac-private, or neither');
+  if (control && !controlToken) throw new UsageError('--control needs --control-token (or PMV6_CONTROL_TOKEN)');
+
+  const base = { runId: newRunId(), seed, readOnly: false, timeoutMs, selection: { only, skip } };
+  let embedded: EmbeddedTarget | undefined;
+  let config: RunConfig;
+  let targetVersion: unknown;
+  const log = (line: string) => {
+    if (!values.quiet) process.stdout.write(`${scrub(line)}\n`);
+  };
+  try {
+    if (target) {
+      for (const [v, label] of [[password, 'password'], [hmacPrivate, 'HMAC private key'], [controlToken, 'control token']] as const) {
+        if (v) registerSecret(v, label);
+      }
+      config = {
+        ...base,
+        target,
+        user: user!,
+        password: password!,
+        ...(hmacPublic && hmacPrivate ? { hmac: { publicKey: hmacPublic, privateKey: hmacPrivate } } : {}),
+        ...(control && controlToken ? { control: { url: control, token: controlToken } } : {}),
+      };
+      targetVersion = await preflight(config);
+    } else {
+      embedded = await startEmbeddedTarget(base);
+      config = embedded.config;
+    }
+    log(`pmv6 run ${config.runId}: target ${config.target}${embedded ? ' (embedded reference server)' : ''}, seed ${config.seed}` +
+      `${config.control ? ', control protocol on' : ', no control protocol: settings-dependent clauses are unverifiable'}`);
+    const result = await runSuites(config, { onModuleDone: (file, results) => log(progressLine(file, results)) });
+    const verdict = verdictOf(result, values.strict);
+    process.stdout.write(scrub(values.quiet ? verdictText(result, verdict).split('\n').slice(-2).join('\n') : verdictText(result, verdict)));
+    if (values['report-dir']) {
+      const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+      const file = await writeResultsJson(values['report-dir'], resultsDocument(result, verdict, { pmv6Version: pkg.version, targetVersion }));
+      log(`results: ${file}`);
+    }
+    return verdict.exitCode;
+  } catch (e) {
+    if (e instanceof TargetError) {
+      process.stderr.write(`pmv6 run: ${scrub(e.message)}\n`);
+      return 2;
+    }
+    throw e;
+  } finally {
+    await embedded?.close();
+  }
+}
+
+function list(value: string | undefined, flag: string): string[] {
+  if (value === undefined) return [];
+  const items = value.split(',').map((s) => s.trim()).filter(Boolean);
+  if (items.length === 0) throw new UsageError(`${flag} needs a comma-separated list of areas or clause IDs`);
+  for (const item of items) {
+    if (clausesMatching([item]).length === 0) throw new UsageError(`${flag}: "${item}" is neither an area nor a clause ID (see pmv6 clauses)`);
+  }
+  return items;
+}

@@ -1,0 +1,76 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { createReferenceServer } from '../../fixtures/reference-server/src/index.ts';
+import { intOption, parse } from './args.ts';
+
+const HELP = `pmv6 serve: run the reference v6 server in the foreground
+
+Options:
+  --host HOST              address to bind (default 127.0.0.1)
+  --port PORT              port (default 8080; 0 picks a free one)
+  --db FILE                SQLite database file (default: in memory, lost on exit)
+  --admin-user NAME        the admin's username (default admin)
+  --admin-password P       the admin's password (or PMV6_ADMIN_PASSWORD; default: generated and
+                           printed once). Ignored when FILE already holds the admin.
+  --control-token T        serve the control protocol at {base}/__control with this bearer token
+                           (or PMV6_CONTROL_TOKEN; default: control protocol off)
+  --hmac-window SECONDS    accepted HMAC timestamp skew (default 300)
+
+Stops cleanly on SIGINT or SIGTERM. Exit codes: 0 stopped, 2 usage error, 4 could not start.`;
+
+export async function serve(argv: string[]): Promise<number> {
+  const { values } = parse(argv, {
+    host: { type: 'string', default: '127.0.0.1' },
+    port: { type: 'string', default: '8080' },
+    db: { type: 'string' },
+    'admin-user': { type: 'string', default: 'admin' },
+    'admin-password': { type: 'string' },
+    'control-token': { type: 'string' },
+    'hmac-window': { type: 'string' },
+  });
+  if (values.help) {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
+  const port = intOption('port', values.port, 0, 65535) ?? 8080;
+  const hmacWindowSeconds = intOption('hmac-window', values['hmac-window'], 1, 86_400);
+  const given = values['admin-password'] ?? process.env.PMV6_ADMIN_PASSWORD;
+  const existingDb = values.db !== undefined && existsSync(values.db);
+  const adminPassword = given ?? randomBytes(12).toString('base64url');
+  const controlToken = values['control-token'] ?? process.env.PMV6_CONTROL_TOKEN;
+
+  let server;
+  let base: string;
+  try {
+    server = await createReferenceServer({
+      adminUser: values['admin-user'],
+      adminPassword,
+      ...(values.db !== undefined ? { dbFile: values.db } : {}),
+      ...(controlToken ? { controlToken } : {}),
+      ...(hmacWindowSeconds !== undefined ? { hmacWindowSeconds } : {}),
+    });
+    base = await server.listen({ host: values.host, port });
+  } catch (e) {
+    process.stderr.write(`pmv6 serve: could not start: ${(e as Error).message}\n`);
+    await server?.close().catch(() => {});
+    return 4;
+  }
+  process.stdout.write(`pmv6 reference server listening on ${base}\n`);
+  process.stdout.write(`API base: ${base}/index.php/api/v6/\n`);
+  if (controlToken) process.stdout.write(`control protocol: ${base}/__control\n`);
+  if (given === undefined && !existingDb) {
+    process.stdout.write(`admin user "${values['admin-user']}" password (shown once): ${adminPassword}\n`);
+  } else if (given === undefined) {
+    process.stdout.write(`admin password: unchanged (kept in ${values.db})\n`);
+  }
+  process.stdout.write(values.db ? `data: ${values.db}\n` : 'data: in memory (lost on exit; use --db FILE to keep it)\n');
+
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await server.close();
+  process.stdout.write('pmv6 reference server stopped\n');
+  return 0;
+}

@@ -1,0 +1,128 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, test } from 'vitest';
+
+const BIN = fileURLToPath(new URL('../pmv6.js', import.meta.url));
+
+interface Done {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+function pmv6(args: string[], env: Record<string, string> = {}, timeoutMs = 60_000): Promise<Done> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, ms: Date.now() - started });
+    });
+  });
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+describe('pmv6 CLI', () => {
+  test('--help lists the commands and exits 0', async () => {
+    const r = await pmv6(['--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/run\s+run the conformance suites/);
+    expect(r.stdout).toMatch(/serve/);
+  });
+
+  test('an unknown command or flag is a usage error (exit 2, one line)', async () => {
+    const a = await pmv6(['frobnicate']);
+    expect(a.code).toBe(2);
+    expect(a.stderr.trim().split('\n')).toHaveLength(1);
+    const b = await pmv6(['run', '--no-such-flag']);
+    expect(b.code).toBe(2);
+    expect(b.stderr).toMatch(/no-such-flag/);
+    const c = await pmv6(['run', '--target', 'not a url', '--user', 'u', '--password', 'p']);
+    expect(c.code).toBe(2);
+    expect(c.stderr).toMatch(/--target must be an absolute/);
+    const d = await pmv6(['run', '--only', 'NOPE-99']);
+    expect(d.code).toBe(2);
+  });
+
+  test('run against a port where nothing listens exits 2 within 10 s with one clear line', async () => {
+    const port = await freePort();
+    const r = await pmv6(['run', '--target', `http://127.0.0.1:${port}`], { PMV6_USER: 'admin', PMV6_PASSWORD: 'x' });
+    expect(r.code).toBe(2);
+    expect(r.ms).toBeLessThan(10_000);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/cannot reach http:\/\/127\.0\.0\.1:\d+/);
+  });
+
+  test('clauses --json lists the catalogue with quotes', async () => {
+    const r = await pmv6(['clauses', '--json']);
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.stdout) as { clauses: Array<{ id: string; quote: string }> };
+    expect(doc.clauses.length).toBeGreaterThanOrEqual(60);
+    for (const c of doc.clauses) expect(c.quote.length).toBeGreaterThan(0);
+  });
+
+  test('serve answers Basic requests, then run by URL with --control passes and rejected credentials exit 2', async () => {
+    const port = await freePort();
+    const password = randomBytes(9).toString('base64url');
+    const token = randomBytes(12).toString('base64url');
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port)], {
+      env: { ...process.env, PMV6_ADMIN_PASSWORD: password, PMV6_CONTROL_TOKEN: token },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const t = setTimeout(() => reject(new Error(`serve did not start: ${out}`)), 15_000);
+        child.stdout.on('data', () => {
+          if (out.includes('listening on')) {
+            clearTimeout(t);
+            resolve();
+          }
+        });
+      });
+      const base = `http://127.0.0.1:${port}`;
+      expect(out).not.toContain(password);
+      const res = await fetch(`${base}/index.php/api/v6/version.json`, {
+        headers: { authorization: `Basic ${Buffer.from(`admin:${password}`).toString('base64')}`, 'content-type': 'application/json; charset=utf-8' },
+      });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { api_version: string }).api_version).toBe('6');
+
+      const run = await pmv6(['run', '--target', base, '--control', `${base}/__control`], {
+        PMV6_USER: 'admin',
+        PMV6_PASSWORD: password,
+        PMV6_CONTROL_TOKEN: token,
+      }, 120_000);
+      expect(run.stdout + run.stderr).not.toContain(password);
+      expect(run.stdout + run.stderr).not.toContain(token);
+      expect(run.stdout).toMatch(/verdict: CONFORMANT/);
+      expect(run.code).toBe(0);
+
+      const bad = await pmv6(['run', '--target', base], { PMV6_USER: 'admin', PMV6_PASSWORD: `${password}x` });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/rejected the credentials/);
+    } finally {
+      child.kill('SIGTERM');
+      const code = await new Promise((resolve) => child.on('close', resolve));
+      expect(code).toBe(0);
+    }
+  }, 180_000);
+});

@@ -1,0 +1,56 @@
+import { expectErrorObject, expectResponse, expectStatus } from '../harness/assert.ts';
+import { clauseTest, type ClauseTestContext } from '../harness/clause-test.ts';
+import type { ApiClient, Auth } from '../harness/client.ts';
+import { useSession } from '../harness/session.ts';
+import { hmacSign } from '../harness/signers.ts';
+
+const s = useSession();
+
+async function hmacClient(t: ClauseTestContext): Promise<ApiClient> {
+  const client = await s.adminHmac();
+  if (!client) t.unverifiable('no HMAC keys: give --hmac-public and --hmac-private, or --control');
+  return client;
+}
+
+function keyOf(client: ApiClient): string {
+  return (client.auth as Extract<Auth, { kind: 'hmac' }>).privateKey;
+}
+
+function tampered(client: ApiClient, mutate: NonNullable<Extract<Auth, { kind: 'hmac' }>['mutate']>): ApiClient {
+  const auth = client.auth as Extract<Auth, { kind: 'hmac' }>;
+  return client.withAuth({ ...auth, mutate });
+}
+
+clauseTest('AUTH-03', 'accept GET and POST requests signed with HMAC-SHA256 over path, timestamp and body', async (t) => {
+  const client = await hmacClient(t);
+  expectStatus(await client.get('/passwords.json'), 200);
+  expectStatus(await client.get('/passwords.json', { headers: { 'X-Page-Size': '5' } }), 200);
+  const project = await s.fixtures.createProject(client);
+  expectStatus(await client.get(`/projects/${project}.json`), 200);
+});
+
+clauseTest('AUTH-04', 'refuse a request whose hash, signed path, timestamp or body was changed', async (t) => {
+  const client = await hmacClient(t);
+  const flip = (hex: string) => (hex[0] === 'a' ? 'b' : 'a') + hex.slice(1);
+  const cases: Array<[string, Parameters<typeof tampered>[1]]> = [
+    ['one changed hex digit of the hash', (p) => ({ hash: flip(p.hash) })],
+    ['a hash over another path', (p) => ({ uri: p.uri.replace('passwords', 'projects') })],
+    ['a hash over another body', () => ({ body: '{"name":"x"}' })],
+    ['a hash over another timestamp than the header says', (p) => ({ hash: hmacSign({ privateKey: keyOf(client), uri: p.uri, timestamp: String(Number(p.timestamp) - 1), body: p.body }) })],
+  ];
+  for (const [, mutate] of cases) {
+    expectErrorObject(await tampered(client, mutate).get('/passwords.json'), { status: 401 });
+  }
+  const project = await s.fixtures.createProject();
+  const body = { name: s.fixtures.name('hmac-tamper'), project_id: project };
+  expectErrorObject(await tampered(client, (p) => ({ body: p.body.replace('hmac-tamper', 'hmac-tampeR') })).post('/passwords.json', body), { status: 401 });
+});
+
+clauseTest('AUTH-05', 'refuse an HMAC request whose timestamp is an hour old', async (t) => {
+  const client = await hmacClient(t);
+  const auth = client.auth as Extract<Auth, { kind: 'hmac' }>;
+  const ex = await client.withAuth({ ...auth, timestamp: Math.floor(Date.now() / 1000) - 3600 }).get('/passwords.json');
+  expectResponse(ex);
+  t.observe('status for a timestamp 3600 s old', ex.response.status);
+  expectStatus(ex, 401);
+});

@@ -1,0 +1,91 @@
+import { test, type TestContext } from 'vitest';
+import { clauseById, type Clause, type Level } from '../catalogue/clauses.ts';
+import type { FailureRecord, TestMeta } from '../runner/outcomes.ts';
+import { SetupError, ViolationError } from './assert.ts';
+import { getRunConfig, type RunConfig } from './config.ts';
+import { toCurl } from './curl.ts';
+import { redactExchange, scrub } from './redact.ts';
+
+export interface ClauseTestContext {
+  config: RunConfig;
+  clauses: Clause[];
+  /** Records implementation-defined behaviour (what the server does where the spec is silent). */
+  observe(key: string, value: unknown): void;
+  /** Ends the test as skipped-unverifiable: the target cannot show whether it holds. */
+  unverifiable(reason: string): never;
+  signal: AbortSignal;
+}
+
+const RANK: Record<Level, number> = { MUST: 3, SHOULD: 2, INFO: 1 };
+
+// Declares a conformance test: titled `[ID] LEVEL behaviour` from the catalogue, with the clause
+// IDs in its meta so reporters never parse titles.
+export function clauseTest(
+  ids: string | string[],
+  behaviour: string,
+  fn: (t: ClauseTestContext) => Promise<void> | void,
+  options: { timeout?: number } = {},
+): void {
+  const list = Array.isArray(ids) ? ids : [ids];
+  const clauses = list.map((id) => {
+    const clause = clauseById(id);
+    if (!clause || clause.retired) throw new Error(`clauseTest: "${id}" is not an active clause of the catalogue`);
+    return clause;
+  });
+  const level = clauses.map((c) => c.level).reduce((a, b) => (RANK[b] > RANK[a] ? b : a));
+  const meta: TestMeta = { clauses: list, level };
+  test(`[${list.join(', ')}] ${level} ${behaviour}`, { meta: { pmv6: meta }, ...(options.timeout ? { timeout: options.timeout } : {}) }, async (ctx) => {
+    const own = ctx.task.meta.pmv6 as TestMeta;
+    const config = getRunConfig();
+    const skipWith = (outcome: NonNullable<TestMeta['outcome']>, note: string): never => {
+      own.outcome = outcome;
+      own.note = note;
+      ctx.skip(note);
+      throw new Error('unreachable');
+    };
+    if (!isSelected(clauses, config)) skipWith('disabled', 'not selected (--only/--skip)');
+    if (clauses.some((c) => c.needsControl) && !config.control) {
+      skipWith('skipped-unverifiable', 'needs the control protocol (--control), which this run does not have');
+    }
+    const t: ClauseTestContext = {
+      config,
+      clauses,
+      signal: ctx.signal,
+      observe(key, value) {
+        own.observed = { ...own.observed, [key]: value };
+      },
+      unverifiable: (reason) => skipWith('skipped-unverifiable', reason),
+    };
+    try {
+      await fn(t);
+    } catch (e) {
+      if (!isSkip(e, ctx)) own.failure = failureRecord(e);
+      throw e;
+    }
+  });
+}
+
+function isSelected(clauses: Clause[], config: RunConfig): boolean {
+  const { only = [], skip = [] } = config.selection ?? {};
+  const matches = (c: Clause, selectors: string[]) => selectors.includes(c.id) || selectors.includes(c.area);
+  if (only.length > 0 && !clauses.some((c) => matches(c, only))) return false;
+  return !(skip.length > 0 && clauses.every((c) => matches(c, skip)));
+}
+
+function isSkip(e: unknown, ctx: TestContext): boolean {
+  return ctx.task.result?.state === 'skip' || (e as { name?: string } | null)?.name === 'PendingError';
+}
+
+export function failureRecord(e: unknown): FailureRecord {
+  if (e instanceof ViolationError) {
+    const record: FailureRecord = { kind: 'violation', message: scrub(e.message), expected: scrub(e.expected), actual: scrub(e.actual) };
+    if (e.exchange) {
+      record.exchange = redactExchange(e.exchange);
+      record.curl = scrub(toCurl(e.exchange));
+    }
+    return record;
+  }
+  if (e instanceof SetupError) return { kind: 'setup', message: scrub(e.message) };
+  const err = e as Error;
+  return { kind: 'harness', message: scrub(`${err?.name ?? 'Error'}: ${err?.message ?? String(e)}\n${err?.stack?.split('\n').slice(1, 6).join('\n') ?? ''}`) };
+}

@@ -1,0 +1,216 @@
+import { Agent, errors as undiciErrors } from 'undici';
+import type { Exchange } from './exchange.ts';
+import { basicAuthorization, hmacSign, signedUri } from './signers.ts';
+
+export type HmacParts = { uri: string; timestamp: string; body: string; hash: string };
+
+export type Auth =
+  | { kind: 'basic'; user: string; password: string }
+  | {
+      kind: 'hmac';
+      publicKey: string;
+      privateKey: string;
+      /** Unix seconds; default now */
+      timestamp?: number;
+      /**
+       * Decision: `uri` and `body` returned here change only what is hashed (the wire keeps the real
+       * request); `timestamp` changes the hash input and the X-Request-Timestamp header; `hash`
+       * replaces the X-Request-Hash header. Without `hash`, it is recomputed from the returned parts.
+       */
+      mutate?: (parts: HmacParts) => Partial<HmacParts>;
+    }
+  | { kind: 'none' }
+  | { kind: 'raw'; headers: Record<string, string> };
+
+export interface ApiRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE' | (string & {});
+  /** relative to {target}/index.php/api/v6, e.g. '/passwords.json' */
+  path: string;
+  /** absolute URL override, e.g. from a Link header */
+  url?: string;
+  headers?: Record<string, string>;
+  json?: unknown;
+  rawBody?: string | Buffer;
+  /** default 'application/json; charset=utf-8'; null = omit the header */
+  contentType?: string | null;
+  auth?: Auth;
+  timeoutMs?: number;
+}
+
+type RequestOptions = Omit<ApiRequest, 'method' | 'path' | 'json'>;
+
+export const DEFAULT_CONTENT_TYPE = 'application/json; charset=utf-8';
+export const API_PREFIX = '/index.php/api/v6';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function setHeader(headers: Record<string, string>, name: string, value: string): void {
+  for (const key of Object.keys(headers)) {
+    if (key.toLowerCase() === name.toLowerCase()) delete headers[key];
+  }
+  headers[name] = value;
+}
+
+function splitUrl(url: string): { origin: string; pathAndQuery: string } {
+  const m = /^([a-z][a-z0-9+.-]*:\/\/[^/?#]*)([^#]*)/i.exec(url);
+  if (!m) throw new TypeError(`not an absolute URL: ${url}`);
+  const rest = m[2] ?? '';
+  return { origin: m[1] ?? '', pathAndQuery: rest === '' ? '/' : rest.startsWith('/') ? rest : `/${rest}` };
+}
+
+function describeError(e: unknown, timeoutMs: number): string {
+  if (
+    e instanceof undiciErrors.HeadersTimeoutError ||
+    e instanceof undiciErrors.BodyTimeoutError ||
+    e instanceof undiciErrors.ConnectTimeoutError
+  ) {
+    return `request timed out after ${timeoutMs} ms (${(e as { code?: string }).code ?? e.name})`;
+  }
+  const err = e as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = err.code ?? err.cause?.code;
+  const message = err.message || err.cause?.message || String(e);
+  return code ? `${code}: ${message}` : message;
+}
+
+export class ApiClient {
+  readonly target: string;
+  readonly auth: Auth;
+  readonly timeoutMs: number;
+  private readonly agent: Agent;
+  private readonly ownsAgent: boolean;
+
+  constructor(opts: { target: string; auth: Auth; timeoutMs?: number }, shared?: Agent) {
+    this.target = opts.target.replace(/\/+$/, '');
+    this.auth = opts.auth;
+    this.timeoutMs = opts.timeoutMs ?? 10_000;
+    this.ownsAgent = !shared;
+    this.agent =
+      shared ??
+      new Agent({
+        keepAliveTimeout: 10_000,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+        connect: { timeout: this.timeoutMs },
+      });
+  }
+
+  /** Decision: derived clients share this client's connection pool; only the root client closes it. */
+  withAuth(auth: Auth): ApiClient {
+    return new ApiClient({ target: this.target, auth, timeoutMs: this.timeoutMs }, this.agent);
+  }
+
+  apiUrl(path: string): string {
+    return `${this.target}${API_PREFIX}${path.startsWith('/') ? path : `/${path}`}`;
+  }
+
+  async request(req: ApiRequest): Promise<Exchange> {
+    const url = req.url ?? this.apiUrl(req.path);
+    const body: Buffer | undefined =
+      req.rawBody !== undefined
+        ? Buffer.isBuffer(req.rawBody) ? req.rawBody : Buffer.from(req.rawBody, 'utf8')
+        : req.json !== undefined
+          ? Buffer.from(JSON.stringify(req.json), 'utf8')
+          : undefined;
+    const bodyText = body?.toString('utf8') ?? '';
+
+    const headers: Record<string, string> = {};
+    const contentType = req.contentType === undefined ? DEFAULT_CONTENT_TYPE : req.contentType;
+    if (contentType !== null) headers['Content-Type'] = contentType;
+
+    const auth = req.auth ?? this.auth;
+    switch (auth.kind) {
+      case 'basic':
+        headers['Authorization'] = basicAuthorization(auth.user, auth.password);
+        break;
+      case 'hmac': {
+        const parts = {
+          uri: signedUri(url),
+          timestamp: String(auth.timestamp ?? Math.floor(Date.now() / 1000)),
+          body: bodyText,
+        };
+        let hash = hmacSign({ privateKey: auth.privateKey, uri: parts.uri, timestamp: parts.timestamp, body: body ?? '' });
+        let timestamp = parts.timestamp;
+        if (auth.mutate) {
+          const changed = auth.mutate({ ...parts, hash });
+          const next = { ...parts, ...changed };
+          timestamp = next.timestamp;
+          if (changed.hash !== undefined) hash = changed.hash;
+          else if (changed.uri !== undefined || changed.timestamp !== undefined || changed.body !== undefined) {
+            hash = hmacSign({ privateKey: auth.privateKey, uri: next.uri, timestamp: next.timestamp, body: next.body });
+          }
+        }
+        headers['X-Public-Key'] = auth.publicKey;
+        headers['X-Request-Hash'] = hash;
+        headers['X-Request-Timestamp'] = timestamp;
+        break;
+      }
+      case 'raw':
+        for (const [k, v] of Object.entries(auth.headers)) setHeader(headers, k, v);
+        break;
+      case 'none':
+        break;
+    }
+    for (const [k, v] of Object.entries(req.headers ?? {})) setHeader(headers, k, v);
+
+    const exchange: Exchange = { request: { method: req.method, url, headers: { ...headers } }, durationMs: 0 };
+    if (body !== undefined) exchange.request.body = bodyText;
+
+    const timeoutMs = req.timeoutMs ?? this.timeoutMs;
+    const started = performance.now();
+    try {
+      const { origin, pathAndQuery } = splitUrl(url);
+      const res = await this.agent.request({
+        origin,
+        path: pathAndQuery,
+        method: req.method,
+        headers,
+        body,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      const bytes = Buffer.from(await res.body.arrayBuffer());
+      let text: string;
+      let validUtf8 = true;
+      try {
+        text = utf8.decode(bytes);
+      } catch {
+        validUtf8 = false;
+        text = bytes.toString('utf8');
+      }
+      const responseHeaders: Record<string, string | string[]> = {};
+      for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) responseHeaders[k] = v;
+      exchange.response = { status: res.statusCode, headers: responseHeaders, body: text, validUtf8 };
+      if (text.trim() !== '') {
+        try {
+          exchange.json = JSON.parse(text);
+        } catch {
+          // not JSON: exchange.json stays undefined
+        }
+      }
+    } catch (e) {
+      exchange.error = describeError(e, timeoutMs);
+    }
+    exchange.durationMs = Math.round(performance.now() - started);
+    return exchange;
+  }
+
+  get(path: string, opts: RequestOptions = {}): Promise<Exchange> {
+    return this.request({ ...opts, method: 'GET', path });
+  }
+
+  post(path: string, json?: unknown, opts: RequestOptions = {}): Promise<Exchange> {
+    return this.request({ ...opts, method: 'POST', path, json });
+  }
+
+  put(path: string, json?: unknown, opts: RequestOptions = {}): Promise<Exchange> {
+    return this.request({ ...opts, method: 'PUT', path, json });
+  }
+
+  delete(path: string, opts: RequestOptions = {}): Promise<Exchange> {
+    return this.request({ ...opts, method: 'DELETE', path });
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsAgent) await this.agent.close();
+  }
+}

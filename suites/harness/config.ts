@@ -1,0 +1,38 @@
+import { inject } from 'vitest';
+import { registerCredentials, registerSecret } from './redact.ts';
+
+export interface RunConfig {
+  /** base URL, e.g. http://127.0.0.1:8080 (API at {target}/index.php/api/v6) */
+  target: string;
+  user: string;
+  password: string;
+  hmac?: { publicKey: string; privateKey: string };
+  control?: { url: string; token: string };
+  runId: string;
+  seed: number;
+  readOnly: boolean;
+  timeoutMs: number;
+  /** --only / --skip: clause IDs or areas */
+  selection?: { only?: string[]; skip?: string[] };
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    pmv6: RunConfig;
+  }
+}
+
+export function registerRunSecrets(cfg: RunConfig): void {
+  registerCredentials(cfg.user, cfg.password, 'password');
+  if (cfg.hmac) registerSecret(cfg.hmac.privateKey, 'hmac private key');
+  if (cfg.control) registerSecret(cfg.control.token, 'control token');
+}
+
+export function getRunConfig(): RunConfig {
+  const cfg = inject('pmv6');
+  if (!cfg || typeof cfg.target !== 'string') {
+    throw new Error("pmv6 run configuration missing: the global setup must provide('pmv6', RunConfig)");
+  }
+  registerRunSecrets(cfg);
+  return cfg;
+}

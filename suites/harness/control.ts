@@ -1,0 +1,107 @@
+import { SetupError } from './assert.ts';
+import { ApiClient } from './client.ts';
+import type { Exchange } from './exchange.ts';
+import { registerSecret } from './redact.ts';
+
+export type Role = 'admin' | 'it' | 'project manager' | 'normal user' | 'read only';
+
+export interface Settings {
+  api_enabled: boolean;
+  maintenance_mode: boolean;
+  auth_methods: 'basic+hmac' | 'basic' | 'hmac';
+  api_users: 'all' | 'api_only';
+  hmac_key_expiry_days: number | null;
+  num_items_lists: number;
+}
+
+export interface CreatedUser {
+  id: number;
+  username: string;
+  public_key: string;
+  private_key: string;
+}
+
+export interface ApiKeys {
+  public_key: string;
+  private_key: string;
+}
+
+/** Control protocol v1 (ARCHITECTURE.md): bearer token, JSON bodies, at {base}/__control. */
+export class ControlClient {
+  readonly url: string;
+  private readonly client: ApiClient;
+
+  constructor(opts: { url: string; token: string; timeoutMs?: number }) {
+    this.url = opts.url.replace(/\/+$/, '');
+    registerSecret(opts.token, 'control token');
+    this.client = new ApiClient({
+      target: this.url,
+      auth: { kind: 'raw', headers: { Authorization: `Bearer ${opts.token}` } },
+      ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
+    });
+  }
+
+  private async call(method: string, path: string, status: number, json?: unknown): Promise<Exchange> {
+    const ex = await this.client.request({ method, path, url: `${this.url}${path}`, json });
+    if (!ex.response) throw new SetupError(`control ${method} ${path}: no response: ${ex.error ?? 'unknown error'}`, { exchange: ex });
+    if (ex.response.status !== status) {
+      throw new SetupError(`control ${method} ${path}: expected status ${status}, got ${ex.response.status}`, { exchange: ex });
+    }
+    return ex;
+  }
+
+  private async callJson<T>(method: string, path: string, status: number, json: unknown, fields: string[]): Promise<T> {
+    const ex = await this.call(method, path, status, json);
+    const body = ex.json as Record<string, unknown> | undefined;
+    const missing = fields.filter((f) => body === null || typeof body !== 'object' || !(f in body));
+    if (missing.length > 0) {
+      throw new SetupError(`control ${method} ${path}: answer lacks ${missing.join(', ')}`, { exchange: ex });
+    }
+    return body as T;
+  }
+
+  getSettings(): Promise<Settings> {
+    return this.callJson('GET', '/settings', 200, undefined, ['api_enabled', 'auth_methods']);
+  }
+
+  putSettings(partial: Partial<Settings>): Promise<Settings> {
+    return this.callJson('PUT', '/settings', 200, partial, ['api_enabled', 'auth_methods']);
+  }
+
+  async createUser(user: { username: string; password: string; role: Role; api_only?: boolean; active?: boolean }): Promise<CreatedUser> {
+    registerSecret(user.password, `password of ${user.username}`);
+    const created = await this.callJson<CreatedUser>(
+      'POST',
+      '/users',
+      201,
+      { api_only: false, active: true, ...user },
+      ['id', 'username', 'public_key', 'private_key'],
+    );
+    registerSecret(created.private_key, `private key of ${user.username}`);
+    return created;
+  }
+
+  /** Earlier keys of the user stop working. */
+  async issueApiKeys(userId: number, issuedDaysAgo = 0): Promise<ApiKeys> {
+    const keys = await this.callJson<ApiKeys>('POST', `/users/${userId}/api_keys`, 201, { issued_days_ago: issuedDaysAgo }, [
+      'public_key',
+      'private_key',
+    ]);
+    registerSecret(keys.private_key, `private key of user ${userId}`);
+    return keys;
+  }
+
+  /** The next `times` API requests matching method and path (relative to /index.php/api/v6) throw. */
+  async addFault(fault: { method: string; path: string; times?: number }): Promise<void> {
+    await this.call('POST', '/faults', 204, { times: 1, ...fault });
+  }
+
+  /** Settings back to defaults; data kept. */
+  async reset(): Promise<void> {
+    await this.call('POST', '/reset', 204);
+  }
+
+  close(): Promise<void> {
+    return this.client.close();
+  }
+}

@@ -1,0 +1,141 @@
+import { Faker, en } from '@faker-js/faker';
+import { SetupError } from './assert.ts';
+import type { ApiClient } from './client.ts';
+import type { RunConfig } from './config.ts';
+import type { ControlClient, Role } from './control.ts';
+import type { Exchange } from './exchange.ts';
+import { registerCredentials } from './redact.ts';
+import { validate } from './schemas.ts';
+
+export type FixtureKind = 'password' | 'project' | 'user';
+
+export interface FixtureUser {
+  id: number;
+  username: string;
+  password: string;
+  publicKey: string;
+  privateKey: string;
+  /** HTTP Basic as this user */
+  client: ApiClient;
+  /** HMAC as this user */
+  hmacClient: ApiClient;
+}
+
+export interface CleanupReport {
+  deleted: Array<{ kind: FixtureKind; id: number; name: string }>;
+  leftovers: Array<{ kind: FixtureKind; id: number; name: string; reason: string }>;
+}
+
+interface Created {
+  kind: FixtureKind;
+  id: number;
+  name: string;
+}
+
+/** Data the suite creates is labelled `pmv6-<run>-…`, comes from a seeded faker, and is removed by cleanup(). */
+export class Fixtures {
+  readonly faker: Faker;
+  private counter = 0;
+  private readonly created: Created[] = [];
+
+  constructor(
+    readonly cfg: RunConfig,
+    readonly admin: ApiClient,
+    readonly control?: ControlClient,
+  ) {
+    this.faker = new Faker({ locale: [en] });
+    this.faker.seed(cfg.seed);
+  }
+
+  name(label: string): string {
+    this.counter += 1;
+    return `pmv6-${this.cfg.runId}-${label}-${this.counter}`;
+  }
+
+  private writable(what: string): void {
+    if (this.cfg.readOnly) throw new SetupError(`read-only run: the fixture would create ${what}`);
+  }
+
+  private async create(kind: 'project' | 'password', client: ApiClient, path: string, body: Record<string, unknown>): Promise<number> {
+    const ex: Exchange = await client.post(path, body);
+    if (!ex.response) throw new SetupError(`creating a ${kind}: no response: ${ex.error ?? 'unknown error'}`, { exchange: ex });
+    if (ex.response.status !== 201) {
+      throw new SetupError(`creating a ${kind}: expected status 201, got ${ex.response.status}`, { exchange: ex });
+    }
+    const problems = validate('created', ex.json);
+    if (problems.length > 0) throw new SetupError(`creating a ${kind}: ${problems.join('; ')}`, { exchange: ex });
+    const id = (ex.json as { id: number }).id;
+    this.created.push({ kind, id, name: String(body['name']) });
+    return id;
+  }
+
+  /** POST /projects.json → 201 {id} */
+  async createProject(client: ApiClient = this.admin, fields: Record<string, unknown> = {}): Promise<number> {
+    this.writable('a project');
+    return this.create('project', client, '/projects.json', { name: this.name('project'), parent_id: 0, ...fields });
+  }
+
+  /** POST /passwords.json → 201 {id}, with realistic optional fields */
+  async createPassword(projectId: number, fields: Record<string, unknown> = {}, client: ApiClient = this.admin): Promise<number> {
+    this.writable('a password');
+    const f = this.faker;
+    const firstName = f.person.firstName();
+    const lastName = f.person.lastName();
+    return this.create('password', client, '/passwords.json', {
+      name: this.name('password'),
+      project_id: projectId,
+      tags: f.helpers.uniqueArray(() => f.word.noun(), 3).join(','),
+      access_info: f.internet.url(),
+      username: f.internet.username({ firstName, lastName }),
+      email: f.internet.email({ firstName, lastName }),
+      password: f.internet.password({ length: 20 }),
+      ...fields,
+    });
+  }
+
+  /** Needs the control protocol. Users are not deleted by cleanup(). */
+  async createUser(role: Role, opts: { api_only?: boolean; active?: boolean; label?: string } = {}): Promise<FixtureUser> {
+    if (!this.control) throw new SetupError(`creating a "${role}" user needs the control protocol, which this run does not have`);
+    this.writable('a user');
+    const username = this.name(opts.label ?? role.replace(/\s+/g, '-'));
+    const password = `${this.faker.internet.password({ length: 16 })}-${this.faker.string.alphanumeric(8)}`;
+    registerCredentials(username, password, `password of ${username}`);
+    const created = await this.control.createUser({
+      username,
+      password,
+      role,
+      api_only: opts.api_only ?? false,
+      active: opts.active ?? true,
+    });
+    this.created.push({ kind: 'user', id: created.id, name: username });
+    return {
+      id: created.id,
+      username,
+      password,
+      publicKey: created.public_key,
+      privateKey: created.private_key,
+      client: this.admin.withAuth({ kind: 'basic', user: username, password }),
+      hmacClient: this.admin.withAuth({ kind: 'hmac', publicKey: created.public_key, privateKey: created.private_key }),
+    };
+  }
+
+  /** Passwords first, then projects (newest first); never throws. Reported apart from the verdict. */
+  async cleanup(): Promise<CleanupReport> {
+    const report: CleanupReport = { deleted: [], leftovers: [] };
+    const order: FixtureKind[] = ['password', 'project'];
+    for (const kind of order) {
+      for (const item of this.created.filter((c) => c.kind === kind).reverse()) {
+        const ex = await this.admin.delete(`/${kind}s/${item.id}.json`);
+        const status = ex.response?.status;
+        // 404: the test already removed it.
+        if (status !== undefined && ((status >= 200 && status < 300) || status === 404)) report.deleted.push(item);
+        else report.leftovers.push({ ...item, reason: status === undefined ? `no response: ${ex.error}` : `DELETE answered ${status}` });
+      }
+    }
+    for (const item of this.created.filter((c) => c.kind === 'user')) {
+      report.leftovers.push({ ...item, reason: 'created through the control protocol; users are not deleted' });
+    }
+    this.created.length = 0;
+    return report;
+  }
+}

@@ -1,0 +1,46 @@
+import { expectHeader, expectStatus, violation } from './assert.ts';
+import type { ApiClient } from './client.ts';
+import type { Exchange } from './exchange.ts';
+import { parseLinkHeader, relMap } from './link.ts';
+
+export const RELS = ['self', 'prev', 'next', 'first', 'last'] as const;
+
+// The Link header of a paginated response as rel → URL; a missing or malformed header is a
+// violation of the clause under test.
+export function links(ex: Exchange): Map<string, string> {
+  const value = expectHeader(ex, 'link', undefined, 'a Link header');
+  const parsed = parseLinkHeader(value);
+  if (parsed.errors.length > 0) violation(ex, 'Link entries of the form <URL>; rel="name"', `malformed Link header: ${parsed.errors.join('; ')}`);
+  const out = new Map<string, string>();
+  for (const [rel, urls] of relMap(parsed.entries)) {
+    if (urls.length > 1) violation(ex, `one rel="${rel}" entry`, `${urls.length} rel="${rel}" entries`);
+    out.set(rel, urls[0]!);
+  }
+  return out;
+}
+
+export function relSet(ex: Exchange): string[] {
+  return [...links(ex).keys()].filter((r) => (RELS as readonly string[]).includes(r)).sort();
+}
+
+// Items of a list page, identified by id; a body that is not an array of objects with ids is a
+// violation of the list's shape.
+export function itemIds(ex: Exchange): number[] {
+  expectStatus(ex, 200);
+  if (!Array.isArray(ex.json)) violation(ex, 'a JSON array', typeof ex.json);
+  return (ex.json as Array<{ id?: unknown }>).map((item) => {
+    if (typeof item?.id !== 'number') violation(ex, 'list items with an integer id', JSON.stringify(item).slice(0, 200));
+    return item.id as number;
+  });
+}
+
+export async function getPage(client: ApiClient, list: string, page: number | undefined, size: number): Promise<Exchange> {
+  const path = page === undefined ? `${list}.json` : `${list}/page/${page}.json`;
+  return client.get(path, { headers: { 'X-Page-Size': String(size) } });
+}
+
+export interface Count {
+  num_items: number;
+  num_pages: number;
+  num_items_per_page: number;
+}

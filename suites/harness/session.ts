@@ -1,0 +1,85 @@
+import { afterAll } from 'vitest';
+import { SetupError } from './assert.ts';
+import { ApiClient } from './client.ts';
+import { getRunConfig, type RunConfig } from './config.ts';
+import { ControlClient, type Settings } from './control.ts';
+import { Fixtures, type FixtureUser } from './fixtures.ts';
+
+export interface Session {
+  config: RunConfig;
+  /** The run's Admin user over HTTP Basic. */
+  admin: ApiClient;
+  /** A client with no credentials at all. */
+  anonymous: ApiClient;
+  control: ControlClient | undefined;
+  fixtures: Fixtures;
+  /** An Admin over HMAC: the run's own keys, else a fresh Admin made through the control protocol. */
+  adminHmac(): Promise<ApiClient | undefined>;
+  /** Needs the control protocol (the test's clause says so). */
+  user(role: Parameters<Fixtures['createUser']>[0], opts?: Parameters<Fixtures['createUser']>[1]): Promise<FixtureUser>;
+  /** Runs fn with these settings, then restores every value it changed, also after a failure. */
+  withSettings<T>(settings: Partial<Settings>, fn: () => Promise<T>): Promise<T>;
+}
+
+// One session per test file: clients, the control client and the fixtures, with cleanup of
+// everything the file created once the file is done.
+export function useSession(): Session {
+  let state: { config: RunConfig; admin: ApiClient; control: ControlClient | undefined; fixtures: Fixtures } | undefined;
+  let hmac: Promise<ApiClient | undefined> | undefined;
+  const init = () => {
+    if (state) return state;
+    const config = getRunConfig();
+    const admin = new ApiClient({ target: config.target, auth: { kind: 'basic', user: config.user, password: config.password }, timeoutMs: config.timeoutMs });
+    const control = config.control ? new ControlClient({ ...config.control, timeoutMs: config.timeoutMs }) : undefined;
+    state = { config, admin, control, fixtures: new Fixtures(config, admin, control) };
+    return state;
+  };
+  afterAll(async () => {
+    if (!state) return;
+    await state.fixtures.cleanup();
+    await state.control?.close();
+    await state.admin.close();
+  });
+  const session: Session = {
+    get config() {
+      return init().config;
+    },
+    get admin() {
+      return init().admin;
+    },
+    get anonymous() {
+      return init().admin.withAuth({ kind: 'none' });
+    },
+    get control() {
+      return init().control;
+    },
+    get fixtures() {
+      return init().fixtures;
+    },
+    adminHmac() {
+      hmac ??= (async () => {
+        const { config, admin, control, fixtures } = init();
+        if (config.hmac) return admin.withAuth({ kind: 'hmac', ...config.hmac });
+        if (!control) return undefined;
+        return (await fixtures.createUser('admin', { label: 'hmac-admin' })).hmacClient;
+      })();
+      return hmac;
+    },
+    user(role, opts) {
+      return init().fixtures.createUser(role, opts);
+    },
+    async withSettings(settings, fn) {
+      const { control } = init();
+      if (!control) throw new SetupError('changing settings needs the control protocol');
+      const before = await control.getSettings();
+      await control.putSettings(settings);
+      try {
+        return await fn();
+      } finally {
+        const restore = Object.fromEntries(Object.keys(settings).map((k) => [k, before[k as keyof Settings]])) as Partial<Settings>;
+        await control.putSettings(restore);
+      }
+    },
+  };
+  return session;
+}

@@ -1,0 +1,40 @@
+import { createHmac } from 'node:crypto';
+
+export function basicAuthorization(user: string, password: string): string {
+  return `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`;
+}
+
+export interface HmacInput {
+  privateKey: string;
+  /** raw request path after `index.php/`, no leading slash, with ?query as sent: `api/v6/passwords.json` */
+  uri: string;
+  timestamp: string | number;
+  body: string | Buffer;
+}
+
+/**
+ * product-facts §2.2: hash = hmac_sha256(key=private_key.encode(), msg=(uri + timestamp + body)).hexdigest()
+ * The key is the UTF-8 bytes of the key string (not hex-decoded); the body is the exact bytes sent.
+ */
+export function hmacSign({ privateKey, uri, timestamp, body }: HmacInput): string {
+  return createHmac('sha256', Buffer.from(privateKey, 'utf8'))
+    .update(Buffer.from(`${uri}${timestamp}`, 'utf8'))
+    .update(typeof body === 'string' ? Buffer.from(body, 'utf8') : body)
+    .digest('hex');
+}
+
+export function hmacHeaders(input: HmacInput & { publicKey: string }): Record<string, string> {
+  return {
+    'X-Public-Key': input.publicKey,
+    'X-Request-Hash': hmacSign(input),
+    'X-Request-Timestamp': String(input.timestamp),
+  };
+}
+
+/** The part of a URL after `index.php/` (path + query, as written), or the path without its leading slash. */
+export function signedUri(url: string): string {
+  const rest = url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '').replace(/#.*$/s, '');
+  const q = rest.indexOf('?');
+  const at = rest.slice(0, q >= 0 ? q : undefined).indexOf('index.php/');
+  return at >= 0 ? rest.slice(at + 'index.php/'.length) : rest.replace(/^\//, '');
+}

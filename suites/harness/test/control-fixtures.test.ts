@@ -1,0 +1,182 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { SetupError } from '../assert.ts';
+import { ApiClient } from '../client.ts';
+import type { RunConfig } from '../config.ts';
+import { ControlClient } from '../control.ts';
+import { Fixtures } from '../fixtures.ts';
+import { scrub } from '../redact.ts';
+import { sendJson, startStub, type Received, type Stub } from './stub-server.ts';
+
+const TOKEN = 'control-token-0123456789abcdef';
+const settings = { api_enabled: true, maintenance_mode: false, auth_methods: 'basic+hmac', api_users: 'all', hmac_key_expiry_days: null, num_items_lists: 20 };
+
+let stub: Stub;
+let nextId = 100;
+const failNext = new Set<string>();
+
+function route(req: Received, res: Parameters<Parameters<typeof startStub>[0]>[1]): void {
+  const key = `${req.method} ${req.url}`;
+  if (failNext.delete(key)) return sendJson(res, 500, { error: true, type: 'Internal Server Error', message: 'boom' });
+  if (req.url.startsWith('/__control')) {
+    if (req.headers['authorization'] !== `Bearer ${TOKEN}`) return sendJson(res, 401, { error: true, type: 'Unauthorized', message: 'bad token' });
+    const body = req.body.length ? (JSON.parse(req.body.toString('utf8')) as Record<string, unknown>) : {};
+    switch (key) {
+      case 'GET /__control/settings':
+        return sendJson(res, 200, settings);
+      case 'PUT /__control/settings':
+        return sendJson(res, 200, { ...settings, ...body });
+      case 'POST /__control/users':
+        return sendJson(res, 201, { id: nextId++, username: body['username'], public_key: 'a'.repeat(64), private_key: `${'b'.repeat(60)}${nextId}` });
+      case 'POST /__control/faults':
+      case 'POST /__control/reset':
+        return sendJson(res, 204, undefined);
+      default:
+        if (/^POST \/__control\/users\/\d+\/api_keys$/.test(key)) return sendJson(res, 201, { public_key: 'c'.repeat(64), private_key: 'd'.repeat(64) });
+        return sendJson(res, 404, { error: true, type: 'Not Found', message: key });
+    }
+  }
+  if (req.method === 'POST' && /\/(projects|passwords)\.json$/.test(req.url)) return sendJson(res, 201, { id: nextId++ });
+  if (req.method === 'DELETE') return sendJson(res, req.url.endsWith('/404.json') ? 404 : 204, undefined);
+  sendJson(res, 404, { error: true, type: 'Not Found', message: 'no route' });
+}
+
+let admin: ApiClient;
+let control: ControlClient;
+const cfg = (over: Partial<RunConfig> = {}): RunConfig => ({
+  target: stub.url,
+  user: 'admin',
+  password: 'admin-password',
+  runId: 'r1',
+  seed: 42,
+  readOnly: false,
+  timeoutMs: 2000,
+  ...over,
+});
+
+beforeAll(async () => {
+  stub = await startStub(route);
+  admin = new ApiClient({ target: stub.url, auth: { kind: 'basic', user: 'admin', password: 'admin-password' }, timeoutMs: 2000 });
+  control = new ControlClient({ url: `${stub.url}/__control`, token: TOKEN, timeoutMs: 2000 });
+});
+
+afterAll(async () => {
+  await control.close();
+  await admin.close();
+  await stub.close();
+});
+
+function bodyOf(r: Received | undefined): unknown {
+  return r && r.body.length ? JSON.parse(r.body.toString('utf8')) : undefined;
+}
+
+describe('ControlClient', () => {
+  test('settings, users, keys, faults, reset: paths, bodies and bearer token', async () => {
+    expect(await control.getSettings()).toEqual(settings);
+    expect((await control.putSettings({ maintenance_mode: true })).maintenance_mode).toBe(true);
+    expect(bodyOf(stub.received.at(-1))).toEqual({ maintenance_mode: true });
+
+    const user = await control.createUser({ username: 'u1', password: 'user-one-password', role: 'normal user' });
+    expect(user.username).toBe('u1');
+    expect(bodyOf(stub.received.at(-1))).toEqual({ username: 'u1', password: 'user-one-password', role: 'normal user', api_only: false, active: true });
+
+    expect(await control.issueApiKeys(user.id, 400)).toEqual({ public_key: 'c'.repeat(64), private_key: 'd'.repeat(64) });
+    expect(stub.received.at(-1)?.url).toBe(`/__control/users/${user.id}/api_keys`);
+    expect(bodyOf(stub.received.at(-1))).toEqual({ issued_days_ago: 400 });
+
+    await control.addFault({ method: 'GET', path: '/passwords.json' });
+    expect(bodyOf(stub.received.at(-1))).toEqual({ times: 1, method: 'GET', path: '/passwords.json' });
+    await control.reset();
+    expect(stub.received.at(-1)?.url).toBe('/__control/reset');
+    expect(stub.received.at(-1)?.headers['authorization']).toBe(`Bearer ${TOKEN}`);
+  });
+
+  test('returned secrets, passwords and the token are registered for redaction', () => {
+    expect(scrub(`${TOKEN} user-one-password ${'d'.repeat(64)}`)).toBe(
+      '«redacted:control token» «redacted:password of u1» «redacted:private key of user 100»',
+    );
+  });
+
+  test('an unexpected status is a SetupError with the redacted exchange', async () => {
+    const wrong = new ControlClient({ url: `${stub.url}/__control`, token: 'wrong-token-abcdef' });
+    const error = await wrong.getSettings().catch((e: unknown) => e);
+    await wrong.close();
+    expect(error).toBeInstanceOf(SetupError);
+    expect((error as SetupError).message).toMatch(/^control GET \/settings: expected status 200, got 401/);
+    expect((error as SetupError).message).not.toContain('wrong-token-abcdef');
+    expect((error as SetupError).exchange?.request.headers['Authorization']).toBe('Bearer «redacted»');
+  });
+
+  test('a transport error is a SetupError', async () => {
+    const dead = new ControlClient({ url: 'http://127.0.0.1:1/__control', token: TOKEN, timeoutMs: 500 });
+    await expect(dead.reset()).rejects.toThrow(/control POST \/reset: no response/);
+    await dead.close();
+  });
+});
+
+describe('Fixtures', () => {
+  test('labelled names, counted per instance', () => {
+    const f = new Fixtures(cfg(), admin);
+    expect([f.name('project'), f.name('password'), f.name('project')]).toEqual(['pmv6-r1-project-1', 'pmv6-r1-password-2', 'pmv6-r1-project-3']);
+  });
+
+  test('faker is seeded from the run seed', () => {
+    const a = new Fixtures(cfg(), admin).faker.internet.email();
+    const b = new Fixtures(cfg(), admin).faker.internet.email();
+    const c = new Fixtures(cfg({ seed: 43 }), admin).faker.internet.email();
+    expect(a).toBe(b);
+    expect(a).not.toBe(c);
+  });
+
+  test('create through the v6 API, then clean up passwords before projects', async () => {
+    const f = new Fixtures(cfg(), admin, control);
+    const project = await f.createProject();
+    expect(stub.received.at(-1)?.url).toBe('/index.php/api/v6/projects.json');
+    expect(bodyOf(stub.received.at(-1))).toEqual({ name: 'pmv6-r1-project-1', parent_id: 0 });
+
+    const password = await f.createPassword(project, { tags: 'a,b' });
+    const sent = bodyOf(stub.received.at(-1)) as Record<string, unknown>;
+    expect(sent).toMatchObject({ name: 'pmv6-r1-password-2', project_id: project, tags: 'a,b' });
+    expect(sent['email']).toMatch(/@/);
+    expect(sent['access_info']).toMatch(/^https?:\/\//);
+    expect(typeof sent['username']).toBe('string');
+    expect(typeof sent['password']).toBe('string');
+
+    const user = await f.createUser('project manager');
+    expect(user.username).toBe('pmv6-r1-project-manager-3');
+    await user.client.get('/version.json');
+    expect(stub.received.at(-1)?.headers['authorization']).toBe(`Basic ${Buffer.from(`${user.username}:${user.password}`).toString('base64')}`);
+    await user.hmacClient.get('/version.json');
+    expect(stub.received.at(-1)?.headers['x-public-key']).toBe(user.publicKey);
+    expect(scrub(user.password)).toMatch(/«redacted:/);
+
+    const report = await f.cleanup();
+    expect(stub.received.slice(-2).map((r) => `${r.method} ${r.url}`)).toEqual([
+      `DELETE /index.php/api/v6/passwords/${password}.json`,
+      `DELETE /index.php/api/v6/projects/${project}.json`,
+    ]);
+    expect(report.deleted).toEqual([
+      { kind: 'password', id: password, name: 'pmv6-r1-password-2' },
+      { kind: 'project', id: project, name: 'pmv6-r1-project-1' },
+    ]);
+    expect(report.leftovers).toEqual([{ kind: 'user', id: user.id, name: user.username, reason: expect.stringMatching(/control protocol/) }]);
+    expect(await f.cleanup()).toEqual({ deleted: [], leftovers: [] });
+  });
+
+  test('a failed create is a SetupError; a failed delete is a leftover, not an exception', async () => {
+    const f = new Fixtures(cfg(), admin);
+    failNext.add('POST /index.php/api/v6/projects.json');
+    await expect(f.createProject()).rejects.toThrow(SetupError);
+    const project = await f.createProject();
+    failNext.add(`DELETE /index.php/api/v6/projects/${project}.json`);
+    const report = await f.cleanup();
+    expect(report.deleted).toEqual([]);
+    expect(report.leftovers).toEqual([{ kind: 'project', id: project, name: 'pmv6-r1-project-2', reason: 'DELETE answered 500' }]);
+  });
+
+  test('createUser without control, and any create in a read-only run, are SetupErrors', async () => {
+    await expect(new Fixtures(cfg(), admin).createUser('admin')).rejects.toThrow(/needs the control protocol/);
+    const readOnly = new Fixtures(cfg({ readOnly: true }), admin, control);
+    await expect(readOnly.createProject()).rejects.toThrow(/read-only run/);
+    await expect(readOnly.createPassword(1)).rejects.toThrow(SetupError);
+  });
+});

@@ -1,0 +1,65 @@
+import { relative } from 'node:path';
+import type { Reporter, TestCase, TestModule } from 'vitest/node';
+import { CLAUSES } from '../catalogue/clauses.ts';
+import { scrub } from '../harness/redact.ts';
+import { testOutcome, type TestResult } from './outcomes.ts';
+
+export interface CollectedRun {
+  tests: TestResult[];
+  harnessErrors: string[];
+}
+
+// Gathers every conformance test's result and meta; reports progress through `onModuleDone`.
+export class Collector implements Reporter {
+  readonly run: CollectedRun = { tests: [], harnessErrors: [] };
+
+  constructor(
+    private readonly root: string,
+    private readonly onModuleDone: (file: string, results: TestResult[]) => void = () => {},
+  ) {}
+
+  onTestModuleEnd(module: TestModule): void {
+    const file = relative(this.root, module.moduleId);
+    const results: TestResult[] = [];
+    for (const error of module.errors()) {
+      this.run.harnessErrors.push(`${file}: ${scrub(error.message)}`);
+    }
+    for (const test of module.children.allTests()) results.push(this.toResult(file, test));
+    this.run.tests.push(...results);
+    this.onModuleDone(file, results);
+  }
+
+  onTestRunEnd(_modules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<{ message?: string }>): void {
+    for (const e of unhandledErrors) this.run.harnessErrors.push(`unhandled error: ${scrub(String(e.message ?? e))}`);
+  }
+
+  private toResult(file: string, test: TestCase): TestResult {
+    const meta = test.meta().pmv6;
+    const result = test.result();
+    const level = meta?.level ?? 'MUST';
+    const outcome = meta ? testOutcome(level, result.state, meta) : 'harness-error';
+    const note = meta?.note ?? (result.state === 'skipped' ? result.note : undefined);
+    const failure =
+      meta?.failure ??
+      (result.state === 'failed'
+        ? { kind: 'harness' as const, message: scrub(result.errors.map((e) => e.message).join('\n')) }
+        : undefined);
+    const out: TestResult = {
+      title: test.name,
+      file,
+      clauses: meta?.clauses ?? [],
+      level,
+      outcome: meta ? outcome : result.state === 'passed' ? 'harness-error' : outcome,
+      durationMs: Math.round(test.diagnostic()?.duration ?? 0),
+    };
+    if (!meta) out.note = 'test carries no clause metadata (declare it with clauseTest)';
+    else if (note) out.note = note;
+    if (failure && result.state === 'failed') out.failure = failure;
+    if (meta?.observed) out.observed = meta.observed;
+    return out;
+  }
+}
+
+export function knownClauseIds(): Set<string> {
+  return new Set(CLAUSES.filter((c) => !c.retired).map((c) => c.id));
+}

@@ -1,0 +1,40 @@
+import { randomBytes } from 'node:crypto';
+import { createReferenceServer } from '../../fixtures/reference-server/src/index.ts';
+import type { RunConfig } from '../harness/config.ts';
+import { registerSecret } from '../harness/redact.ts';
+
+export interface EmbeddedTarget {
+  config: RunConfig;
+  close(): Promise<void>;
+}
+
+// The default target: the reference server in this process, on an ephemeral loopback port,
+// in memory, with the control protocol on and secrets generated for this run only.
+export async function startEmbeddedTarget(base: Partial<RunConfig> = {}): Promise<EmbeddedTarget> {
+  const password = randomBytes(18).toString('base64url');
+  const token = randomBytes(24).toString('base64url');
+  registerSecret(password, 'admin password');
+  registerSecret(token, 'control token');
+  const server = await createReferenceServer({ adminUser: 'admin', adminPassword: password, controlToken: token });
+  const target = await server.listen({ host: '127.0.0.1', port: 0 });
+  const config: RunConfig = {
+    runId: base.runId ?? newRunId(),
+    seed: base.seed ?? randomSeed(),
+    readOnly: base.readOnly ?? false,
+    timeoutMs: base.timeoutMs ?? 10_000,
+    ...base,
+    target,
+    user: 'admin',
+    password,
+    control: { url: `${target}/__control`, token },
+  };
+  return { config, close: () => server.close() };
+}
+
+export function newRunId(): string {
+  return randomBytes(3).toString('hex');
+}
+
+export function randomSeed(): number {
+  return randomBytes(4).readUInt32BE(0) & 0x7fffffff;
+}

@@ -1,0 +1,9 @@
+// Which files are conformance suites: everything under suites/<area>/, never the harness,
+// the catalogue or the runner (those hold the project's own tests).
+export const CONFORMANCE_INCLUDE = ['suites/*/**/*.test.ts'];
+export const CONFORMANCE_EXCLUDE = [
+  'suites/harness/**',
+  'suites/catalogue/**',
+  'suites/runner/**',
+  '**/node_modules/**',
+];

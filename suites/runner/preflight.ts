@@ -1,0 +1,43 @@
+import { ApiClient } from '../harness/client.ts';
+import type { RunConfig } from '../harness/config.ts';
+import { ControlClient } from '../harness/control.ts';
+
+export class TargetError extends Error {
+  override name = 'TargetError';
+}
+
+// Before any suite runs, one authenticated GET of version.json tells a dead, wrong or locked
+// target apart from a server that violates the spec: each case is one clear line and exit 2.
+export async function preflight(config: RunConfig): Promise<unknown> {
+  const api = `${config.target}/index.php/api/v6/`;
+  const client = new ApiClient({
+    target: config.target,
+    auth: { kind: 'basic', user: config.user, password: config.password },
+    timeoutMs: config.timeoutMs,
+  });
+  try {
+    const ex = await client.get('/version.json');
+    if (!ex.response) throw new TargetError(`cannot reach ${config.target}: ${ex.error ?? 'no response'}`);
+    const { status } = ex.response;
+    const message = typeof (ex.json as { message?: unknown } | undefined)?.message === 'string'
+      ? (ex.json as { message: string }).message
+      : '';
+    if (status === 401) throw new TargetError(`the target rejected the credentials of user "${config.user}" (401 on GET ${api}version.json)`);
+    if (status === 503) throw new TargetError(`the target is in maintenance mode (503 on GET ${api}version.json${message ? `: ${message}` : ''}); turn it off before a run`);
+    if (status === 403 && /disabled/i.test(message)) throw new TargetError(`API access is disabled on the target (403: ${message}); enable it before a run`);
+    if (status !== 200 || ex.json === undefined) {
+      throw new TargetError(`no v6 API at ${api} (GET version.json answered ${status}${ex.json === undefined ? ', not JSON' : ''}); check the base URL`);
+    }
+    if (config.control) {
+      const control = new ControlClient({ url: config.control.url, token: config.control.token, timeoutMs: config.timeoutMs });
+      try {
+        await control.getSettings();
+      } catch (e) {
+        throw new TargetError(`the control protocol at ${config.control.url} did not answer as expected: ${(e as Error).message.split('\n')[0]}`);
+      }
+    }
+    return ex.json;
+  } finally {
+    await client.close();
+  }
+}

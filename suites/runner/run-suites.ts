@@ -1,0 +1,77 @@
+import { fileURLToPath } from 'node:url';
+import { startVitest } from 'vitest/node';
+import { CLAUSES, type Clause } from '../catalogue/clauses.ts';
+import type { RunConfig } from '../harness/config.ts';
+import { Collector, type CollectedRun } from './collector.ts';
+import { CONFORMANCE_EXCLUDE, CONFORMANCE_INCLUDE } from './layout.ts';
+import { clauseOutcome, type Outcome, type TestResult } from './outcomes.ts';
+
+export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface ClauseResult {
+  clause: Clause;
+  outcome: Outcome;
+  tests: TestResult[];
+}
+
+export interface RunResult {
+  config: RunConfig;
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+  clauses: ClauseResult[];
+  tests: TestResult[];
+  harnessErrors: string[];
+}
+
+export interface RunSuitesOptions {
+  onModuleDone?: (file: string, results: TestResult[]) => void;
+}
+
+// Runs every conformance suite against the configured target with vitest's Node API; the
+// suites read the configuration through inject('pmv6'). Files run one at a time: suites change
+// server-wide settings (maintenance mode, API switch) that would disturb a concurrent file.
+export async function runSuites(config: RunConfig, options: RunSuitesOptions = {}): Promise<RunResult> {
+  const started = Date.now();
+  const collector = new Collector(PACKAGE_ROOT, options.onModuleDone);
+  const vitest = await startVitest(
+    'test',
+    [],
+    {
+      config: false,
+      root: PACKAGE_ROOT,
+      run: true,
+      watch: false,
+      include: CONFORMANCE_INCLUDE,
+      exclude: CONFORMANCE_EXCLUDE,
+      reporters: [collector],
+      provide: { pmv6: config },
+      fileParallelism: false,
+      testTimeout: Math.max(30_000, config.timeoutMs * 3),
+      hookTimeout: Math.max(30_000, config.timeoutMs * 3),
+      passWithNoTests: true,
+    },
+    { logLevel: 'silent' },
+  );
+  await vitest.close();
+  return summarise(config, started, collector.run);
+}
+
+export function summarise(config: RunConfig, started: number, run: CollectedRun): RunResult {
+  const byClause = new Map<string, TestResult[]>();
+  for (const t of run.tests) for (const id of t.clauses) byClause.set(id, [...(byClause.get(id) ?? []), t]);
+  const clauses = CLAUSES.filter((c) => !c.retired).map((clause) => {
+    const tests = byClause.get(clause.id) ?? [];
+    return { clause, tests, outcome: clauseOutcome(tests.map((t) => t.outcome)) };
+  });
+  const finished = Date.now();
+  return {
+    config,
+    startedAt: new Date(started).toISOString(),
+    finishedAt: new Date(finished).toISOString(),
+    durationMs: finished - started,
+    clauses,
+    tests: run.tests,
+    harnessErrors: run.harnessErrors,
+  };
+}
