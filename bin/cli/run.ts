@@ -1,10 +1,13 @@
 import { readFile } from 'node:fs/promises';
-import { clausesMatching } from '../../suites/catalogue/clauses.ts';
+import { join } from 'node:path';
+import { clauseById, clausesMatching } from '../../suites/catalogue/clauses.ts';
+import { selectsIds } from '../../suites/catalogue/selection.ts';
+import { declaredTests } from '../../suites/runner/inventory.ts';
 import type { RunConfig } from '../../suites/harness/config.ts';
 import { registerSecret, scrub } from '../../suites/harness/redact.ts';
 import { newRunId, randomSeed, startEmbeddedTarget, type EmbeddedTarget } from '../../suites/runner/embedded.ts';
 import { preflight, TargetError } from '../../suites/runner/preflight.ts';
-import { runSuites } from '../../suites/runner/run-suites.ts';
+import { PACKAGE_ROOT, runSuites } from '../../suites/runner/run-suites.ts';
 import { verdictOf } from '../../suites/runner/verdict.ts';
 import { progressLine, verdictText } from '../../reporters/console.ts';
 import { resultsDocument, writeResultsJson } from '../../reporters/results-json.ts';
@@ -30,6 +33,7 @@ Options (secrets are better given in the environment, which other users cannot s
   --seed N                seed for generated data (default: random, printed)
   --report-dir DIR        write DIR/results.json
   --quiet                 print only the verdict
+  --list                  print the tests that would run (after --only/--skip) and exit
 
 Exit codes: 0 conformant, 1 one or more violations, 2 usage error, unreachable target or
 rejected credentials, 3 inconclusive (harness error or failed setup, no violation).`;
@@ -50,6 +54,7 @@ export async function run(argv: string[]): Promise<number> {
     seed: { type: 'string' },
     'report-dir': { type: 'string' },
     quiet: { type: 'boolean', default: false },
+    list: { type: 'boolean', default: false },
   });
   if (values.help) {
     process.stdout.write(`${HELP}\n`);
@@ -65,6 +70,10 @@ export async function run(argv: string[]): Promise<number> {
   const seed = intOption('seed', values.seed, 0, 2 ** 31 - 1) ?? randomSeed();
   const only = list(values.only, '--only');
   const skip = list(values.skip, '--skip');
+  if (values.list) {
+    process.stdout.write(listing(only, skip));
+    return 0;
+  }
   const user = values.user ?? env.PMV6_USER;
   const password = values.password ?? env.PMV6_PASSWORD;
   const hmacPublic = values['hmac-public'] ?? env.PMV6_HMAC_PUBLIC;
@@ -120,6 +129,16 @@ export async function run(argv: string[]): Promise<number> {
   } finally {
     await embedded?.close();
   }
+}
+
+function listing(only: string[], skip: string[]): string {
+  const tests = declaredTests(join(PACKAGE_ROOT, 'suites'));
+  const lines = tests.filter((t) => selectsIds(t.ids, { only, skip })).map((t) => {
+    const levels = t.ids.map((id) => clauseById(id)?.level ?? '?');
+    const level = levels.includes('MUST') ? 'MUST' : levels.includes('SHOULD') ? 'SHOULD' : 'INFO';
+    return `[${t.ids.join(', ')}] ${level} ${t.behaviour}  (${t.file})`;
+  });
+  return `${lines.join('\n')}\n${lines.length} tests\n`;
 }
 
 function list(value: string | undefined, flag: string): string[] {

@@ -1,5 +1,6 @@
 import { test, type TestContext } from 'vitest';
 import { clauseById, type Clause, type Level } from '../catalogue/clauses.ts';
+import { selects } from '../catalogue/selection.ts';
 import type { FailureRecord, TestMeta } from '../runner/outcomes.ts';
 import { SetupError, ViolationError } from './assert.ts';
 import { getRunConfig, type RunConfig } from './config.ts';
@@ -43,7 +44,7 @@ export function clauseTest(
       ctx.skip(note);
       throw new Error('unreachable');
     };
-    if (!isSelected(clauses, config)) skipWith('disabled', 'not selected (--only/--skip)');
+    if (!selects(clauses, config.selection)) skipWith('disabled', 'not selected (--only/--skip)');
     if (clauses.some((c) => c.needsControl) && !config.control) {
       skipWith('skipped-unverifiable', 'needs the control protocol (--control), which this run does not have');
     }
@@ -63,13 +64,6 @@ export function clauseTest(
       throw e;
     }
   });
-}
-
-function isSelected(clauses: Clause[], config: RunConfig): boolean {
-  const { only = [], skip = [] } = config.selection ?? {};
-  const matches = (c: Clause, selectors: string[]) => selectors.includes(c.id) || selectors.includes(c.area);
-  if (only.length > 0 && !clauses.some((c) => matches(c, only))) return false;
-  return !(skip.length > 0 && clauses.every((c) => matches(c, skip)));
 }
 
 function isSkip(e: unknown, ctx: TestContext): boolean {

@@ -12,6 +12,7 @@ export interface ClauseResult {
   clause: Clause;
   outcome: Outcome;
   tests: TestResult[];
+  note?: string;
 }
 
 export interface RunResult {
@@ -26,6 +27,8 @@ export interface RunResult {
 
 export interface RunSuitesOptions {
   onModuleDone?: (file: string, results: TestResult[]) => void;
+  /** Other suite files than the conformance suites (the runner's own tests use this). */
+  files?: { include: string[]; exclude: string[] };
 }
 
 // Runs every conformance suite against the configured target with vitest's Node API; the
@@ -42,8 +45,8 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
       root: PACKAGE_ROOT,
       run: true,
       watch: false,
-      include: CONFORMANCE_INCLUDE,
-      exclude: CONFORMANCE_EXCLUDE,
+      include: options.files?.include ?? CONFORMANCE_INCLUDE,
+      exclude: options.files?.exclude ?? CONFORMANCE_EXCLUDE,
       reporters: [collector],
       provide: { pmv6: config },
       fileParallelism: false,
@@ -60,10 +63,20 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
 export function summarise(config: RunConfig, started: number, run: CollectedRun): RunResult {
   const byClause = new Map<string, TestResult[]>();
   for (const t of run.tests) for (const id of t.clauses) byClause.set(id, [...(byClause.get(id) ?? []), t]);
-  const clauses = CLAUSES.filter((c) => !c.retired).map((clause) => {
+  const clauses: ClauseResult[] = CLAUSES.filter((c) => !c.retired).map((clause) => {
     const tests = byClause.get(clause.id) ?? [];
     return { clause, tests, outcome: clauseOutcome(tests.map((t) => t.outcome)) };
   });
+  // A clause that depends on another (an HMAC refusal on HMAC acceptance) proves nothing while
+  // its dependency does not pass: a server that refuses every signature "refuses" a bad one too.
+  const outcomeOf = new Map(clauses.map((c) => [c.clause.id, c.outcome]));
+  for (const c of clauses) {
+    const unmet = (c.clause.dependsOn ?? []).filter((id) => outcomeOf.get(id) !== 'pass');
+    if (unmet.length > 0 && ['pass', 'fail', 'warn'].includes(c.outcome)) {
+      c.outcome = 'skipped-unverifiable';
+      c.note = `depends on ${unmet.join(', ')}, which did not pass`;
+    }
+  }
   const finished = Date.now();
   return {
     config,

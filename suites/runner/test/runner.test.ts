@@ -1,0 +1,50 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, test } from 'vitest';
+import type { RunConfig } from '../../harness/config.ts';
+import { registerSecret } from '../../harness/redact.ts';
+import { resultsDocument } from '../../../reporters/results-json.ts';
+import { verdictText } from '../../../reporters/console.ts';
+import { runSuites, type RunResult } from '../run-suites.ts';
+import { verdictOf } from '../verdict.ts';
+
+const password = randomBytes(12).toString('hex');
+registerSecret(password, 'password');
+const config: RunConfig = { target: 'http://127.0.0.1:9', user: 'admin', password, runId: 'selftest', seed: 1, readOnly: false, timeoutMs: 1000 };
+const files = { include: ['suites/runner/test/fake/*.fake-suite.ts'], exclude: [] };
+
+const outcome = (r: RunResult, id: string) => r.clauses.find((c) => c.clause.id === id)?.outcome;
+
+describe('runner', () => {
+  test('maps every kind of test result to its outcome, and a harness crash is never a violation', async () => {
+    const result = await runSuites(config, { files });
+    expect(outcome(result, 'PAG-03')).toBe('pass');
+    expect(outcome(result, 'PAG-04')).toBe('fail');
+    expect(outcome(result, 'PAG-05')).toBe('harness-error');
+    expect(outcome(result, 'PAG-07')).toBe('setup-failed');
+    expect(outcome(result, 'ERR-04')).toBe('skipped-unverifiable');
+    expect(outcome(result, 'ADDR-02')).toBe('warn');
+    expect(outcome(result, 'AUTH-04')).toBe('skipped-unverifiable');
+    expect(outcome(result, 'GEN-01')).toBe('untested');
+    const verdict = verdictOf(result);
+    expect(verdict.label).toBe('NOT CONFORMANT');
+    expect(verdict.exitCode).toBe(1);
+
+    const doc = JSON.stringify(resultsDocument(result, verdict, { pmv6Version: '0' }));
+    const text = verdictText(result, verdict);
+    for (const out of [doc, text]) {
+      expect(out).not.toContain(password);
+      expect(out).not.toContain(Buffer.from(`admin:${password}`).toString('base64'));
+    }
+    expect(text).toMatch(/FAIL \[PAG-04\] MUST/);
+    expect(text).toMatch(/expected: status 201/);
+  }, 60_000);
+
+  test('without a violation, a harness error makes the run inconclusive (exit 3); --strict fails a SHOULD', async () => {
+    const result = await runSuites({ ...config, selection: { skip: ['PAG-04', 'ADDR-02', 'AUTH'] } }, { files });
+    expect(outcome(result, 'PAG-04')).toBe('disabled');
+    expect(verdictOf(result)).toMatchObject({ label: 'INCONCLUSIVE', exitCode: 3 });
+    const should = await runSuites({ ...config, selection: { only: ['ADDR-02', 'PAG-03'] } }, { files });
+    expect(verdictOf(should)).toMatchObject({ label: 'CONFORMANT', exitCode: 0 });
+    expect(verdictOf(should, true)).toMatchObject({ label: 'NOT CONFORMANT', exitCode: 1 });
+  }, 60_000);
+});
