@@ -1,0 +1,38 @@
+import fc from 'fast-check';
+import { SetupError, ViolationError } from '../harness/assert.ts';
+import type { ClauseTestContext } from '../harness/clause-test.ts';
+
+export interface PropertyRun<Ts> {
+  numRuns: number;
+  /** Cases that run on every seed, before the random ones. */
+  examples?: Ts[];
+}
+
+/**
+ * Runs an async property from the run's seed, so `pmv6 run --seed N` replays it.
+ *
+ * Decision: fast-check reports a failed property as a plain Error, which the runner would count
+ * as a harness error. The failure is rethrown as the error its counterexample raised (a
+ * ViolationError keeps its exchange, a SetupError stays a failed setup) with fast-check's replay
+ * data added: seed, path and the shrunk counterexample.
+ */
+export async function checkProperty<Ts>(t: ClauseTestContext, property: fc.IAsyncProperty<Ts>, run: PropertyRun<Ts>): Promise<void> {
+  const out = await fc.check(property, {
+    seed: t.config.seed,
+    numRuns: run.numRuns,
+    ...(run.examples ? { examples: run.examples } : {}),
+  });
+  if (!out.failed) return;
+  const replay =
+    `property failed after ${out.numRuns} run(s), shrunk ${out.numShrinks} time(s); ` +
+    `counterexample ${fc.stringify(out.counterexample)}; seed ${out.seed}, path "${out.counterexamplePath}" ` +
+    `(replay: pmv6 run --seed ${out.seed}, or fc.check with { seed: ${out.seed}, path: "${out.counterexamplePath}" })`;
+  const e = out.errorInstance;
+  if (e instanceof ViolationError) {
+    throw new ViolationError({ expected: e.expected, actual: `${e.actual}\n${replay}`, ...(e.exchange ? { exchange: e.exchange } : {}) });
+  }
+  if (e instanceof SetupError) throw new SetupError(`${e.message}\n${replay}`, { cause: e });
+  const err = e instanceof Error ? e : new Error(String(e));
+  err.message = `${err.message}\n${replay}`;
+  throw err;
+}
