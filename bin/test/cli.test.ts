@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
+import { hmacHeaders } from '../../suites/harness/signers.ts';
 
 const BIN = fileURLToPath(new URL('../pmv6.js', import.meta.url));
 
@@ -105,6 +106,21 @@ describe('pmv6 CLI', () => {
       });
       expect(res.status).toBe(200);
       expect(((await res.json()) as { api_version: string }).api_version).toBe('6');
+
+      const created = await fetch(`${base}/__control/users`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json; charset=utf-8' },
+        body: JSON.stringify({ username: 'hmac-user', password: randomBytes(9).toString('hex'), role: 'normal user', api_only: false, active: true }),
+      });
+      expect(created.status).toBe(201);
+      const keys = (await created.json()) as { public_key: string; private_key: string };
+      const signed = async (tamper: boolean) => {
+        const headers = hmacHeaders({ publicKey: keys.public_key, privateKey: keys.private_key, uri: 'api/v6/version.json', timestamp: Math.floor(Date.now() / 1000), body: '' });
+        if (tamper) headers['X-Request-Hash'] = (headers['X-Request-Hash']!.startsWith('0') ? '1' : '0') + headers['X-Request-Hash']!.slice(1);
+        return (await fetch(`${base}/index.php/api/v6/version.json`, { headers: { ...headers, 'content-type': 'application/json; charset=utf-8' } })).status;
+      };
+      expect(await signed(false)).toBe(200);
+      expect(await signed(true)).toBe(401);
 
       const run = await pmv6(['run', '--target', base, '--control', `${base}/__control`], {
         PMV6_USER: 'admin',

@@ -10,6 +10,8 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 export interface EndpointData {
   projectId: number;
   passwordId: number;
+  /** The name given to the password: NON_ASCII_LABEL inside the run's label. */
+  passwordName: string;
   /** A labelled name, `pmv6-<run>-<label>-<n>`, for bodies that create or rename. */
   name(label: string): string;
 }
@@ -119,8 +121,9 @@ export function useEndpoints(s: Session): EndpointCalls {
     data() {
       data ??= (async () => {
         const projectId = await s.fixtures.createProject();
-        const passwordId = await s.fixtures.createPassword(projectId, { name: s.fixtures.name(NON_ASCII_LABEL) });
-        return { projectId, passwordId, name: (l: string) => s.fixtures.name(l) };
+        const passwordName = s.fixtures.name(NON_ASCII_LABEL);
+        const passwordId = await s.fixtures.createPassword(projectId, { name: passwordName });
+        return { projectId, passwordId, passwordName, name: (l: string) => s.fixtures.name(l) };
       })();
       return data;
     },

@@ -23,7 +23,8 @@ function createdId(ex: Exchange): number | undefined {
   return undefined;
 }
 
-export type Create = (kind: Kind, body: Record<string, unknown>, client?: ApiClient) => Promise<Exchange>;
+/** A JSON body as an object, or as the exact text to send. */
+export type Create = (kind: Kind, body: Record<string, unknown> | string, client?: ApiClient) => Promise<Exchange>;
 
 /**
  * POST /projects.json or /passwords.json sent by the test itself, for tests whose subject is the
@@ -42,7 +43,8 @@ export function useCreations(s: Session): Create {
   });
   return async (kind, body, client = s.admin) => {
     if (s.config.readOnly) throw new SetupError(`read-only run: the test would create a ${kind}`);
-    const ex = await client.post(`/${kind}s.json`, body);
+    const path = `/${kind}s.json`;
+    const ex = typeof body === 'string' ? await client.request({ method: 'POST', path, rawBody: body }) : await client.post(path, body);
     const id = createdId(ex);
     if (id !== undefined) made.push({ kind, id });
     return ex;

@@ -1,0 +1,38 @@
+import { expectClientError, expectStatus } from '../harness/assert.ts';
+import { clauseTest } from '../harness/clause-test.ts';
+import { useSession } from '../harness/session.ts';
+import { withSettingsSnapshot } from '../general/checks.ts';
+
+const s = useSession();
+
+// "Allowed values are: all users (default), or only users flagged "API only"." The default is
+// what the control protocol's reset restores; API access itself is off by default, so it is
+// switched on.
+clauseTest('GEN-12', 'let users not flagged "API only" call the API under the default setting', async () => {
+  const user = await s.user('normal user', { api_only: false, label: 'gen12-normal-user' });
+  const admin = await s.user('admin', { api_only: false, label: 'gen12-admin' });
+  await withSettingsSnapshot(s, async (control) => {
+    await control.reset();
+    await control.putSettings({ api_enabled: true });
+    expectStatus(await user.client.get('/passwords.json'), 200);
+    expectStatus(await admin.client.get('/passwords.json'), 200);
+  });
+});
+
+clauseTest('GEN-13', 'refuse users not flagged "API only", Admins included, while the API is restricted to them', async () => {
+  const user = await s.user('normal user', { api_only: false, label: 'gen13-normal-user' });
+  const admin = await s.user('admin', { api_only: false, label: 'gen13-admin' });
+  await s.withSettings({ api_users: 'api_only' }, async () => {
+    expectClientError(await user.client.get('/passwords.json'));
+    expectClientError(await admin.client.get('/version.json'));
+  });
+});
+
+clauseTest('GEN-14', 'accept users flagged "API only" while the API is restricted to them', async () => {
+  const user = await s.user('normal user', { api_only: true, label: 'gen14-normal-user' });
+  const admin = await s.user('admin', { api_only: true, label: 'gen14-admin' });
+  await s.withSettings({ api_users: 'api_only' }, async () => {
+    expectStatus(await user.client.get('/passwords.json'), 200);
+    expectStatus(await admin.client.get('/version.json'), 200);
+  });
+});

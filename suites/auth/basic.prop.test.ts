@@ -1,0 +1,50 @@
+import fc from 'fast-check';
+import { expectErrorObject } from '../harness/assert.ts';
+import { clauseTest } from '../harness/clause-test.ts';
+import { useSession } from '../harness/session.ts';
+import { basicAuthorization } from '../harness/signers.ts';
+import { checkProperty } from '../pagination/check-property.ts';
+
+const s = useSession();
+const b64 = (text: string | Uint8Array) => Buffer.from(text).toString('base64');
+// Header values must stay printable ASCII on the wire.
+const token = fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 40 });
+const anyText = fc.string({ unit: 'grapheme', maxLength: 30 });
+
+/**
+ * Authorization header values that carry no valid credentials, each with its kind so the
+ * counterexample says what was sent. Only "Basix"/"BasicX" carry the real pair, as base64 of
+ * `user:password`, which the redaction knows.
+ */
+function wrongCredentials(user: string, password: string) {
+  return fc.oneof(
+    fc.record({ kind: fc.constant('unknown user'), value: fc.tuple(anyText, anyText).map(([u, p]) => basicAuthorization(`pmv6-nobody-${u}`, p)) }),
+    fc.record({
+      kind: fc.constant("the Admin's name, another password"),
+      value: anyText.filter((p) => p !== password).map((p) => basicAuthorization(user, p)),
+    }),
+    fc.record({ kind: fc.constant('random bytes'), value: fc.uint8Array({ maxLength: 48 }).map((bytes) => `Basic ${b64(bytes)}`) }),
+    fc.record({
+      kind: fc.constant('no colon'),
+      value: anyText.map((t) => `Basic ${b64(`${user}${t}`.replaceAll(':', ''))}`),
+    }),
+    fc.record({ kind: fc.constant('not base64'), value: token.map((t) => `Basic ${t}!*`) }),
+    fc.record({
+      kind: fc.constant('another scheme'),
+      value: fc
+        .tuple(fc.constantFrom('Bearer', 'Digest', 'Token', 'Negotiate', 'Basix', 'BasicX'), token)
+        .map(([scheme, t]) => `${scheme} ${scheme === 'Basix' || scheme === 'BasicX' ? b64(`${user}:${password}`) : t}`),
+    }),
+  );
+}
+
+clauseTest('AUTH-12', 'answer any wrong or malformed Authorization header with 401 and type "Unauthorized"', async (t) => {
+  const { user, password } = s.config;
+  const valid = await s.admin.get('/version.json');
+  if (valid.response?.status !== 200) t.unverifiable(`the Admin's own credentials were not accepted (status ${valid.response?.status ?? valid.error})`);
+  const property = fc.asyncProperty(wrongCredentials(user, password), fc.constantFrom('/version.json', '/passwords.json'), async ({ value }, path) => {
+    const ex = await s.admin.withAuth({ kind: 'raw', headers: { Authorization: value } }).get(path);
+    expectErrorObject(ex, { status: 401, type: 'Unauthorized' });
+  });
+  await checkProperty(t, property, { numRuns: 50 });
+});

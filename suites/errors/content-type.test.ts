@@ -1,0 +1,28 @@
+import { expectErrorObject, expectResponse } from '../harness/assert.ts';
+import { clauseTest } from '../harness/clause-test.ts';
+import { useSession } from '../harness/session.ts';
+import { ENDPOINTS, label, useEndpoints } from '../general/endpoints.ts';
+
+const s = useSession();
+const calls = useEndpoints(s);
+
+clauseTest('ERR-02', 'answer a request to every endpoint of §4 without Content-Type with 415 Unsupported Media Type', async () => {
+  const d = await calls.data();
+  for (const { ex } of await calls.callEach(s.admin, d, { contentType: null })) expectErrorObject(ex, { status: 415 });
+});
+
+const OTHER_TYPES = ['text/plain', 'application/xml', 'application/json', 'application/json; charset=iso-8859-1'];
+
+clauseTest('ERR-03', 'record the reply to a Content-Type other than application/json; charset=utf-8', async (t) => {
+  const d = await calls.data();
+  const probed = ENDPOINTS.filter((e) => e.path === '/version.json' || e.path === '/projects.json');
+  for (const contentType of OTHER_TYPES) {
+    for (const { endpoint, ex } of await calls.callEach(s.admin, d, { contentType }, probed)) {
+      expectResponse(ex);
+      const { status } = ex.response;
+      t.observe(`${label(endpoint)} with Content-Type: ${contentType}`, status);
+      // §7: "Client error | 4XX | error object".
+      if (status >= 400 && status < 500) expectErrorObject(ex);
+    }
+  }
+});

@@ -1,0 +1,76 @@
+import { SetupError, expectResponse, violation } from '../harness/assert.ts';
+import type { ControlClient, Settings } from '../harness/control.ts';
+import { headerValue, type Exchange } from '../harness/exchange.ts';
+import type { Session } from '../harness/session.ts';
+
+/** §7 "API access disabled in settings | 403 Forbidden | message "API access is disabled"". */
+// Decision (catalogue, ERR-01): the product's UI string ends in a period, so one is accepted.
+export const API_DISABLED = /^API access is disabled\.?$/;
+
+/** §7 "Installation in Maintenance Mode (all requests) | 503 Service Unavailable". */
+export const MAINTENANCE_MESSAGE = 'This installation is in Maintenance Mode.';
+
+function excerpt(text: string): string {
+  return JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text);
+}
+
+export function isSuccess(ex: Exchange): boolean {
+  const status = ex.response?.status ?? 0;
+  return status >= 200 && status < 300;
+}
+
+export function expectSuccess(ex: Exchange, what = 'a 2XX status'): void {
+  expectResponse(ex, what);
+  if (!isSuccess(ex)) violation(ex, what, `status ${ex.response.status}`);
+}
+
+/** §1 "All request and response bodies are JSON": a body that is present parses as JSON. */
+export function expectJsonBody(ex: Exchange): void {
+  expectResponse(ex, 'a JSON body');
+  const { body } = ex.response;
+  if (body.trim() !== '' && ex.json === undefined) violation(ex, 'a JSON body', `a body that is not JSON: ${excerpt(body)}`);
+}
+
+/** §1 "… in UTF-8": the bytes decode as UTF-8 and a declared charset, if any, is UTF-8. */
+export function expectUtf8Body(ex: Exchange): void {
+  expectResponse(ex, 'a body in UTF-8');
+  if (ex.response.validUtf8 === false) violation(ex, 'a body in UTF-8', 'bytes that are not valid UTF-8');
+  const contentType = headerValue(ex.response.headers, 'content-type');
+  const charset = contentType
+    ?.split(';')
+    .slice(1)
+    .map((p) => p.trim())
+    .find((p) => /^charset=/i.test(p))
+    ?.slice('charset='.length)
+    .replace(/^"|"$/g, '');
+  if (charset !== undefined && !/^utf-?8$/i.test(charset)) violation(ex, 'charset UTF-8 when a charset is declared', `Content-Type: ${contentType}`);
+}
+
+/** True when a string value anywhere in the JSON equals `wanted`. */
+export function containsString(json: unknown, wanted: string): boolean {
+  if (typeof json === 'string') return json === wanted;
+  if (Array.isArray(json)) return json.some((v) => containsString(v, wanted));
+  if (json !== null && typeof json === 'object') return Object.values(json).some((v) => containsString(v, wanted));
+  return false;
+}
+
+export function requireControl(s: Session): ControlClient {
+  if (!s.control) throw new SetupError('this check needs the control protocol');
+  return s.control;
+}
+
+/**
+ * Runs fn, then puts back every setting as it was before and drops pending faults: the control
+ * protocol's reset is the only way to drop them, so it runs first and the snapshot is restored
+ * after it. For checks that reset the settings or inject faults.
+ */
+export async function withSettingsSnapshot<T>(s: Session, fn: (control: ControlClient) => Promise<T>): Promise<T> {
+  const control = requireControl(s);
+  const before: Settings = await control.getSettings();
+  try {
+    return await fn(control);
+  } finally {
+    await control.reset();
+    await control.putSettings(before);
+  }
+}

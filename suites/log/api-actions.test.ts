@@ -1,0 +1,39 @@
+import { randomBytes } from 'node:crypto';
+import { violation } from '../harness/assert.ts';
+import { clauseTest } from '../harness/clause-test.ts';
+import { useSession } from '../harness/session.ts';
+import { entriesMentioning, logPage } from './log-reader.ts';
+
+const s = useSession();
+
+/** A password created through the API under a name no other entry can hold. */
+async function createMarked(label: string): Promise<{ id: number; name: string; project: number }> {
+  const project = await s.fixtures.createProject();
+  const name = s.fixtures.name(`${label}-${randomBytes(4).toString('hex')}`);
+  return { id: await s.fixtures.createPassword(project, { name }), name, project };
+}
+
+// "Every action caused by an API request is written to the action log". The log's fields are
+// not shown, so the entry is found by the unique name of the password it concerns.
+clauseTest('LOG-01', 'write the creation of a password through the API to the action log', async (t) => {
+  await logPage(s, t);
+  const created = await createMarked('log-created');
+  const { ex, found } = await entriesMentioning(s, t, created.name);
+  if (found.length === 0) violation(ex, `a log entry about the creation of password ${created.id} (${created.name})`, 'no entry mentions it');
+  t.observe('entry', found[0]);
+});
+
+// "The log has a column "Origin" that tells whether an action came from the API". Decision: the
+// fields of the log resource are not shown, so any field named like origin or source, or any
+// value "api", counts; an entry with none of them is a warning, not a failure.
+clauseTest('LOG-02', 'record how the log resource marks an action that came from the API', async (t) => {
+  await logPage(s, t);
+  const created = await createMarked('log-origin');
+  const { ex, found } = await entriesMentioning(s, t, created.name);
+  if (found.length === 0) t.unverifiable('no log entry mentions the password just created (LOG-01)');
+  const entry = found[0] as Record<string, unknown>;
+  const marks = Object.entries(entry).filter(([k, v]) => /origin|source/i.test(k) || (typeof v === 'string' && v.toLowerCase() === 'api'));
+  t.observe('origin', marks.length > 0 ? Object.fromEntries(marks) : 'no field marks the origin');
+  t.observe('entry fields', Object.keys(entry).sort());
+  if (marks.length === 0) violation(ex, 'a field of the log entry that tells the action came from the API', `fields ${Object.keys(entry).join(', ')}`);
+});

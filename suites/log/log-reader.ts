@@ -1,0 +1,55 @@
+import { expectSchema, expectStatus, violation } from '../harness/assert.ts';
+import type { ClauseTestContext } from '../harness/clause-test.ts';
+import type { Exchange } from '../harness/exchange.ts';
+import type { Session } from '../harness/session.ts';
+
+// The log's path and fields are "not shown"; the reader uses the product's log resource
+// (product facts §6: GET log.json, paginated, Admin/IT only, newest first). A 404 or 405 there
+// makes the check unverifiable, never a violation (catalogue README).
+export const LOG_PAGE_SIZE = 100;
+
+function unlessServed(t: ClauseTestContext, ex: Exchange, path: string): void {
+  const status = ex.response?.status;
+  if (status === 404 || status === 405) t.unverifiable(`GET ${path} (the product's log path; the spec shows none) answered ${status}`);
+}
+
+/** num_items of GET /log/count.json. */
+export async function logCount(s: Session, t: ClauseTestContext): Promise<number> {
+  const ex = await s.admin.get('/log/count.json', { headers: { 'X-Page-Size': String(LOG_PAGE_SIZE) } });
+  unlessServed(t, ex, '/log/count.json');
+  expectStatus(ex, 200);
+  return (expectSchema(ex, 'count') as { num_items: number }).num_items;
+}
+
+/** One page of GET /log.json (page undefined) or /log/page/<n>.json, as an array. */
+export async function logPage(s: Session, t: ClauseTestContext, page?: number): Promise<{ ex: Exchange; entries: unknown[] }> {
+  const path = page === undefined ? '/log.json' : `/log/page/${page}.json`;
+  const ex = await s.admin.get(path, { headers: { 'X-Page-Size': String(LOG_PAGE_SIZE) } });
+  unlessServed(t, ex, path);
+  expectStatus(ex, 200);
+  if (!Array.isArray(ex.json)) violation(ex, `a JSON array of log entries from GET ${path}`, JSON.stringify(ex.json)?.slice(0, 200) ?? 'a body that is not JSON');
+  return { ex, entries: ex.json as unknown[] };
+}
+
+/**
+ * Entries of the first and the last page whose text holds `marker`. Decision: both ends are
+ * read because the order of the log is not shown (the product lists newest first).
+ */
+export async function entriesMentioning(s: Session, t: ClauseTestContext, marker: string): Promise<{ ex: Exchange; found: unknown[] }> {
+  const first = await logPage(s, t);
+  const count = await logCount(s, t);
+  const lastPage = Math.ceil(count / LOG_PAGE_SIZE);
+  const pages = lastPage > 1 ? [first, await logPage(s, t, lastPage)] : [first];
+  const found = pages.flatMap((p) => p.entries).filter((e) => JSON.stringify(e).includes(JSON.stringify(marker).slice(1, -1)));
+  return { ex: first.ex, found };
+}
+
+/**
+ * How many entries reading the count adds by itself (0 unless the server logs reads of the log),
+ * so a before/after comparison can discount its own reads.
+ */
+export async function countDrift(s: Session, t: ClauseTestContext): Promise<{ drift: number; count: number }> {
+  const a = await logCount(s, t);
+  const b = await logCount(s, t);
+  return { drift: b - a, count: b };
+}

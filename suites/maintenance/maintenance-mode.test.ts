@@ -1,0 +1,52 @@
+import { expectStatus, violation } from '../harness/assert.ts';
+import type { ApiClient } from '../harness/client.ts';
+import { clauseTest } from '../harness/clause-test.ts';
+import type { Exchange } from '../harness/exchange.ts';
+import { useSession } from '../harness/session.ts';
+import { MAINTENANCE_MESSAGE } from '../general/checks.ts';
+import { ENDPOINTS, WRITE_ENDPOINTS, label, useEndpoints } from '../general/endpoints.ts';
+
+const s = useSession();
+const calls = useEndpoints(s);
+
+// "Installation in Maintenance Mode (all requests)": every endpoint, PUT and DELETE on the
+// product's paths, an unknown path and a method other than the four, from every kind of caller,
+// with and without Content-Type.
+async function repliesInMaintenance(): Promise<Array<{ what: string; ex: Exchange }>> {
+  const d = await calls.data();
+  const disposable = { ...d, passwordId: await s.fixtures.createPassword(d.projectId) };
+  const user = await s.user('normal user', { label: 'maintenance-normal-user' });
+  const callers: Array<[string, ApiClient]> = [
+    ['Admin', s.admin],
+    ['Normal user', user.client],
+    ['no credentials', s.anonymous],
+    ['wrong password', s.admin.withAuth({ kind: 'basic', user: s.config.user, password: `${s.config.password}-wrong` })],
+  ];
+  const hmac = await s.adminHmac();
+  if (hmac) callers.push(['Admin over HMAC', hmac]);
+  const out: Array<{ what: string; ex: Exchange }> = [];
+  await s.withSettings({ maintenance_mode: true }, async () => {
+    for (const [who, client] of callers) {
+      for (const endpoint of [...ENDPOINTS, ...WRITE_ENDPOINTS]) {
+        out.push({ what: `${who}: ${label(endpoint)}`, ex: await calls.call(client, endpoint, disposable) });
+      }
+      out.push({ what: `${who}: GET /pmv6-unknown.json`, ex: await client.get('/pmv6-unknown.json') });
+      out.push({ what: `${who}: PATCH /passwords.json`, ex: await client.request({ method: 'PATCH', path: '/passwords.json', json: {} }) });
+      out.push({ what: `${who} without Content-Type: GET /passwords.json`, ex: await client.get('/passwords.json', { contentType: null }) });
+    }
+  });
+  return out;
+}
+
+clauseTest('ERR-04', 'answer every request, from any caller, to any path and with any method, with 503 in Maintenance Mode', async () => {
+  for (const { ex } of await repliesInMaintenance()) expectStatus(ex, 503);
+});
+
+clauseTest('ERR-05', 'give the message "This installation is in Maintenance Mode." to every request in Maintenance Mode', async () => {
+  for (const { what, ex } of await repliesInMaintenance()) {
+    const message = (ex.json as { message?: unknown } | undefined)?.message;
+    if (message !== MAINTENANCE_MESSAGE) {
+      violation(ex, `message ${JSON.stringify(MAINTENANCE_MESSAGE)} (${what})`, message === undefined ? 'no message field in a JSON body' : `message ${JSON.stringify(message)}`);
+    }
+  }
+});

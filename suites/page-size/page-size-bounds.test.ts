@@ -1,0 +1,170 @@
+import { beforeAll } from 'vitest';
+import { SetupError, expectErrorObject, expectResponse, expectSchema, expectStatus, violation } from '../harness/assert.ts';
+import { clauseTest, type ClauseTestContext } from '../harness/clause-test.ts';
+import type { Settings } from '../harness/control.ts';
+import type { Exchange } from '../harness/exchange.ts';
+import { itemIds, type Count } from '../harness/pages.ts';
+import { useSession } from '../harness/session.ts';
+
+const s = useSession();
+const LIST = '/passwords';
+// One more than the default page size of 20: every page size up to 21 gives a full first page.
+const ITEMS = 21;
+const created: number[] = [];
+
+beforeAll(async () => {
+  const project = await s.fixtures.createProject();
+  for (let i = 0; i < ITEMS; i++) created.push(await s.fixtures.createPassword(project));
+});
+
+const sizeHeader = (size: string | number | undefined): Record<string, string> =>
+  size === undefined ? {} : { 'X-Page-Size': String(size) };
+
+function list(size?: string | number, page?: number): Promise<Exchange> {
+  return s.admin.get(page === undefined ? `${LIST}.json` : `${LIST}/page/${page}.json`, { headers: sizeHeader(size) });
+}
+
+async function count(size?: string | number): Promise<{ ex: Exchange; count: Count }> {
+  const ex = await s.admin.get(`${LIST}/count.json`, { headers: sizeHeader(size) });
+  expectStatus(ex, 200);
+  return { ex, count: expectSchema(ex, 'count') as Count };
+}
+
+/**
+ * Page `page` of `size` items: never more than `size`; at least as many as the ITEMS made here
+ * guarantee from the page's offset on; and on the first page fewer than `size` only when it
+ * holds the whole list (then every item made here).
+ */
+function expectPageOf(ex: Exchange, size: number, what: string, page = 1): number[] {
+  const ids = itemIds(ex);
+  const guaranteed = Math.min(size, Math.max(0, ITEMS - (page - 1) * size));
+  if (ids.length > size) violation(ex, `at most ${size} items on ${what}`, `${ids.length} items`);
+  if (ids.length < guaranteed) violation(ex, `${guaranteed} items on ${what} (at least ${ITEMS} exist)`, `${ids.length} items`);
+  if (page === 1 && ids.length < size) {
+    const missing = created.filter((id) => !ids.includes(id));
+    if (missing.length > 0) {
+      violation(ex, `${size} items on ${what}, or fewer only when the page holds the whole list`, `${ids.length} items, without ${missing.length} of the ${ITEMS} passwords this file created`);
+    }
+  }
+  return ids;
+}
+
+/** What the spec leaves open: a refusal (4XX with the error object) or a 200 list; never a 5XX or a body that is not JSON. */
+function expectRefusalOrList(t: ClauseTestContext, ex: Exchange, label: string): void {
+  expectResponse(ex, 'a 4XX error object or a 200 list');
+  const { status } = ex.response;
+  if (status >= 400 && status <= 499) {
+    const body = expectErrorObject(ex);
+    t.observe(label, { status, type: body.type, message: body.message });
+  } else if (status === 200) {
+    t.observe(label, { status, items: itemIds(ex).length });
+  } else {
+    violation(ex, 'a 4XX error object or a 200 list', `status ${status}`);
+  }
+}
+
+// Boundaries as below / at / above triples around 5 and 1000.
+const BELOW = ['4', '1', '0'];
+const AT = [5, 1000];
+const INSIDE = [6, 7, 12, 20, 21, 999];
+const ABOVE = ['1001', '1000000'];
+const NOT_UNSIGNED_INTEGERS = ['abc', '', '-5', '5.5', '0x10', ' 7', '+7', '7abc'];
+
+clauseTest('SIZE-05', 'accept X-Page-Size 5 and 1000 and return pages of that many items', async () => {
+  for (const size of AT) {
+    const ex = await list(size);
+    expectStatus(ex, 200);
+    expectPageOf(ex, size, `the first page with X-Page-Size ${size}`);
+  }
+  const ex = await list(5, 2);
+  expectStatus(ex, 200);
+  expectPageOf(ex, 5, 'page 2 with X-Page-Size 5', 2);
+});
+
+clauseTest('SIZE-03', 'return as many items as X-Page-Size asks for on a page', async () => {
+  for (const size of INSIDE) expectPageOf(await list(size), size, `the first page with X-Page-Size ${size}`);
+  const first = expectPageOf(await list(6, 1), 6, 'page 1 with X-Page-Size 6');
+  const ex = await list(6, 2);
+  const second = expectPageOf(ex, 6, 'page 2 with X-Page-Size 6', 2);
+  const repeated = second.filter((id) => first.includes(id));
+  if (repeated.length > 0) violation(ex, 'pages 1 and 2 with X-Page-Size 6 holding different items', `items ${repeated.join(', ')} on both`);
+});
+
+clauseTest('SIZE-04', 'keep the page size of a request without X-Page-Size unchanged after requests that sent one', async () => {
+  const before = itemIds(await list()).length;
+  const size = before === 5 ? 6 : 5;
+  expectPageOf(await list(size), size, `the first page with X-Page-Size ${size}`);
+  const ex = await list();
+  const after = itemIds(ex).length;
+  if (after !== before) violation(ex, `${before} items without X-Page-Size, as before the request with X-Page-Size ${size}`, `${after} items`);
+
+  const countBefore = (await count()).count.num_items_per_page;
+  await count(size);
+  const { ex: countEx, count: countAfter } = await count();
+  if (countAfter.num_items_per_page !== countBefore) {
+    violation(countEx, `num_items_per_page ${countBefore} without X-Page-Size, as before the count with X-Page-Size ${size}`, `num_items_per_page ${countAfter.num_items_per_page}`);
+  }
+});
+
+clauseTest('SIZE-06', 'record the reply to X-Page-Size 4, 1 and 0', async (t) => {
+  for (const value of BELOW) expectRefusalOrList(t, await list(value), `X-Page-Size ${JSON.stringify(value)}`);
+});
+
+clauseTest('SIZE-07', 'record the reply to X-Page-Size 1001 and 1000000', async (t) => {
+  for (const value of ABOVE) expectRefusalOrList(t, await list(value), `X-Page-Size ${JSON.stringify(value)}`);
+});
+
+clauseTest('SIZE-08', 'record the reply to X-Page-Size values that are not unsigned integers', async (t) => {
+  for (const value of NOT_UNSIGNED_INTEGERS) expectRefusalOrList(t, await list(value), `X-Page-Size ${JSON.stringify(value)}`);
+});
+
+clauseTest('SIZE-09', 'compute num_items_per_page and num_pages of count.json from X-Page-Size 5, 7 and 1000', async () => {
+  let numItems: number | undefined;
+  for (const size of [5, 7, 1000]) {
+    const { ex, count: c } = await count(size);
+    if (c.num_items_per_page !== size) violation(ex, `num_items_per_page ${size}`, `num_items_per_page ${c.num_items_per_page}`);
+    if (c.num_items < ITEMS) violation(ex, `num_items of at least ${ITEMS} (the passwords this file created)`, `num_items ${c.num_items}`);
+    if (numItems !== undefined && c.num_items !== numItems) {
+      violation(ex, `num_items ${numItems}, as with the other page sizes`, `num_items ${c.num_items}`);
+    }
+    numItems = c.num_items;
+    const pages = Math.ceil(c.num_items / size);
+    if (c.num_pages !== pages) violation(ex, `num_pages ${pages} = ceil(${c.num_items} / ${size})`, `num_pages ${c.num_pages}`);
+  }
+});
+
+const SETTING_KEYS = ['api_enabled', 'maintenance_mode', 'auth_methods', 'api_users', 'hmac_key_expiry_days', 'num_items_lists'] as const;
+
+// Decision: "Page size defaults to 20 items" is checked with NUM_ITEMS_LISTS at the value the
+// installation's defaults give it (control POST /reset), every other setting kept as it was,
+// so an installation that ships another default fails. Setting num_items_lists to 20 would only
+// repeat SIZE-02. withSettings puts every setting back afterwards, also on failure.
+clauseTest('SIZE-01', 'put 20 items on a page and say 20 in count.json when NUM_ITEMS_LISTS is at its default', async (t) => {
+  const control = s.control;
+  if (!control) throw new SetupError('SIZE-01 needs the control protocol');
+  const current = await control.getSettings();
+  const kept = Object.fromEntries(SETTING_KEYS.map((k) => [k, current[k]])) as unknown as Settings;
+  await s.withSettings(kept, async () => {
+    await control.reset();
+    const defaults = await control.getSettings();
+    t.observe('num_items_lists after reset (control protocol)', defaults.num_items_lists);
+    const { num_items_lists: _default, ...others } = kept;
+    await control.putSettings(others);
+    expectPageOf(await list(), 20, 'the first page without X-Page-Size');
+    const { ex, count: c } = await count();
+    if (c.num_items_per_page !== 20) violation(ex, 'num_items_per_page 20 without X-Page-Size', `num_items_per_page ${c.num_items_per_page}`);
+  });
+});
+
+clauseTest('SIZE-02', 'use NUM_ITEMS_LISTS 7 and 11 as the page size of lists and counts without X-Page-Size', async () => {
+  for (const setting of [7, 11]) {
+    await s.withSettings({ num_items_lists: setting }, async () => {
+      expectPageOf(await list(), setting, `the first page without X-Page-Size (NUM_ITEMS_LISTS ${setting})`);
+      expectPageOf(await list(undefined, 2), setting, `page 2 without X-Page-Size (NUM_ITEMS_LISTS ${setting})`, 2);
+      const { ex, count: c } = await count();
+      if (c.num_items_per_page !== setting) violation(ex, `num_items_per_page ${setting} (NUM_ITEMS_LISTS)`, `num_items_per_page ${c.num_items_per_page}`);
+      const pages = Math.ceil(c.num_items / setting);
+      if (c.num_pages !== pages) violation(ex, `num_pages ${pages} = ceil(${c.num_items} / ${setting})`, `num_pages ${c.num_pages}`);
+    });
+  }
+});

@@ -1,0 +1,230 @@
+import fc from 'fast-check';
+import { SetupError, expectSchema, expectStatus, violation } from '../harness/assert.ts';
+import { clauseTest, type ClauseTestContext } from '../harness/clause-test.ts';
+import type { ApiClient } from '../harness/client.ts';
+import type { Exchange } from '../harness/exchange.ts';
+import { itemIds, links, relSet, type Count } from '../harness/pages.ts';
+import { useSession } from '../harness/session.ts';
+import { checkProperty } from './check-property.ts';
+
+const s = useSession();
+const LIST = '/passwords';
+// Dataset sizes around the page sizes the property favours (5..12): empty, one item, one full
+// page, one more than a page, and several pages.
+const DATASETS = [0, 1, 5, 6, 13, 31] as const;
+const RUNS = 25;
+
+interface Dataset {
+  n: number;
+  ids: number[];
+  /** A Normal user who can access this dataset's project and nothing else. */
+  client: ApiClient;
+}
+
+type Prepared = { ok: true; sets: Map<number, Dataset> } | { ok: false; reason: string };
+let prepared: Promise<Prepared> | undefined;
+
+// Each dataset is a fresh project holding n passwords, seen by a fresh Normal user given read
+// access to that project only (PUT /projects/{id}/security.json, the product's path).
+function datasets(): Promise<Prepared> {
+  prepared ??= (async (): Promise<Prepared> => {
+    if (!s.control) return { ok: false, reason: 'needs the control protocol to create users who see one project only' };
+    const sets = new Map<number, Dataset>();
+    for (const n of DATASETS) {
+      const project = await s.fixtures.createProject();
+      const user = await s.user('normal user', { label: `walker-${n}` });
+      const grant = await s.admin.put(`/projects/${project}/security.json`, { users_permissions: [[user.id, 10]] });
+      const status = grant.response?.status;
+      if (status === 404 || status === 405) {
+        return { ok: false, reason: `PUT /projects/{id}/security.json (the product's path, not in the spec) answered ${status}` };
+      }
+      if (status === undefined || status < 200 || status > 299) {
+        throw new SetupError(`granting a user access to a project: expected 2XX, got ${status ?? grant.error}`, { exchange: grant });
+      }
+      const ids: number[] = [];
+      for (let i = 0; i < n; i++) ids.push(await s.fixtures.createPassword(project));
+      sets.set(n, { n, ids, client: user.client });
+    }
+    return { ok: true, sets };
+  })();
+  return prepared;
+}
+
+async function ready(t: ClauseTestContext): Promise<Map<number, Dataset>> {
+  const p = await datasets();
+  if (!p.ok) t.unverifiable(p.reason);
+  return p.sets;
+}
+
+const pageSize = fc.oneof(fc.integer({ min: 5, max: 12 }), fc.integer({ min: 5, max: 1000 }));
+const scenario = fc.record({ n: fc.constantFrom(...DATASETS), size: pageSize });
+type Scenario = { n: number; size: number };
+const EXAMPLES: Array<[Scenario]> = [[{ n: 0, size: 5 }], [{ n: 5, size: 5 }], [{ n: 6, size: 5 }], [{ n: 31, size: 5 }], [{ n: 31, size: 1000 }]];
+
+/** Pages the spec's rules give: ceil(n / size), and one (empty) page when there is no data. */
+const expectedPages = (n: number, size: number) => Math.max(1, Math.ceil(n / size));
+
+const headers = (size: number) => ({ 'X-Page-Size': String(size) });
+
+function follow(client: ApiClient, url: string, size: number): Promise<Exchange> {
+  return client.get('', { url: new URL(url, s.config.target).href, headers: headers(size) });
+}
+
+/** The first page, then rel="next" until a page has none; stops one page past the expected last. */
+async function walk(client: ApiClient, n: number, size: number): Promise<Exchange[]> {
+  const limit = expectedPages(n, size) + 1;
+  const pages = [await client.get(`${LIST}.json`, { headers: headers(size) })];
+  for (;;) {
+    const last = pages[pages.length - 1]!;
+    itemIds(last);
+    const next = links(last).get('next');
+    if (next === undefined || pages.length >= limit) return pages;
+    pages.push(await follow(client, next, size));
+  }
+}
+
+function page(client: ApiClient, n: number, size: number): Promise<Exchange> {
+  return client.get(n === 1 ? `${LIST}.json` : `${LIST}/page/${n}.json`, { headers: headers(size) });
+}
+
+function expectRels(ex: Exchange, want: { has: string[]; lacks: string[] } | 'self only', where: string): void {
+  const rels = relSet(ex);
+  if (want === 'self only') {
+    if (rels.join() !== 'self') violation(ex, `only rel="self" (${where})`, `rels ${rels.join(', ') || 'none'}`);
+    return;
+  }
+  const absent = want.has.filter((r) => !rels.includes(r));
+  const extra = want.lacks.filter((r) => rels.includes(r));
+  if (absent.length > 0 || extra.length > 0) {
+    const expected = [want.has.length ? `rels ${want.has.join(', ')}` : '', want.lacks.length ? `no rel ${want.lacks.join(', ')}` : ''].filter(Boolean).join(' and ');
+    violation(ex, `${expected} (${where})`, `rels ${rels.join(', ') || 'none'}`);
+  }
+}
+
+const where = (pageNo: number, n: number, size: number) => `page ${pageNo} of ${expectedPages(n, size)}; ${n} items, X-Page-Size ${size}`;
+
+clauseTest('SIZE-10', 'walk rel="next" to every item once, in as many pages as count.json says for the same X-Page-Size', async (t) => {
+  const sets = await ready(t);
+  const property = fc.asyncProperty(scenario, async ({ n, size }) => {
+    const { ids, client } = sets.get(n)!;
+    const pages = await walk(client, n, size);
+    const seen = pages.flatMap((ex) => itemIds(ex));
+    const lastEx = pages[pages.length - 1]!;
+    const what = `${n} items, X-Page-Size ${size}`;
+
+    const repeated = seen.filter((id, i) => seen.indexOf(id) !== i);
+    if (repeated.length > 0) violation(lastEx, `every item once along rel="next" (${what})`, `items ${[...new Set(repeated)].join(', ')} more than once`);
+    const missing = ids.filter((id) => !seen.includes(id));
+    const foreign = seen.filter((id) => !ids.includes(id));
+    if (missing.length > 0 || foreign.length > 0) {
+      violation(lastEx, `the ${n} passwords of the user's one project along rel="next" (${what})`, `${missing.length} missing, ${foreign.length} others (${foreign.slice(0, 10).join(', ')})`);
+    }
+
+    const countEx = await client.get(`${LIST}/count.json`, { headers: headers(size) });
+    expectStatus(countEx, 200);
+    const c = expectSchema(countEx, 'count') as Count;
+    // Decision: with no data, num_pages may be 0 (ceil(0 / size)) or 1 (the empty first page).
+    const pagesOk = n === 0 ? c.num_pages === 0 || c.num_pages === 1 : c.num_pages === pages.length;
+    if (c.num_items !== seen.length || c.num_items_per_page !== size || !pagesOk) {
+      violation(
+        countEx,
+        `num_items ${seen.length}, num_pages ${n === 0 ? '0 or 1' : pages.length}, num_items_per_page ${size}: what the walk along rel="next" returned for X-Page-Size ${size}`,
+        `num_items ${c.num_items}, num_pages ${c.num_pages}, num_items_per_page ${c.num_items_per_page}`,
+      );
+    }
+  });
+  await checkProperty(t, property, { numRuns: RUNS, examples: EXAMPLES });
+});
+
+clauseTest('SIZE-03', 'put X-Page-Size items on every page but the last, and the rest on the last', async (t) => {
+  const sets = await ready(t);
+  const property = fc.asyncProperty(scenario, async ({ n, size }) => {
+    const { client } = sets.get(n)!;
+    const last = expectedPages(n, size);
+    for (let p = 1; p <= last; p++) {
+      const ex = await page(client, p, size);
+      const want = p < last ? size : n - (last - 1) * size;
+      const got = itemIds(ex).length;
+      if (got !== want) violation(ex, `${want} items on ${where(p, n, size)}`, `${got} items`);
+    }
+  });
+  await checkProperty(t, property, { numRuns: RUNS, examples: EXAMPLES });
+});
+
+clauseTest('PAG-03', 'omit rel="prev" on the first page, asked for with no page and with page 1', async (t) => {
+  const sets = await ready(t);
+  const property = fc.asyncProperty(scenario, async ({ n, size }) => {
+    const { client } = sets.get(n)!;
+    for (const ex of [await client.get(`${LIST}.json`, { headers: headers(size) }), await client.get(`${LIST}/page/1.json`, { headers: headers(size) })]) {
+      expectRels(ex, { has: ['self'], lacks: ['prev'] }, where(1, n, size));
+    }
+  });
+  await checkProperty(t, property, { numRuns: RUNS, examples: EXAMPLES });
+});
+
+clauseTest('PAG-04', 'omit rel="next" on the last page', async (t) => {
+  const sets = await ready(t);
+  const property = fc.asyncProperty(scenario, async ({ n, size }) => {
+    const last = expectedPages(n, size);
+    expectRels(await page(sets.get(n)!.client, last, size), { has: ['self'], lacks: ['next'] }, where(last, n, size));
+  });
+  await checkProperty(t, property, { numRuns: RUNS, examples: EXAMPLES });
+});
+
+const onePage = fc
+  .constantFrom(...DATASETS.filter((n) => n > 0))
+  .chain((n) => fc.record({ n: fc.constant(n), size: fc.integer({ min: Math.max(5, n), max: 1000 }) }));
+
+clauseTest('PAG-05', 'return only rel="self" when all items fit on one page', async (t) => {
+  const sets = await ready(t);
+  const property = fc.asyncProperty(onePage, async ({ n, size }) => {
+    expectRels(await page(sets.get(n)!.client, 1, size), 'self only', where(1, n, size));
+  });
+  await checkProperty(t, property, { numRuns: RUNS, examples: [[{ n: 1, size: 5 }], [{ n: 5, size: 5 }], [{ n: 31, size: 31 }]] });
+});
+
+clauseTest('PAG-06', 'return only rel="self" for a user who sees no passwords, whatever X-Page-Size', async (t) => {
+  const sets = await ready(t);
+  const property = fc.asyncProperty(pageSize, async (size) => {
+    expectRels(await page(sets.get(0)!.client, 1, size), 'self only', where(1, 0, size));
+  });
+  await checkProperty(t, property, { numRuns: 10, examples: [[5], [1000]] });
+});
+
+// Datasets and page sizes that give at least three pages, and one of their middle pages.
+const middlePage = fc
+  .record({ n: fc.constantFrom(13, 31), size: fc.integer({ min: 5, max: 12 }) })
+  .filter(({ n, size }) => expectedPages(n, size) >= 3)
+  .chain(({ n, size }) => fc.record({ n: fc.constant(n), size: fc.constant(size), at: fc.integer({ min: 2, max: expectedPages(n, size) - 1 }) }));
+
+clauseTest('PAG-07', 'send self, prev, next, first and last on every middle page', async (t) => {
+  const sets = await ready(t);
+  const property = fc.asyncProperty(middlePage, async ({ n, size, at }) => {
+    expectRels(await page(sets.get(n)!.client, at, size), { has: ['self', 'prev', 'next', 'first', 'last'], lacks: [] }, where(at, n, size));
+  });
+  await checkProperty(t, property, { numRuns: RUNS, examples: [[{ n: 13, size: 5, at: 2 }], [{ n: 31, size: 5, at: 6 }]] });
+});
+
+clauseTest('PAG-08', 'point self, prev, next, first and last of every page at the pages their names say', async (t) => {
+  const sets = await ready(t);
+  const property = fc.asyncProperty(scenario, async ({ n, size }) => {
+    const { client } = sets.get(n)!;
+    const last = expectedPages(n, size);
+    const direct: number[][] = [];
+    for (let p = 1; p <= last; p++) direct.push(itemIds(await page(client, p, size)));
+    const target: Record<string, (p: number) => number> = { self: (p) => p, prev: (p) => p - 1, next: (p) => p + 1, first: () => 1, last: () => last };
+    for (let p = 1; p <= last; p++) {
+      const ex = await page(client, p, size);
+      for (const [rel, url] of links(ex)) {
+        const to = target[rel]?.(p);
+        if (to === undefined || to < 1 || to > last) continue;
+        const got = await follow(client, url, size);
+        const want = direct[to - 1]!;
+        if (itemIds(got).join() !== want.join()) {
+          violation(got, `rel="${rel}" of ${where(p, n, size)} pointing at page ${to} (items ${want.join(', ')})`, `items ${itemIds(got).join(', ')}`);
+        }
+      }
+    }
+  });
+  await checkProperty(t, property, { numRuns: 15, examples: EXAMPLES });
+});

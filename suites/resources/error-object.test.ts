@@ -1,0 +1,91 @@
+import { STATUS_CODES } from 'node:http';
+import { beforeAll } from 'vitest';
+import { violation } from '../harness/assert.ts';
+import { clauseTest, type ClauseTestContext } from '../harness/clause-test.ts';
+import type { Exchange } from '../harness/exchange.ts';
+import { useSession } from '../harness/session.ts';
+import { UNLIKELY_ID, useCreations } from './support.ts';
+
+const s = useSession();
+const create = useCreations(s);
+
+/** Error replies provoked without the control protocol; only those that end in a 4XX are checked. */
+let errors: Array<{ label: string; ex: Exchange }> = [];
+
+beforeAll(async () => {
+  const count = await s.admin.get('/passwords/count.json');
+  const pages = (count.json as { num_pages?: unknown } | undefined)?.num_pages;
+  const tooHigh = typeof pages === 'number' && Number.isSafeInteger(pages) ? pages + 1 : 1_000_000;
+  const { user, password } = s.config;
+  const sent: Array<[string, Promise<Exchange>]> = [
+    ['wrong password (401)', s.admin.withAuth({ kind: 'basic', user, password: `${password}x` }).get('/passwords.json')],
+    ['no credentials (401)', s.anonymous.get('/passwords.json')],
+    ['no Content-Type (415)', s.admin.get('/passwords.json', { contentType: null })],
+    ['page above the last (404)', s.admin.get(`/passwords/page/${tooHigh}.json`)],
+    ...(s.config.readOnly
+      ? []
+      : ([
+          ['password without name and project_id', create('password', {})],
+          ['project without name', create('project', { parent_id: 0 })],
+        ] as Array<[string, Promise<Exchange>]>)),
+    ['unknown password id', s.admin.get(`/passwords/${UNLIKELY_ID}.json`)],
+  ];
+  errors = [];
+  for (const [label, pending] of sent) errors.push({ label, ex: await pending });
+});
+
+function clientErrors(t: ClauseTestContext): Array<{ label: string; ex: Exchange; body: Record<string, unknown> }> {
+  const out: Array<{ label: string; ex: Exchange; body: Record<string, unknown> }> = [];
+  for (const { label, ex } of errors) {
+    const status = ex.response?.status ?? 0;
+    if (status < 400 || status > 499) continue;
+    const body = ex.json;
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      violation(ex, `an error object as the body of the ${status} reply (${label})`, body === undefined ? 'a body that is not JSON' : JSON.stringify(body).slice(0, 200));
+    }
+    out.push({ label, ex, body: body as Record<string, unknown> });
+  }
+  t.observe('4XX replies checked', out.map((e) => `${e.label}: ${e.ex.response?.status}`));
+  if (out.length === 0) t.unverifiable('none of the provoked errors ended in a 4XX');
+  return out;
+}
+
+// Later RFCs renamed some reason phrases; either name describes the status.
+const ALSO: Record<number, string[]> = { 413: ['Content Too Large', 'Request Entity Too Large'], 422: ['Unprocessable Content'], 416: ['Range Not Satisfiable'] };
+
+const letters = (text: string) => text.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+/**
+ * Decision: "description of the status code" is met by a type that holds the status's reason
+ * phrase (case, spaces and punctuation ignored: "Not Found", "NotFound", "not_found") or the
+ * number itself. §5 gives "Unauthorized" for 401, which is the reason phrase.
+ */
+function describesStatus(type: string, status: number): boolean {
+  const t = letters(type);
+  if (t === '') return false;
+  if (t.includes(String(status))) return true;
+  return [STATUS_CODES[status], ...(ALSO[status] ?? [])].some((phrase) => phrase !== undefined && t.includes(letters(phrase)));
+}
+
+clauseTest('RES-14', 'set error to true in every error object', async (t) => {
+  for (const { label, ex, body } of clientErrors(t)) {
+    if (body['error'] !== true) violation(ex, `"error": true (${label})`, 'error' in body ? `"error": ${JSON.stringify(body['error'])}` : 'no error field');
+  }
+});
+
+clauseTest('RES-15', 'describe the status code in the error object\'s type string', async (t) => {
+  for (const { label, ex, body } of clientErrors(t)) {
+    const type = body['type'];
+    const status = ex.response!.status;
+    if (typeof type !== 'string') violation(ex, `type as a string (${label})`, 'type' in body ? `"type": ${JSON.stringify(type)}` : 'no type field');
+    if (!describesStatus(type, status)) violation(ex, `a type describing status ${status}, e.g. ${JSON.stringify(STATUS_CODES[status])} (${label})`, `"type": ${JSON.stringify(type)}`);
+  }
+});
+
+clauseTest('RES-16', 'give the reason for the failure in the error object\'s message string', async (t) => {
+  for (const { label, ex, body } of clientErrors(t)) {
+    const message = body['message'];
+    if (typeof message !== 'string') violation(ex, `message as a string (${label})`, 'message' in body ? `"message": ${JSON.stringify(message)}` : 'no message field');
+    if (message.trim() === '') violation(ex, `a message giving the reason (${label})`, 'an empty message');
+  }
+});
