@@ -28,6 +28,7 @@ export default defineConfig({
           exclude: CONFORMANCE_EXCLUDE,
           globalSetup: ['suites/runner/global-setup.ts'],
           fileParallelism: false,
+          isolate: false,
           testTimeout: 30_000,
           hookTimeout: 30_000,
         },

@@ -1,4 +1,4 @@
-import { expectSchema, expectStatus, violation } from '../harness/assert.ts';
+import { expectStatus, violation } from '../harness/assert.ts';
 import { ApiClient } from '../harness/client.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import { headerValue } from '../harness/exchange.ts';
@@ -11,7 +11,6 @@ clauseTest('ADDR-01', 'answer GET version.json and passwords.json at {base_url}/
   const base = `${s.config.target.replace(/\/+$/, '')}/index.php/api/v6/`;
   const version = await s.admin.request({ method: 'GET', path: '', url: `${base}version.json` });
   expectStatus(version, 200);
-  expectSchema(version, 'version');
   const list = await s.admin.request({ method: 'GET', path: '', url: `${base}passwords.json` });
   expectStatus(list, 200);
   if (!Array.isArray(list.json)) violation(list, 'a JSON array', list.json === undefined ? 'no JSON body' : typeof list.json);
@@ -20,9 +19,7 @@ clauseTest('ADDR-01', 'answer GET version.json and passwords.json at {base_url}/
 clauseTest('ADDR-02', 'serve the API over https', async (t) => {
   const url = new URL(s.config.target);
   if (url.protocol !== 'https:') t.unverifiable('the target was given as http');
-  const ex = await s.admin.get('/version.json');
-  expectStatus(ex, 200);
-  expectSchema(ex, 'version');
+  expectStatus(await s.admin.get('/version.json'), 200);
 });
 
 clauseTest('ADDR-03', 'record whether an https installation also answers on plain http', async (t) => {

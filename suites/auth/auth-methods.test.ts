@@ -7,7 +7,6 @@ import type { FixtureUser } from '../harness/fixtures.ts';
 import { useSession } from '../harness/session.ts';
 
 const s = useSession();
-// User labels are unique to this file: fixture names carry only the run ID and a per-file counter.
 const PATH = '/passwords.json';
 
 function control(): ControlClient {
@@ -33,6 +32,8 @@ function observeReply(t: ClauseTestContext, label: string, ex: Exchange): void {
   t.observe(label, { status: ex.response.status, ...(typeof body?.message === 'string' ? { message: body.message } : {}) });
 }
 
+// Decision: user labels unique to this file, because fixture names carry only the run ID and a
+// per-file counter, so the same label in two files of one run collides.
 clauseTest('AUTH-06', 'accept HTTP Basic for the Admin and a Normal user under "basic+hmac" and under "basic"', async () => {
   const user = await s.user('normal user', { label: 'methods-1' });
   for (const methods of ['basic+hmac', 'basic'] as const) {

@@ -5,27 +5,15 @@ import type { ApiClient, Auth, HmacParts } from '../harness/client.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { useSession } from '../harness/session.ts';
 import { hmacSign } from '../harness/signers.ts';
-import { checkProperty } from '../pagination/check-property.ts';
+import { checkProperty } from '../harness/property.ts';
 
 const s = useSession();
 const PATH = '/passwords.json';
 type HmacAuth = Extract<Auth, { kind: 'hmac' }>;
 
-let admin: Promise<ApiClient | undefined> | undefined;
-
-// Decision: not s.adminHmac(), whose fixed user name collides with other files of the same run.
-function hmacAdmin(): Promise<ApiClient | undefined> {
-  admin ??= (async () => {
-    if (s.config.hmac) return s.admin.withAuth({ kind: 'hmac', ...s.config.hmac });
-    if (s.control) return (await s.user('admin', { label: 'hmac-prop-admin' })).hmacClient;
-    return undefined;
-  })();
-  return admin;
-}
-
 // The HMAC refusals prove something only when a correct signature is accepted (AUTH-03).
 async function signer(t: ClauseTestContext): Promise<{ client: ApiClient; auth: HmacAuth }> {
-  const client = await hmacAdmin();
+  const client = await s.adminHmac();
   if (!client) t.unverifiable('no HMAC keys: give --hmac-public and --hmac-private, or --control');
   const ex = await client.get(PATH);
   if (ex.response?.status !== 200) t.unverifiable(`a correctly signed GET ${PATH} was not accepted (status ${ex.response?.status ?? ex.error}), so AUTH-03 does not hold here`);
@@ -63,6 +51,12 @@ const tampering = fc.record({
   at: fc.nat({ max: 10_000 }),
   code: fc.integer({ min: 0, max: 255 }),
 });
+type Tampering = { part: (typeof PARTS)[number]; post: boolean; at: number; code: number };
+// The first character of each part, and the last of the 64-digit hash.
+const TAMPERING_EXAMPLES: Array<[Tampering]> = [
+  ...PARTS.map((part): [Tampering] => [{ part, post: true, at: 0, code: 0 }]),
+  [{ part: 'hash', post: false, at: 63, code: 0 }],
+];
 
 // The mutate hook changes what is hashed (uri, body, timestamp) while the wire keeps the real
 // request, or replaces the hash header; either way the hash no longer matches the request.
@@ -96,7 +90,7 @@ clauseTest('AUTH-04', 'refuse a request after any one byte of its signed path, t
   try {
     await checkProperty(t, property, {
       numRuns: 60,
-      examples: PARTS.map((part) => [{ part, post: true, at: 0, code: 0 }]),
+      examples: TAMPERING_EXAMPLES,
     });
   } finally {
     t.observe('statuses of tampered requests', seen.counts);

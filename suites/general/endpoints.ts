@@ -27,7 +27,7 @@ export interface Endpoint {
   success: 200 | 201 | 204;
   /** A successful call creates this kind of object; `useEndpoints` deletes it afterwards. */
   creates?: 'project' | 'password';
-  /** Roles allowed besides the rest; undefined: any active user ("only IT or Admin users may call it"). */
+  /** The roles that may call it, e.g. "only IT or Admin users may call it"; undefined: every role. */
   roles?: readonly Role[];
   /**
    * 'spec': the path is in §4's table. 'product': §4 does not show it and it comes from

@@ -1,4 +1,4 @@
-import { expectClientError, expectSchema, expectStatus, violation } from '../harness/assert.ts';
+import { expectResponse, expectSchema, expectStatus, violation } from '../harness/assert.ts';
 import type { ApiClient } from '../harness/client.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import { itemIds, type Count } from '../harness/pages.ts';
@@ -36,6 +36,10 @@ clauseTest('GEN-09', 'hide from a new Normal user, Read only user and Project ma
     if ((await listedIds(user.client)).has(password)) {
       violation(await user.client.get('/passwords.json'), `password ${password} absent from the list of a new ${role}`, 'listed');
     }
-    expectClientError(await user.client.get(`/passwords/${password}.json`));
+    const shown = await user.client.get(`/passwords/${password}.json`);
+    expectResponse(shown, `a refusal of password ${password} to a new ${role}`);
+    if (shown.response.status >= 200 && shown.response.status < 300) {
+      violation(shown, `a refusal of password ${password} to a new ${role}`, `status ${shown.response.status}`);
+    }
   }
 });

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Faker, en } from '@faker-js/faker';
 import { SetupError } from './assert.ts';
 import type { ApiClient } from './client.ts';
@@ -47,9 +48,13 @@ export class Fixtures {
     this.faker.seed(cfg.seed);
   }
 
+  // Every suite file has its own Fixtures: the tag keeps names unique across the files of a run
+  // (usernames must be unique on the server) while the run ID still marks what the run made.
+  private readonly tag = randomBytes(2).toString('hex');
+
   name(label: string): string {
     this.counter += 1;
-    return `pmv6-${this.cfg.runId}-${label}-${this.counter}`;
+    return `pmv6-${this.cfg.runId}-${this.tag}-${label}-${this.counter}`;
   }
 
   private writable(what: string): void {

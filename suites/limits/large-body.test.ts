@@ -1,16 +1,11 @@
-import { beforeAll } from 'vitest';
 import { expectClientError, violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import { useSession } from '../harness/session.ts';
-import { useCreations } from '../resources/support.ts';
+import { lazy, useCreations } from '../resources/support.ts';
 
 const s = useSession();
 const create = useCreations(s);
-let project: number;
-
-beforeAll(async () => {
-  project = await s.fixtures.createProject();
-});
+const project = lazy(() => s.fixtures.createProject());
 
 const MIB = 1024 * 1024;
 
@@ -19,7 +14,7 @@ const MIB = 1024 * 1024;
 // a connection closed without a reply is recorded, not held against the server.
 clauseTest('LIM-03', 'record the reply to a large request body', async (t) => {
   const name = `${s.fixtures.name('large')}-${'x'.repeat(2 * MIB)}`;
-  const ex = await create('password', { name, project_id: project });
+  const ex = await create('password', { name, project_id: await project() });
   if (!ex.response) {
     t.observe('2 MiB name', `no response: ${ex.error ?? 'unknown'}`);
     return;

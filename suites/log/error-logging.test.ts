@@ -1,27 +1,23 @@
 import { randomBytes } from 'node:crypto';
-import { beforeAll } from 'vitest';
 import { violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { useSession } from '../harness/session.ts';
-import { UNLIKELY_ID, useCreations } from '../resources/support.ts';
+import { lazy, UNLIKELY_ID, useCreations } from '../resources/support.ts';
 import { countDrift, entriesMentioning, logCount } from './log-reader.ts';
 
 const s = useSession();
 const create = useCreations(s);
-let project: number;
-
-beforeAll(async () => {
-  project = await s.fixtures.createProject();
-});
+const project = lazy(() => s.fixtures.createProject());
 
 // "Requests that end in an error are not logged, except 401 Unauthorized, which is logged." Each
 // request is judged by the log's count just before and after it, less what reading the count
 // adds by itself.
 clauseTest('LOG-03', 'leave requests that end in an error other than 401 out of the log', async (t) => {
   const marker = `pmv6-${s.config.runId}-unlogged-${randomBytes(4).toString('hex')}`;
+  const projectId = await project();
   const requests: Array<[string, () => Promise<Exchange>]> = [
-    ['POST /passwords.json without name', () => create('password', { project_id: project, username: marker, access_info: marker })],
+    ['POST /passwords.json without name', () => create('password', { project_id: projectId, username: marker, access_info: marker })],
     ['GET of a password id that does not exist', () => s.admin.get(`/passwords/${UNLIKELY_ID}.json`)],
     ['GET of a page above the last', () => s.admin.get('/passwords/page/1000000.json')],
     ['GET without Content-Type', () => s.admin.get('/passwords.json', { contentType: null })],

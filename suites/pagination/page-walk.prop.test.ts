@@ -5,7 +5,7 @@ import type { ApiClient } from '../harness/client.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { itemIds, links, relSet, type Count } from '../harness/pages.ts';
 import { useSession } from '../harness/session.ts';
-import { checkProperty } from './check-property.ts';
+import { checkProperty } from '../harness/property.ts';
 
 const s = useSession();
 const LIST = '/passwords';

@@ -1,19 +1,15 @@
-import { beforeAll } from 'vitest';
 import { expectClientError, expectResponse, expectSchema, expectStatus, violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import { useSession } from '../harness/session.ts';
-import { UNLIKELY_ID, showPassword, stringsIn, useCreations, whereIs } from './support.ts';
+import { lazy, showPassword, stringsIn, UNLIKELY_ID, useCreations, whereIs } from './support.ts';
 
 const s = useSession();
 const create = useCreations(s);
-let project: number;
-
-beforeAll(async () => {
-  project = await s.fixtures.createProject();
-});
+const project = lazy(() => s.fixtures.createProject());
 
 clauseTest('RES-05', 'refuse to create a password without name', async () => {
-  for (const body of [{ project_id: project }, { project_id: project, username: s.fixtures.name('no-name'), password: 'x' }]) {
+  const projectId = await project();
+  for (const body of [{ project_id: projectId }, { project_id: projectId, username: s.fixtures.name('no-name'), password: 'x' }]) {
     expectClientError(await create('password', body));
   }
 });
@@ -27,7 +23,7 @@ clauseTest('RES-06', 'refuse to create a password without project_id', async () 
 clauseTest(['EP-09', 'RES-08'], 'answer POST /passwords.json with 201 Created and an object with an integer id', async () => {
   const ids: number[] = [];
   for (const label of ['password-a', 'password-b']) {
-    const ex = await create('password', { name: s.fixtures.name(label), project_id: project });
+    const ex = await create('password', { name: s.fixtures.name(label), project_id: await project() });
     expectStatus(ex, 201);
     const { id } = expectSchema(ex, 'created') as { id: number };
     if (ids.includes(id)) violation(ex, 'a new id for each new password', `id ${id} again`);
@@ -53,7 +49,7 @@ clauseTest('RES-07', 'create a password with tags, access_info, username, email 
     password: `${f.internet.password({ length: 16 })}-${f.string.alphanumeric(8)}`,
   };
   const name = s.fixtures.name('all-fields');
-  const ex = await create('password', { name, project_id: project, ...fields });
+  const ex = await create('password', { name, project_id: await project(), ...fields });
   expectStatus(ex, 201);
   const { id } = expectSchema(ex, 'created') as { id: number };
   const shown = await showPassword(s.admin, id);
@@ -77,7 +73,7 @@ clauseTest('RES-07', 'create a password with tags, access_info, username, email 
 clauseTest('RES-09', 'address a password by the integer id returned at creation', async () => {
   const names = [s.fixtures.name('addressed-a'), s.fixtures.name('addressed-b')];
   const ids: number[] = [];
-  for (const name of names) ids.push(await s.fixtures.createPassword(project, { name }));
+  for (const name of names) ids.push(await s.fixtures.createPassword(await project(), { name }));
   for (const [i, id] of ids.entries()) {
     const shown = await showPassword(s.admin, id);
     const strings = stringsIn(shown.body);
@@ -90,7 +86,7 @@ clauseTest('RES-09', 'address a password by the integer id returned at creation'
 clauseTest('EP-07', 'answer GET /passwords/<password_id>.json with 200 OK and the password', async () => {
   const name = s.fixtures.name('shown');
   const secret = `${s.fixtures.faker.internet.password({ length: 20 })}-${s.fixtures.faker.string.alphanumeric(6)}`;
-  const id = await s.fixtures.createPassword(project, { name, password: secret });
+  const id = await s.fixtures.createPassword(await project(), { name, password: secret });
   const shown = await showPassword(s.admin, id);
   const strings = stringsIn(shown.body);
   if (!strings.includes(name)) violation(shown.ex, `the name ${name} in the show body`, 'absent');
@@ -99,7 +95,7 @@ clauseTest('EP-07', 'answer GET /passwords/<password_id>.json with 200 OK and th
 });
 
 clauseTest('RES-10', 'record the reply to a password id that does not exist', async (t) => {
-  const id = await s.fixtures.createPassword(project);
+  const id = await s.fixtures.createPassword(await project());
   const deleted = await s.admin.delete(`/passwords/${id}.json`);
   const gone = deleted.response !== undefined && deleted.response.status >= 200 && deleted.response.status < 300;
   // Decision: only the id this test deleted is known not to exist; a 2XX for the guessed id is

@@ -1,4 +1,3 @@
-import { beforeAll } from 'vitest';
 import { expectStatus, violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import type { Exchange } from '../harness/exchange.ts';
@@ -6,13 +5,6 @@ import { useSession } from '../harness/session.ts';
 import { showPassword } from './support.ts';
 
 const s = useSession();
-let project: number;
-let password: number;
-
-beforeAll(async () => {
-  project = await s.fixtures.createProject();
-  password = await s.fixtures.createPassword(project);
-});
 
 const keysOf = (value: unknown): string[] | string =>
   value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value).sort() : `not an object: ${JSON.stringify(value)?.slice(0, 80)}`;
@@ -28,6 +20,8 @@ function itemOf(ex: Exchange, id: number): unknown {
 // password list and show are in the endpoint table and must answer 200 with an array and an
 // object; the project list and show are the product's paths, recorded whatever they answer.
 clauseTest('RES-17', 'record the fields of project and password records returned by list and show', async (t) => {
+  const project = await s.fixtures.createProject();
+  const password = await s.fixtures.createPassword(project);
   const headers = { 'X-Page-Size': '1000' };
   const list = await s.admin.get('/passwords.json', { headers });
   expectStatus(list, 200);

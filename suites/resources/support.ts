@@ -51,6 +51,15 @@ export function useCreations(s: Session): Create {
   };
 }
 
+/**
+ * A fixture made on first use, inside the test that needs it. Decision: not in beforeAll, because
+ * a failing hook is not attributed to the tests (they would not show as setup-failed).
+ */
+export function lazy<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => (made ??= make());
+}
+
 /** Every string value inside a JSON value (object keys excluded), depth first. */
 export function stringsIn(value: unknown): string[] {
   if (typeof value === 'string') return [value];

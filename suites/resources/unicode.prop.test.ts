@@ -1,17 +1,12 @@
 import fc from 'fast-check';
-import { beforeAll } from 'vitest';
 import { SetupError, ViolationError, expectSchema, expectStatus, violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import { useSession } from '../harness/session.ts';
-import { showPassword, stringsIn, useCreations } from './support.ts';
+import { lazy, showPassword, stringsIn, useCreations } from './support.ts';
 
 const s = useSession();
 const create = useCreations(s);
-let project: number;
-
-beforeAll(async () => {
-  project = await s.fixtures.createProject();
-});
+const project = lazy(() => s.fixtures.createProject());
 
 const NUM_RUNS = 25;
 
@@ -40,7 +35,7 @@ clauseTest('LIM-01', 'return random Unicode text, astral planes included, byte f
     async (sent) => {
       // The run's label keeps the name recognisable for cleanup; the random part follows it.
       const fields = { ...sent, name: `${s.fixtures.name('prop')} ${sent.name}` };
-      const ex = await create('password', { ...fields, project_id: project });
+      const ex = await create('password', { ...fields, project_id: await project() });
       expectStatus(ex, 201);
       const { id } = expectSchema(ex, 'created') as { id: number };
       const shown = await showPassword(s.admin, id);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createReferenceServer } from '../../fixtures/reference-server/src/index.ts';
+import { createReferenceServer, type ReferenceServer } from '../../fixtures/reference-server/src/index.ts';
 import type { RunConfig } from '../harness/config.ts';
 import { registerSecret } from '../harness/redact.ts';
 
@@ -10,12 +10,17 @@ export interface EmbeddedTarget {
 
 // The default target: the reference server in this process, on an ephemeral loopback port,
 // in memory, with the control protocol on and secrets generated for this run only.
-export async function startEmbeddedTarget(base: Partial<RunConfig> = {}): Promise<EmbeddedTarget> {
+// `mutate` adds hooks to the server before it listens (the mutants of fixtures/mutants/ do).
+export async function startEmbeddedTarget(
+  base: Partial<RunConfig> = {},
+  options: { mutate?: (server: ReferenceServer) => void } = {},
+): Promise<EmbeddedTarget> {
   const password = randomBytes(18).toString('base64url');
   const token = randomBytes(24).toString('base64url');
   registerSecret(password, 'admin password');
   registerSecret(token, 'control token');
   const server = await createReferenceServer({ adminUser: 'admin', adminPassword: password, controlToken: token });
+  options.mutate?.(server);
   const target = await server.listen({ host: '127.0.0.1', port: 0 });
   const config: RunConfig = {
     runId: base.runId ?? newRunId(),

@@ -50,6 +50,8 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
       reporters: [collector],
       provide: { pmv6: config },
       fileParallelism: false,
+      // One worker imports the harness once for every file; each file still has its own session.
+      isolate: false,
       testTimeout: Math.max(30_000, config.timeoutMs * 3),
       hookTimeout: Math.max(30_000, config.timeoutMs * 3),
       passWithNoTests: true,

@@ -1,4 +1,4 @@
-import { expectNoBody, expectResponse, expectStatus, violation } from '../harness/assert.ts';
+import { expectNoBody, expectResponse, expectSchema, expectStatus, violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import { useSession } from '../harness/session.ts';
 import { ENDPOINTS, WRITE_ENDPOINTS, label, useEndpoints } from '../general/endpoints.ts';
@@ -11,9 +11,16 @@ clauseTest('STAT-02', 'answer each successful GET of §4 with 200 OK', async () 
   for (const { ex } of await calls.callEach(s.admin, d, {}, ENDPOINTS.filter((e) => e.method === 'GET'))) expectStatus(ex, 200);
 });
 
+// The project is created by the call under test, not by a fixture, so that a POST answering
+// another 2XX is this SHOULD's warning and not a failed setup.
 clauseTest('STAT-03', 'answer each POST of §4 that creates with 201 Created', async () => {
-  const d = await calls.data();
-  for (const { ex } of await calls.callEach(s.admin, d, {}, ENDPOINTS.filter((e) => e.creates))) expectStatus(ex, 201);
+  const [project, password] = [ENDPOINTS.find((e) => e.creates === 'project'), ENDPOINTS.find((e) => e.creates === 'password')];
+  if (!project || !password) throw new Error('endpoint table: no POST that creates a project and a password');
+  const none = { projectId: 0, passwordId: 0, passwordName: '', name: (l: string) => s.fixtures.name(l) };
+  const ex = await calls.call(s.admin, project, none);
+  expectStatus(ex, 201);
+  const projectId = (expectSchema(ex, 'created') as { id: number }).id;
+  expectStatus(await calls.call(s.admin, password, { ...none, projectId }), 201);
 });
 
 clauseTest('STAT-04', 'answer PUT and DELETE without content with 204 No Content and an empty body (the product\'s paths)', async (t) => {

@@ -69,6 +69,9 @@ function bodyOf(r: Received | undefined): unknown {
   return r && r.body.length ? JSON.parse(r.body.toString('utf8')) : undefined;
 }
 
+
+const tagOf = (f: Fixtures): string => (f as unknown as { tag: string }).tag;
+
 describe('ControlClient', () => {
   test('settings, users, keys, faults, reset: paths, bodies and bearer token', async () => {
     expect(await control.getSettings()).toEqual(settings);
@@ -116,7 +119,7 @@ describe('ControlClient', () => {
 describe('Fixtures', () => {
   test('labelled names, counted per instance', () => {
     const f = new Fixtures(cfg(), admin);
-    expect([f.name('project'), f.name('password'), f.name('project')]).toEqual(['pmv6-r1-project-1', 'pmv6-r1-password-2', 'pmv6-r1-project-3']);
+    expect([f.name('project'), f.name('password'), f.name('project')]).toEqual([`pmv6-r1-${tagOf(f)}-project-1`, `pmv6-r1-${tagOf(f)}-password-2`, `pmv6-r1-${tagOf(f)}-project-3`]);
   });
 
   test('faker is seeded from the run seed', () => {
@@ -131,18 +134,18 @@ describe('Fixtures', () => {
     const f = new Fixtures(cfg(), admin, control);
     const project = await f.createProject();
     expect(stub.received.at(-1)?.url).toBe('/index.php/api/v6/projects.json');
-    expect(bodyOf(stub.received.at(-1))).toEqual({ name: 'pmv6-r1-project-1', parent_id: 0 });
+    expect(bodyOf(stub.received.at(-1))).toEqual({ name: `pmv6-r1-${tagOf(f)}-project-1`, parent_id: 0 });
 
     const password = await f.createPassword(project, { tags: 'a,b' });
     const sent = bodyOf(stub.received.at(-1)) as Record<string, unknown>;
-    expect(sent).toMatchObject({ name: 'pmv6-r1-password-2', project_id: project, tags: 'a,b' });
+    expect(sent).toMatchObject({ name: `pmv6-r1-${tagOf(f)}-password-2`, project_id: project, tags: 'a,b' });
     expect(sent['email']).toMatch(/@/);
     expect(sent['access_info']).toMatch(/^https?:\/\//);
     expect(typeof sent['username']).toBe('string');
     expect(typeof sent['password']).toBe('string');
 
     const user = await f.createUser('project manager');
-    expect(user.username).toBe('pmv6-r1-project-manager-3');
+    expect(user.username).toBe(`pmv6-r1-${tagOf(f)}-project-manager-3`);
     await user.client.get('/version.json');
     expect(stub.received.at(-1)?.headers['authorization']).toBe(`Basic ${Buffer.from(`${user.username}:${user.password}`).toString('base64')}`);
     await user.hmacClient.get('/version.json');
@@ -155,8 +158,8 @@ describe('Fixtures', () => {
       `DELETE /index.php/api/v6/projects/${project}.json`,
     ]);
     expect(report.deleted).toEqual([
-      { kind: 'password', id: password, name: 'pmv6-r1-password-2' },
-      { kind: 'project', id: project, name: 'pmv6-r1-project-1' },
+      { kind: 'password', id: password, name: `pmv6-r1-${tagOf(f)}-password-2` },
+      { kind: 'project', id: project, name: `pmv6-r1-${tagOf(f)}-project-1` },
     ]);
     expect(report.leftovers).toEqual([{ kind: 'user', id: user.id, name: user.username, reason: expect.stringMatching(/control protocol/) }]);
     expect(await f.cleanup()).toEqual({ deleted: [], leftovers: [] });
@@ -170,7 +173,7 @@ describe('Fixtures', () => {
     failNext.add(`DELETE /index.php/api/v6/projects/${project}.json`);
     const report = await f.cleanup();
     expect(report.deleted).toEqual([]);
-    expect(report.leftovers).toEqual([{ kind: 'project', id: project, name: 'pmv6-r1-project-2', reason: 'DELETE answered 500' }]);
+    expect(report.leftovers).toEqual([{ kind: 'project', id: project, name: `pmv6-r1-${tagOf(f)}-project-2`, reason: 'DELETE answered 500' }]);
   });
 
   test('createUser without control, and any create in a read-only run, are SetupErrors', async () => {

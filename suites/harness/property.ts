@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { SetupError, ViolationError } from '../harness/assert.ts';
-import type { ClauseTestContext } from '../harness/clause-test.ts';
+import { SetupError, ViolationError } from './assert.ts';
+import type { ClauseTestContext } from './clause-test.ts';
 
 export interface PropertyRun<Ts> {
   numRuns: number;
