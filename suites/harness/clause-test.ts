@@ -34,20 +34,28 @@ export function clauseTest(
     return clause;
   });
   const level = clauses.map((c) => c.level).reduce((a, b) => (RANK[b] > RANK[a] ? b : a));
+  const title = `[${list.join(', ')}] ${level} ${behaviour}`;
+  // Selection and the need for the control protocol are known when the file is collected: a test
+  // left out then is skipped with its reason, and the file's hooks do not run for it.
+  const config = getRunConfig();
+  const reason: Pick<TestMeta, 'outcome' | 'note'> | undefined = !selects(clauses, config.selection)
+    ? { outcome: 'disabled', note: 'not selected (--only/--skip)' }
+    : clauses.some((c) => c.needsControl) && !config.control
+      ? { outcome: 'skipped-unverifiable', note: 'needs the control protocol (--control), which this run does not have' }
+      : undefined;
+  if (reason) {
+    test.skip(title, { meta: { pmv6: { clauses: list, level, ...reason } } }, () => {});
+    return;
+  }
   const meta: TestMeta = { clauses: list, level };
-  test(`[${list.join(', ')}] ${level} ${behaviour}`, { meta: { pmv6: meta }, ...(options.timeout ? { timeout: options.timeout } : {}) }, async (ctx) => {
+  test(title, { meta: { pmv6: meta }, ...(options.timeout ? { timeout: options.timeout } : {}) }, async (ctx) => {
     const own = ctx.task.meta.pmv6 as TestMeta;
-    const config = getRunConfig();
     const skipWith = (outcome: NonNullable<TestMeta['outcome']>, note: string): never => {
       own.outcome = outcome;
       own.note = note;
       ctx.skip(note);
       throw new Error('unreachable');
     };
-    if (!selects(clauses, config.selection)) skipWith('disabled', 'not selected (--only/--skip)');
-    if (clauses.some((c) => c.needsControl) && !config.control) {
-      skipWith('skipped-unverifiable', 'needs the control protocol (--control), which this run does not have');
-    }
     const t: ClauseTestContext = {
       config,
       clauses,

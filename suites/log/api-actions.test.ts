@@ -25,7 +25,9 @@ clauseTest('LOG-01', 'write the creation of a password through the API to the ac
 
 // "The log has a column "Origin" that tells whether an action came from the API". Decision: the
 // fields of the log resource are not shown, so any field named like origin or source, or any
-// value "api", counts; an entry with none of them is a warning, not a failure.
+// value "api", counts; an entry with none of them is a warning, not a failure. A field named
+// origin or source must say API for this action (the product's values are "web", "api", …,
+// product facts §7): an API action logged with origin "web" is a warning too.
 clauseTest('LOG-02', 'record how the log resource marks an action that came from the API', async (t) => {
   await logPage(s, t);
   const created = await createMarked('log-origin');
@@ -36,4 +38,8 @@ clauseTest('LOG-02', 'record how the log resource marks an action that came from
   t.observe('origin', marks.length > 0 ? Object.fromEntries(marks) : 'no field marks the origin');
   t.observe('entry fields', Object.keys(entry).sort());
   if (marks.length === 0) violation(ex, 'a field of the log entry that tells the action came from the API', `fields ${Object.keys(entry).join(', ')}`);
+  const saysApi = (v: unknown): boolean => (typeof v === 'string' ? /\bapi\b/i.test(v) : v !== null && typeof v === 'object' && Object.values(v).some(saysApi));
+  if (!marks.some(([, v]) => saysApi(v))) {
+    violation(ex, 'an origin that says the action came from the API', marks.map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join(', '));
+  }
 });

@@ -1,6 +1,7 @@
 import { beforeAll } from 'vitest';
 import { expectErrorObject, expectSchema, expectStatus, violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
+import { headerValue } from '../harness/exchange.ts';
 import { getPage, itemIds, links, relSet, type Count } from '../harness/pages.ts';
 import { useSession } from '../harness/session.ts';
 
@@ -33,6 +34,10 @@ clauseTest('PAG-02', 'write each Link entry as <URL>; rel="name"', async () => {
     const ex = await getPage(s.admin, LIST, page, SIZE);
     const map = links(ex);
     if (map.size === 0) violation(ex, 'at least one Link entry', 'none');
+    // RFC 8288 also admits rel=name as a bare token; §4 writes the name in quotes, rel="<name>".
+    const outsideUrls = (headerValue(ex.response?.headers, 'link') ?? '').replace(/<[^>]*>/g, '<>');
+    const bare = [...outsideUrls.matchAll(/;\s*rel\s*=\s*([^"\s;,][^;,]*)/gi)].map((m) => `rel=${m[1]!.trim()}`);
+    if (bare.length > 0) violation(ex, 'rel="<name>", the name in quotes', bare.join(', '));
   }
 });
 

@@ -21,10 +21,19 @@ export class Collector implements Reporter {
   onTestModuleEnd(module: TestModule): void {
     const file = relative(this.root, module.moduleId);
     const results: TestResult[] = [];
-    for (const error of module.errors()) {
-      this.run.harnessErrors.push(`${file}: ${scrub(error.message)}`);
-    }
+    const errors = module.errors().map((e) => scrub(e.message));
     for (const test of module.children.allTests()) results.push(this.toResult(file, test));
+    // A file-level error with tests that never ran is a failed beforeAll: those tests could not
+    // be set up. A file-level error with no tests (it did not even load) is the harness's.
+    const stranded = results.filter((r) => r.outcome === 'disabled' && r.note === undefined);
+    if (errors.length > 0 && stranded.length > 0) {
+      for (const r of stranded) {
+        r.outcome = 'setup-failed';
+        r.failure = { kind: 'setup', message: `the file's setup failed: ${errors.join('\n')}` };
+      }
+    } else {
+      for (const message of errors) this.run.harnessErrors.push(`${file}: ${message}`);
+    }
     this.run.tests.push(...results);
     this.onModuleDone(file, results);
   }

@@ -19,7 +19,7 @@ export function declaredTests(suitesDir: string): DeclaredTest[] {
     const text = readFileSync(file, 'utf8');
     for (const m of text.matchAll(CALL)) {
       const ids = [...(m[1] ?? '').matchAll(ID)].map((x) => x[1]!);
-      out.push({ file: relative(join(suitesDir, '..'), file), ids, behaviour: (m[2] ?? '').slice(1, -1) });
+      out.push({ file: relative(join(suitesDir, '..'), file), ids, behaviour: (m[2] ?? '').slice(1, -1).replace(/\\(.)/g, '$1') });
     }
   }
   return out;

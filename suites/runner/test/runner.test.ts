@@ -24,6 +24,7 @@ describe('runner', () => {
     expect(outcome(result, 'ERR-04')).toBe('skipped-unverifiable');
     expect(outcome(result, 'ADDR-02')).toBe('warn');
     expect(outcome(result, 'AUTH-04')).toBe('skipped-unverifiable');
+    expect(outcome(result, 'SIZE-03')).toBe('setup-failed');
     expect(outcome(result, 'GEN-01')).toBe('untested');
     const verdict = verdictOf(result);
     expect(verdict.label).toBe('NOT CONFORMANT');
