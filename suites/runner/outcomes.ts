@@ -59,14 +59,15 @@ export function testOutcome(level: Level, state: 'passed' | 'failed' | 'skipped'
 }
 
 // A clause takes the weightiest outcome among its tests: a shown violation outweighs a harness
-// error in another test of the same clause, which outweighs a pass.
+// error in another test of the same clause, which outweighs a pass; a clause passes when some of
+// its tests passed and the others could not be verified on this target.
 const WEIGHT: Record<Outcome, number> = {
   fail: 7,
   warn: 6,
   'harness-error': 5,
   'setup-failed': 4,
-  'skipped-unverifiable': 3,
-  pass: 2,
+  pass: 3,
+  'skipped-unverifiable': 2,
   disabled: 1,
   untested: 0,
 };
