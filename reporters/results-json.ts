@@ -56,3 +56,5 @@ export async function writeResultsJson(dir: string, doc: unknown): Promise<strin
   await writeFile(file, `${scrub(JSON.stringify(doc, null, 2))}\n`);
   return file;
 }
+
+export type ResultsDocument = ReturnType<typeof resultsDocument>;
