@@ -15,6 +15,39 @@ const SYMBOL: Record<Outcome, string> = {
   untested: 'untested',
 };
 
+export interface Progress {
+  test(result: TestResult): void;
+  module(file: string, results: TestResult[]): void;
+  done(): void;
+}
+
+// On a terminal one live line counts the tests as they finish and each file leaves a line;
+// elsewhere (CI logs, pipes) only the per-file lines are written; --quiet writes nothing.
+export function progress(out: NodeJS.WriteStream, opts: { quiet: boolean; clean: (s: string) => string }): Progress {
+  const live = out.isTTY === true && !opts.quiet;
+  const counts = new Map<Outcome, number>();
+  let tests = 0;
+  const clear = () => {
+    if (live) out.write('\r\x1b[2K');
+  };
+  return {
+    test(result) {
+      tests++;
+      counts.set(result.outcome, (counts.get(result.outcome) ?? 0) + 1);
+      if (!live) return;
+      const parts = [...counts].map(([o, n]) => `${n} ${SYMBOL[o]}`).join(', ');
+      clear();
+      out.write(opts.clean(`  ${tests} tests: ${parts}  ${result.file.replace(/^suites\//, '')}`.slice(0, (out.columns ?? 100) - 1)));
+    },
+    module(file, results) {
+      if (opts.quiet) return;
+      clear();
+      out.write(`${opts.clean(progressLine(file, results))}\n`);
+    },
+    done: clear,
+  };
+}
+
 export function progressLine(file: string, results: TestResult[]): string {
   const counts = new Map<Outcome, number>();
   for (const r of results) counts.set(r.outcome, (counts.get(r.outcome) ?? 0) + 1);

@@ -1,15 +1,89 @@
 import { mkdir, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
+import type { Area, Level } from '../suites/catalogue/clauses.ts';
+import type { FailureRecord, Outcome } from '../suites/runner/outcomes.ts';
 import type { RunResult } from '../suites/runner/run-suites.ts';
 import type { Verdict } from '../suites/runner/verdict.ts';
 import { redactExchange, scrub } from '../suites/harness/redact.ts';
+import type { ExpectationStatus } from './expectations.ts';
 
-export const RESULTS_FORMAT = 'pmv6-results/0';
+/** Additive changes keep the major; a breaking change bumps it (reporters/README.md). */
+export const RESULTS_FORMAT = 'pmv6-results/1';
 
-// results.json, format 0: the run, the redacted configuration and every clause with its tests.
-// Secrets never enter it: exchanges are redacted and every string is scrubbed on the way out.
-export function resultsDocument(result: RunResult, verdict: Verdict, extra: { pmv6Version: string; targetVersion?: unknown }) {
+export interface CleanupSummary {
+  deleted: number;
+  leftovers: Array<{ kind: string; id: number; name: string; reason: string }>;
+}
+
+export interface ResultsTest {
+  title: string;
+  file: string;
+  clauses: string[];
+  level: Level;
+  outcome: Outcome;
+  durationMs: number;
+  note?: string;
+  observed?: Record<string, unknown>;
+  failure?: FailureRecord;
+}
+
+export interface ResultsClause {
+  id: string;
+  level: Level;
+  area: Area;
+  section: string;
+  quote: string;
+  behaviour: string;
+  needsControl: boolean;
+  dependsOn?: string[];
+  outcome: Outcome;
+  note?: string;
+  expectation?: { reason: string; status: ExpectationStatus };
+  tests: ResultsTest[];
+}
+
+export interface ResultsDocument {
+  format: typeof RESULTS_FORMAT;
+  pmv6: string;
+  runId: string;
+  seed: number;
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+  hostname: string;
+  target: { url: string; version: unknown };
+  config: {
+    user: string;
+    password: string;
+    hmac: { publicKey: string; privateKey: string } | null;
+    control: { url: string; token: string } | null;
+    readOnly: boolean;
+    timeoutMs: number;
+    selection?: { only: string[]; skip: string[] };
+  };
+  verdict: {
+    label: Verdict['label'];
+    exitCode: number;
+    counts: Record<Outcome, number>;
+    strict: boolean;
+    expectedFailures?: string[];
+    staleExpectations?: string[];
+  };
+  clauses: ResultsClause[];
+  harnessErrors: string[];
+  cleanup?: CleanupSummary;
+}
+
+// results.json: the run, the redacted configuration and every clause with its tests. Secrets
+// never enter it: exchanges are redacted and every string is scrubbed on the way out.
+export function resultsDocument(
+  result: RunResult,
+  verdict: Verdict,
+  extra: { pmv6Version: string; targetVersion?: unknown; cleanup?: CleanupSummary },
+): ResultsDocument {
   const { config } = result;
+  const expectations = verdict.expectations;
   return {
     format: RESULTS_FORMAT,
     pmv6: extra.pmv6Version,
@@ -17,6 +91,8 @@ export function resultsDocument(result: RunResult, verdict: Verdict, extra: { pm
     seed: config.seed,
     startedAt: result.startedAt,
     finishedAt: result.finishedAt,
+    durationMs: result.durationMs,
+    hostname: hostname(),
     target: { url: config.target, version: extra.targetVersion ?? null },
     config: {
       user: config.user,
@@ -25,28 +101,46 @@ export function resultsDocument(result: RunResult, verdict: Verdict, extra: { pm
       control: config.control ? { url: config.control.url, token: '«redacted»' } : null,
       readOnly: config.readOnly,
       timeoutMs: config.timeoutMs,
+      ...(config.selection ? { selection: { only: config.selection.only ?? [], skip: config.selection.skip ?? [] } } : {}),
     },
-    verdict: { label: verdict.label, exitCode: verdict.exitCode, counts: verdict.counts },
-    clauses: result.clauses.map((c) => ({
-      id: c.clause.id,
-      level: c.clause.level,
-      area: c.clause.area,
-      section: c.clause.section,
-      quote: c.clause.quote,
-      outcome: c.outcome,
-      tests: c.tests.map((t) => ({
-        title: t.title,
-        file: t.file,
-        outcome: t.outcome,
-        durationMs: t.durationMs,
-        ...(t.note ? { note: t.note } : {}),
-        ...(t.observed ? { observed: t.observed } : {}),
-        ...(t.failure
-          ? { failure: { ...t.failure, ...(t.failure.exchange ? { exchange: redactExchange(t.failure.exchange) } : {}) } }
-          : {}),
-      })),
-    })),
+    verdict: {
+      label: verdict.label,
+      exitCode: verdict.exitCode,
+      counts: verdict.counts,
+      strict: verdict.strict ?? false,
+      ...(expectations ? { expectedFailures: expectations.expectedFailures, staleExpectations: expectations.stale } : {}),
+    },
+    clauses: result.clauses.map((c) => {
+      const expectation = expectations?.byClause.get(c.clause.id);
+      return {
+        id: c.clause.id,
+        level: c.clause.level,
+        area: c.clause.area,
+        section: c.clause.section,
+        quote: c.clause.quote,
+        behaviour: c.clause.behaviour,
+        needsControl: c.clause.needsControl,
+        ...(c.clause.dependsOn ? { dependsOn: c.clause.dependsOn } : {}),
+        outcome: c.outcome,
+        ...(c.note ? { note: c.note } : {}),
+        ...(expectation ? { expectation } : {}),
+        tests: c.tests.map((t) => ({
+          title: t.title,
+          file: t.file,
+          clauses: t.clauses,
+          level: t.level,
+          outcome: t.outcome,
+          durationMs: t.durationMs,
+          ...(t.note ? { note: t.note } : {}),
+          ...(t.observed ? { observed: t.observed } : {}),
+          ...(t.failure
+            ? { failure: { ...t.failure, ...(t.failure.exchange ? { exchange: redactExchange(t.failure.exchange) } : {}) } }
+            : {}),
+        })),
+      };
+    }),
     harnessErrors: result.harnessErrors,
+    ...(extra.cleanup ? { cleanup: extra.cleanup } : {}),
   };
 }
 
@@ -56,5 +150,3 @@ export async function writeResultsJson(dir: string, doc: unknown): Promise<strin
   await writeFile(file, `${scrub(JSON.stringify(doc, null, 2))}\n`);
   return file;
 }
-
-export type ResultsDocument = ReturnType<typeof resultsDocument>;

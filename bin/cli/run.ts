@@ -9,7 +9,7 @@ import { newRunId, randomSeed, startEmbeddedTarget, type EmbeddedTarget } from '
 import { preflight, TargetError } from '../../suites/runner/preflight.ts';
 import { PACKAGE_ROOT, runSuites } from '../../suites/runner/run-suites.ts';
 import { verdictOf } from '../../suites/runner/verdict.ts';
-import { progressLine, verdictText } from '../../reporters/console.ts';
+import { progress, verdictText } from '../../reporters/console.ts';
 import { resultsDocument, writeResultsJson } from '../../reporters/results-json.ts';
 import { intOption, parse, UsageError, urlOption } from './args.ts';
 
@@ -111,7 +111,9 @@ export async function run(argv: string[]): Promise<number> {
     }
     log(`pmv6 run ${config.runId}: target ${config.target}${embedded ? ' (embedded reference server)' : ''}, seed ${config.seed}` +
       `${config.control ? ', control protocol on' : ', no control protocol: settings-dependent clauses are unverifiable'}`);
-    const result = await runSuites(config, { onModuleDone: (file, results) => log(progressLine(file, results)) });
+    const bar = progress(process.stdout, { quiet: values.quiet, clean: scrub });
+    const result = await runSuites(config, { onModuleDone: bar.module, onTestDone: bar.test });
+    bar.done();
     const verdict = verdictOf(result, values.strict);
     process.stdout.write(scrub(values.quiet ? verdictText(result, verdict).split('\n').slice(-2).join('\n') : verdictText(result, verdict)));
     if (values['report-dir']) {

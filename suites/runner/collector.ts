@@ -16,7 +16,12 @@ export class Collector implements Reporter {
   constructor(
     private readonly root: string,
     private readonly onModuleDone: (file: string, results: TestResult[]) => void = () => {},
+    private readonly onTestDone: (result: TestResult) => void = () => {},
   ) {}
+
+  onTestCaseResult(test: TestCase): void {
+    this.onTestDone(this.toResult(relative(this.root, test.module.moduleId), test));
+  }
 
   onTestModuleEnd(module: TestModule): void {
     const file = relative(this.root, module.moduleId);

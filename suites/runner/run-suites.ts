@@ -27,6 +27,7 @@ export interface RunResult {
 
 export interface RunSuitesOptions {
   onModuleDone?: (file: string, results: TestResult[]) => void;
+  onTestDone?: (result: TestResult) => void;
   /** Other suite files than the conformance suites (the runner's own tests use this). */
   files?: { include: string[]; exclude: string[] };
 }
@@ -36,7 +37,7 @@ export interface RunSuitesOptions {
 // server-wide settings (maintenance mode, API switch) that would disturb a concurrent file.
 export async function runSuites(config: RunConfig, options: RunSuitesOptions = {}): Promise<RunResult> {
   const started = Date.now();
-  const collector = new Collector(PACKAGE_ROOT, options.onModuleDone);
+  const collector = new Collector(PACKAGE_ROOT, options.onModuleDone, options.onTestDone);
   const vitest = await startVitest(
     'test',
     [],

@@ -1,3 +1,4 @@
+import { applyExpectations, type ExpectationReport, type Expectations } from '../../reporters/expectations.ts';
 import { EXIT, type Outcome } from './outcomes.ts';
 import type { RunResult } from './run-suites.ts';
 
@@ -5,11 +6,18 @@ export interface Verdict {
   label: 'CONFORMANT' | 'NOT CONFORMANT' | 'INCONCLUSIVE';
   exitCode: number;
   counts: Record<Outcome, number>;
+  strict?: boolean;
+  /** present when known deviations were given (--expectations) */
+  expectations?: ExpectationReport;
 }
 
 // Exit 1 only for a failed MUST (or a SHOULD under --strict); harness errors and failed setups
 // make the run inconclusive (exit 3), never a violation of the server.
-export function verdictOf(result: RunResult, strict = false): Verdict {
+//
+// Known deviations: a listed clause that fails or warns does not fail the run. A listed clause
+// that passes is a stale expectation; under --strict it fails the run (exit 1) like pytest's
+// strict xfail, but the label still describes the server, so it is not NOT CONFORMANT.
+export function verdictOf(result: RunResult, strict = false, expectations?: Expectations): Verdict {
   const counts: Record<Outcome, number> = {
     pass: 0,
     fail: 0,
@@ -21,11 +29,15 @@ export function verdictOf(result: RunResult, strict = false): Verdict {
     untested: 0,
   };
   for (const c of result.clauses) counts[c.outcome]++;
+  const report = expectations ? applyExpectations(result, expectations) : undefined;
+  const expected = new Set(report?.expectedFailures ?? []);
+  const extra = { strict, ...(report ? { expectations: report } : {}) };
   const violated = result.clauses.some(
-    (c) => c.outcome === 'fail' || (strict && c.outcome === 'warn' && c.clause.level === 'SHOULD'),
+    (c) => !expected.has(c.clause.id) && (c.outcome === 'fail' || (strict && c.outcome === 'warn' && c.clause.level === 'SHOULD')),
   );
-  if (violated) return { label: 'NOT CONFORMANT', exitCode: EXIT.violations, counts };
+  if (violated) return { label: 'NOT CONFORMANT', exitCode: EXIT.violations, counts, ...extra };
+  const stale = strict && (report?.stale.length ?? 0) > 0;
   const broken = counts['harness-error'] + counts['setup-failed'] + result.harnessErrors.length;
-  if (broken > 0) return { label: 'INCONCLUSIVE', exitCode: EXIT.inconclusive, counts };
-  return { label: 'CONFORMANT', exitCode: EXIT.conformant, counts };
+  if (broken > 0) return { label: 'INCONCLUSIVE', exitCode: stale ? EXIT.violations : EXIT.inconclusive, counts, ...extra };
+  return { label: 'CONFORMANT', exitCode: stale ? EXIT.violations : EXIT.conformant, counts, ...extra };
 }
