@@ -30,6 +30,8 @@ Options (secrets are better given in the environment, which other users cannot s
   --skip IDS              skip these areas or clause IDs
   --strict                a failed SHOULD fails the run too
   --timeout MS            per-request timeout (default 10000)
+  --ca FILE               trust this CA certificate (PEM) for an https target
+  --insecure              accept any certificate of an https target (self-signed, expired)
   --seed N                seed for generated data (default: random, printed)
   --report-dir DIR        write DIR/results.json
   --quiet                 print only the verdict
@@ -51,6 +53,8 @@ export async function run(argv: string[]): Promise<number> {
     skip: { type: 'string' },
     strict: { type: 'boolean', default: false },
     timeout: { type: 'string' },
+    ca: { type: 'string' },
+    insecure: { type: 'boolean', default: false },
     seed: { type: 'string' },
     'report-dir': { type: 'string' },
     quiet: { type: 'boolean', default: false },
@@ -84,7 +88,18 @@ export async function run(argv: string[]): Promise<number> {
   if (Boolean(hmacPublic) !== Boolean(hmacPrivate)) throw new UsageError('give both --hmac-public and --hmac-private, or neither');
   if (control && !controlToken) throw new UsageError('--control needs --control-token (or PMV6_CONTROL_TOKEN)');
 
-  const base = { runId: newRunId(), seed, readOnly: false, timeoutMs, selection: { only, skip } };
+  let ca: string | undefined;
+  if (values.ca !== undefined) {
+    if (!target) throw new UsageError('--ca needs --target');
+    try {
+      ca = await readFile(values.ca, 'utf8');
+    } catch (e) {
+      throw new UsageError(`cannot read --ca: ${(e as Error).message}`);
+    }
+  }
+  if (values.insecure && !target) throw new UsageError('--insecure needs --target');
+  const tls = ca || values.insecure ? { tls: { ...(ca ? { ca } : {}), ...(values.insecure ? { insecure: true } : {}) } } : {};
+  const base = { runId: newRunId(), seed, readOnly: false, timeoutMs, selection: { only, skip }, ...tls };
   let embedded: EmbeddedTarget | undefined;
   let config: RunConfig;
   let targetVersion: unknown;

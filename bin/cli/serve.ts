@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createReferenceServer } from '../../fixtures/reference-server/src/index.ts';
-import { intOption, parse } from './args.ts';
+import { intOption, parse, UsageError } from './args.ts';
 
 const HELP = `pmv6 serve: run the reference v6 server in the foreground
 
@@ -15,6 +15,8 @@ Options:
   --control-token T        serve the control protocol at {base}/__control with this bearer token
                            (or PMV6_CONTROL_TOKEN; default: control protocol off)
   --hmac-window SECONDS    accepted HMAC timestamp skew (default 300)
+  --tls-cert FILE          serve https with this certificate (PEM); needs --tls-key
+  --tls-key FILE           the certificate's private key (PEM)
 
 Stops cleanly on SIGINT or SIGTERM. Exit codes: 0 stopped, 2 usage error, 4 could not start.`;
 
@@ -27,12 +29,23 @@ export async function serve(argv: string[]): Promise<number> {
     'admin-password': { type: 'string' },
     'control-token': { type: 'string' },
     'hmac-window': { type: 'string' },
+    'tls-cert': { type: 'string' },
+    'tls-key': { type: 'string' },
   });
   if (values.help) {
     process.stdout.write(`${HELP}\n`);
     return 0;
   }
   const port = intOption('port', values.port, 0, 65535) ?? 8080;
+  if (Boolean(values['tls-cert']) !== Boolean(values['tls-key'])) throw new UsageError('give both --tls-cert and --tls-key, or neither');
+  let tls: { key: string; cert: string } | undefined;
+  if (values['tls-cert'] && values['tls-key']) {
+    try {
+      tls = { cert: readFileSync(values['tls-cert'], 'utf8'), key: readFileSync(values['tls-key'], 'utf8') };
+    } catch (e) {
+      throw new UsageError(`cannot read the TLS files: ${(e as Error).message}`);
+    }
+  }
   const hmacWindowSeconds = intOption('hmac-window', values['hmac-window'], 1, 86_400);
   const given = values['admin-password'] ?? process.env.PMV6_ADMIN_PASSWORD;
   const existingDb = values.db !== undefined && existsSync(values.db);
@@ -48,6 +61,7 @@ export async function serve(argv: string[]): Promise<number> {
       ...(values.db !== undefined ? { dbFile: values.db } : {}),
       ...(controlToken ? { controlToken } : {}),
       ...(hmacWindowSeconds !== undefined ? { hmacWindowSeconds } : {}),
+      ...(tls ? { tls } : {}),
     });
     base = await server.listen({ host: values.host, port });
   } catch (e) {

@@ -39,6 +39,12 @@ export interface ApiRequest {
 
 type RequestOptions = Omit<ApiRequest, 'method' | 'path' | 'json'>;
 
+/** Extra trust for https targets: a CA certificate (PEM), or no verification at all. */
+export interface TlsTrust {
+  ca?: string;
+  insecure?: boolean;
+}
+
 export const DEFAULT_CONTENT_TYPE = 'application/json; charset=utf-8';
 export const API_PREFIX = '/index.php/api/v6';
 
@@ -79,7 +85,7 @@ export class ApiClient {
   private readonly agent: Agent;
   private readonly ownsAgent: boolean;
 
-  constructor(opts: { target: string; auth: Auth; timeoutMs?: number }, shared?: Agent) {
+  constructor(opts: { target: string; auth: Auth; timeoutMs?: number; tls?: TlsTrust }, shared?: Agent) {
     this.target = opts.target.replace(/\/+$/, '');
     this.auth = opts.auth;
     this.timeoutMs = opts.timeoutMs ?? 10_000;
@@ -90,7 +96,11 @@ export class ApiClient {
         keepAliveTimeout: 10_000,
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
-        connect: { timeout: this.timeoutMs },
+        connect: {
+          timeout: this.timeoutMs,
+          ...(opts.tls?.ca ? { ca: opts.tls.ca } : {}),
+          ...(opts.tls?.insecure ? { rejectUnauthorized: false } : {}),
+        },
       });
   }
 

@@ -12,6 +12,8 @@ export interface RunConfig {
   seed: number;
   readOnly: boolean;
   timeoutMs: number;
+  /** how to trust an https target whose certificate no public CA signed */
+  tls?: { ca?: string; insecure?: boolean };
   /** --only / --skip: clause IDs or areas */
   selection?: { only?: string[]; skip?: string[] };
 }

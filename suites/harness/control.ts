@@ -1,5 +1,5 @@
 import { SetupError } from './assert.ts';
-import { ApiClient } from './client.ts';
+import { ApiClient, type TlsTrust } from './client.ts';
 import type { Exchange } from './exchange.ts';
 import { registerSecret } from './redact.ts';
 
@@ -31,13 +31,14 @@ export class ControlClient {
   readonly url: string;
   private readonly client: ApiClient;
 
-  constructor(opts: { url: string; token: string; timeoutMs?: number }) {
+  constructor(opts: { url: string; token: string; timeoutMs?: number; tls?: TlsTrust }) {
     this.url = opts.url.replace(/\/+$/, '');
     registerSecret(opts.token, 'control token');
     this.client = new ApiClient({
       target: this.url,
       auth: { kind: 'raw', headers: { Authorization: `Bearer ${opts.token}` } },
       ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
+      ...(opts.tls ? { tls: opts.tls } : {}),
     });
   }
 

@@ -29,8 +29,9 @@ export function useSession(): Session {
   const init = () => {
     if (state) return state;
     const config = getRunConfig();
-    const admin = new ApiClient({ target: config.target, auth: { kind: 'basic', user: config.user, password: config.password }, timeoutMs: config.timeoutMs });
-    const control = config.control ? new ControlClient({ ...config.control, timeoutMs: config.timeoutMs }) : undefined;
+    const tls = config.tls ? { tls: config.tls } : {};
+    const admin = new ApiClient({ target: config.target, auth: { kind: 'basic', user: config.user, password: config.password }, timeoutMs: config.timeoutMs, ...tls });
+    const control = config.control ? new ControlClient({ ...config.control, timeoutMs: config.timeoutMs, ...tls }) : undefined;
     state = { config, admin, control, fixtures: new Fixtures(config, admin, control) };
     return state;
   };

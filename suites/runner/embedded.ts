@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createReferenceServer, type ReferenceServer } from '../../fixtures/reference-server/src/index.ts';
 import type { RunConfig } from '../harness/config.ts';
 import { registerSecret } from '../harness/redact.ts';
+import { selfSignedCertificate, type Certificate } from './tls.ts';
 
 export interface EmbeddedTarget {
   config: RunConfig;
@@ -9,17 +10,24 @@ export interface EmbeddedTarget {
 }
 
 // The default target: the reference server in this process, on an ephemeral loopback port,
-// in memory, with the control protocol on and secrets generated for this run only.
+// in memory, over https with a throwaway certificate (plain http where openssl is missing), with
+// the control protocol on and secrets generated for this run only.
 // `mutate` adds hooks to the server before it listens (the mutants of fixtures/mutants/ do).
 export async function startEmbeddedTarget(
   base: Partial<RunConfig> = {},
-  options: { mutate?: (server: ReferenceServer) => void } = {},
+  options: { mutate?: (server: ReferenceServer) => void; http?: boolean } = {},
 ): Promise<EmbeddedTarget> {
   const password = randomBytes(18).toString('base64url');
   const token = randomBytes(24).toString('base64url');
   registerSecret(password, 'admin password');
   registerSecret(token, 'control token');
-  const server = await createReferenceServer({ adminUser: 'admin', adminPassword: password, controlToken: token });
+  const certificate = options.http ? undefined : cachedCertificate();
+  const server = await createReferenceServer({
+    adminUser: 'admin',
+    adminPassword: password,
+    controlToken: token,
+    ...(certificate ? { tls: certificate } : {}),
+  });
   options.mutate?.(server);
   const target = await server.listen({ host: '127.0.0.1', port: 0 });
   const config: RunConfig = {
@@ -32,8 +40,16 @@ export async function startEmbeddedTarget(
     user: 'admin',
     password,
     control: { url: `${target}/__control`, token },
+    ...(certificate ? { tls: { ca: certificate.cert } } : {}),
   };
   return { config, close: () => server.close() };
+}
+
+let certificate: Certificate | undefined | null = null;
+
+function cachedCertificate(): Certificate | undefined {
+  if (certificate === null) certificate = selfSignedCertificate();
+  return certificate;
 }
 
 export function newRunId(): string {

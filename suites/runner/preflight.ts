@@ -14,10 +14,15 @@ export async function preflight(config: RunConfig): Promise<unknown> {
     target: config.target,
     auth: { kind: 'basic', user: config.user, password: config.password },
     timeoutMs: config.timeoutMs,
+    ...(config.tls ? { tls: config.tls } : {}),
   });
   try {
     const ex = await client.get('/version.json');
-    if (!ex.response) throw new TargetError(`cannot reach ${config.target}: ${ex.error ?? 'no response'}`);
+    if (!ex.response) {
+      const error = ex.error ?? 'no response';
+      const hint = /CERT|certificate|SSL|TLS/i.test(error) ? ' (trust it with --ca FILE, or --insecure)' : '';
+      throw new TargetError(`cannot reach ${config.target}: ${error}${hint}`);
+    }
     const { status } = ex.response;
     const message = typeof (ex.json as { message?: unknown } | undefined)?.message === 'string'
       ? (ex.json as { message: string }).message
@@ -29,7 +34,7 @@ export async function preflight(config: RunConfig): Promise<unknown> {
       throw new TargetError(`no v6 API at ${api} (GET version.json answered ${status}${ex.json === undefined ? ', not JSON' : ''}); check the base URL`);
     }
     if (config.control) {
-      const control = new ControlClient({ url: config.control.url, token: config.control.token, timeoutMs: config.timeoutMs });
+      const control = new ControlClient({ url: config.control.url, token: config.control.token, timeoutMs: config.timeoutMs, ...(config.tls ? { tls: config.tls } : {}) });
       try {
         await control.getSettings();
       } catch (e) {
