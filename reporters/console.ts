@@ -73,13 +73,22 @@ export function verdictText(result: RunResult, verdict: Verdict): string {
   const untested = result.clauses.filter((c) => c.outcome === 'untested');
   if (untested.length > 0) lines.push('', `no test yet for ${untested.length} clauses: ${untested.map((c) => c.clause.id).join(' ')}`);
   const bad = result.clauses.filter((c) => ['fail', 'warn', 'setup-failed', 'harness-error'].includes(c.outcome));
+  const known = verdict.expectations;
   for (const c of bad) {
+    const expectation = known?.byClause.get(c.clause.id);
+    if (expectation?.status === 'expected-failure') {
+      lines.push('', `expected failure [${c.clause.id}] ${c.clause.level} ${c.clause.behaviour}: ${expectation.reason}`);
+      continue;
+    }
     lines.push('', `${SYMBOL[c.outcome]} [${c.clause.id}] ${c.clause.level} ${c.clause.behaviour}`, `  spec ${c.clause.section}: "${c.clause.quote}"`);
     for (const t of c.tests.filter((t) => t.outcome === c.outcome)) {
       lines.push(`  test: ${t.title} (${t.file})`);
       if (t.failure) lines.push(indent(scrub(t.failure.message), 4));
       else if (t.note) lines.push(`    ${t.note}`);
     }
+  }
+  for (const id of known?.stale ?? []) {
+    lines.push('', `stale expectation [${id}]: listed as a known deviation, but it passes now (${known?.byClause.get(id)?.reason ?? ''})`);
   }
   for (const e of result.harnessErrors) lines.push('', `HARNESS ERROR ${e}`);
   const total = result.clauses.length;

@@ -4,6 +4,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<(argv: str
   run: { summary: 'run the conformance suites against a target (default: the embedded reference server)', load: async () => (await import('./run.ts')).run },
   serve: { summary: 'run the reference v6 server in the foreground', load: async () => (await import('./serve.ts')).serve },
   clauses: { summary: 'list the clause catalogue (--json for machine use)', load: async () => (await import('./clauses.ts')).clauses },
+  report: { summary: 'render summary.md, report.html and junit.xml from results.json, or --diff two runs', load: async () => (await import('./report.ts')).report },
   mutants: { summary: 'run the kill matrix: the suites against every mutant of the reference server', load: async () => (await import('./mutants.ts')).mutants },
 };
 

@@ -10,7 +10,9 @@ import { preflight, TargetError } from '../../suites/runner/preflight.ts';
 import { PACKAGE_ROOT, runSuites } from '../../suites/runner/run-suites.ts';
 import { verdictOf } from '../../suites/runner/verdict.ts';
 import { progress, verdictText } from '../../reporters/console.ts';
-import { resultsDocument, writeResultsJson } from '../../reporters/results-json.ts';
+import { loadExpectations } from '../../reporters/expectations.ts';
+import { resultsDocument } from '../../reporters/results-json.ts';
+import { writeReports } from '../../reporters/write-reports.ts';
 import { intOption, parse, UsageError, urlOption } from './args.ts';
 
 const HELP = `pmv6 run: run the conformance suites and print the verdict
@@ -33,7 +35,11 @@ Options (secrets are better given in the environment, which other users cannot s
   --ca FILE               trust this CA certificate (PEM) for an https target
   --insecure              accept any certificate of an https target (self-signed, expired)
   --seed N                seed for generated data (default: random, printed)
-  --report-dir DIR        write DIR/results.json
+  --report-dir DIR        write DIR/results.json, junit.xml, report.html and summary.md
+                          (summary.md also to $GITHUB_STEP_SUMMARY when that is set)
+  --expectations FILE     known deviations, {"PAG-03": "reason", ...}: a listed failure is an
+                          expected failure and does not fail the run; a listed clause that
+                          passes is a stale expectation (fails the run under --strict)
   --quiet                 print only the verdict
   --list                  print the tests that would run (after --only/--skip) and exit
 
@@ -57,6 +63,7 @@ export async function run(argv: string[]): Promise<number> {
     insecure: { type: 'boolean', default: false },
     seed: { type: 'string' },
     'report-dir': { type: 'string' },
+    expectations: { type: 'string' },
     quiet: { type: 'boolean', default: false },
     list: { type: 'boolean', default: false },
   });
@@ -99,6 +106,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (values.insecure && !target) throw new UsageError('--insecure needs --target');
   const tls = ca || values.insecure ? { tls: { ...(ca ? { ca } : {}), ...(values.insecure ? { insecure: true } : {}) } } : {};
+  const expectations = values.expectations !== undefined ? await loadExpectations(values.expectations) : undefined;
   const base = { runId: newRunId(), seed, readOnly: false, timeoutMs, selection: { only, skip }, ...tls };
   let embedded: EmbeddedTarget | undefined;
   let config: RunConfig;
@@ -129,12 +137,12 @@ export async function run(argv: string[]): Promise<number> {
     const bar = progress(process.stdout, { quiet: values.quiet, clean: scrub });
     const result = await runSuites(config, { onModuleDone: bar.module, onTestDone: bar.test });
     bar.done();
-    const verdict = verdictOf(result, values.strict);
+    const verdict = verdictOf(result, values.strict, expectations);
     process.stdout.write(scrub(values.quiet ? verdictText(result, verdict).split('\n').slice(-2).join('\n') : verdictText(result, verdict)));
     if (values['report-dir']) {
       const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-      const file = await writeResultsJson(values['report-dir'], resultsDocument(result, verdict, { pmv6Version: pkg.version, targetVersion }));
-      log(`results: ${file}`);
+      const doc = resultsDocument(result, verdict, { pmv6Version: pkg.version, targetVersion });
+      for (const file of await writeReports(values['report-dir'], doc)) log(`report: ${file}`);
     }
     return verdict.exitCode;
   } catch (e) {

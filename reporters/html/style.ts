@@ -31,7 +31,7 @@ code, pre, .mono { font-family: var(--mono); font-size: 13px; }
 .config dt { color: var(--muted); }
 .config dd { margin: 0; }
 
-.counts { display: flex; flex-wrap: wrap; gap: 8px; margin: 0; padding: 0; list-style: none; }
+.counts { display: flex; flex-wrap: wrap; gap: 8px; margin: 0 0 14px; padding: 0; list-style: none; }
 .counts li { display: flex; align-items: center; gap: 8px; padding: 4px 10px 4px 6px; border: 1px solid var(--line); border-radius: 999px; background: var(--bg); font-size: .9rem; }
 .counts b { font-variant-numeric: tabular-nums; }
 .swatch { display: inline-block; width: 14px; height: 14px; border-radius: 3px; flex: none; border: 1px solid rgba(0,0,0,.15); }
@@ -51,6 +51,10 @@ code, pre, .mono { font-family: var(--mono); font-size: 13px; }
 .o-untested.swatch, .o-untested.badge, .o-untested.cell { border: 1px dashed #8c959f; }
 .o-expected-failure.swatch, .o-expected-failure.badge, .o-expected-failure.cell { border: 1px solid var(--fail); }
 .o-other.swatch, .o-other.badge, .o-other.cell { border: 1px solid #8c959f; }
+.x-expected { background-image: repeating-linear-gradient(135deg, rgba(255,255,255,.55) 0 3px, transparent 3px 7px); }
+.x-stale { box-shadow: inset 0 0 0 2px var(--stale); }
+.x-unconfirmed { box-shadow: inset 0 0 0 2px #8c959f; }
+.swatch.x-expected { background-color: var(--fail); }
 
 .matrix { display: grid; gap: 6px; }
 .area { display: grid; grid-template-columns: 230px 1fr; gap: 8px; align-items: start; padding: 6px 0; border-bottom: 1px solid #eef1f4; }
@@ -61,7 +65,7 @@ code, pre, .mono { font-family: var(--mono); font-size: 13px; }
 .cell:hover, .cell:focus-visible { outline: 2px solid var(--fg); outline-offset: 1px; }
 .cell.dim { opacity: .22; }
 
-.filter { position: sticky; top: 0; z-index: 2; background: rgba(255,255,255,.96); border-bottom: 1px solid var(--line); padding: 8px 0; margin: 0 0 12px; display: flex; flex-wrap: wrap; gap: 6px 14px; align-items: center; }
+.filter { position: sticky; top: 0; z-index: 2; background: var(--bg); border-bottom: 1px solid var(--line); padding: 8px 16px; margin: 0 -16px 12px; display: flex; flex-wrap: wrap; gap: 6px 14px; align-items: center; }
 .filter fieldset { border: 0; margin: 0; padding: 0; display: flex; flex-wrap: wrap; gap: 4px 12px; }
 .filter legend { float: left; margin-right: 8px; font-weight: 600; font-size: .9rem; }
 .filter label { display: inline-flex; align-items: center; gap: 5px; font-size: .9rem; cursor: pointer; white-space: nowrap; }
@@ -78,18 +82,24 @@ button:hover { background: #eaeef2; }
 .level { font-size: .72rem; font-weight: 700; letter-spacing: .05em; padding: 1px 6px; border-radius: 4px; border: 1px solid var(--fg); }
 .level.l-should, .level.l-info { border-color: var(--muted); color: var(--muted); }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 999px; font-size: .78rem; font-weight: 600; white-space: nowrap; border: 1px solid transparent; }
-.section { color: var(--muted); font-size: .85rem; }
+.behaviour { color: var(--fg); font-size: .95rem; }
 .up { margin-left: auto; font-size: .8rem; }
 .expectation { font-size: .85rem; margin: .4rem 0 0; }
 .expectation b { color: var(--muted); font-weight: 600; }
 blockquote { margin: .6rem 0; padding: .35rem .8rem; border-left: 3px solid var(--line); color: #393f46; background: var(--panel); border-radius: 0 4px 4px 0; }
+blockquote footer { margin-top: .15rem; color: var(--muted); font-size: .8rem; }
+.clause-facts { margin: .3rem 0 0; color: var(--muted); font-size: .85rem; }
+.table-box { max-width: 100%; overflow-x: auto; border: 1px solid var(--line); border-radius: 6px; }
+.exp-table { width: 100%; border-collapse: collapse; font-size: .9rem; }
+.exp-table th, .exp-table td { text-align: left; padding: 6px 10px; border-bottom: 1px solid #eef1f4; vertical-align: top; }
+.exp-table th { background: var(--panel); font-weight: 600; }
+.exp-table tr:last-child td { border-bottom: 0; }
+.leftovers { margin: .25rem 0; padding-left: 1.2rem; }
 .tests { list-style: none; margin: .5rem 0 0; padding: 0; }
 .test { padding: 6px 0; border-top: 1px solid #eef1f4; }
 .test-h { display: grid; grid-template-columns: max-content 1fr max-content; gap: 4px 10px; align-items: baseline; }
-.tests.with-expectations .test-h { grid-template-columns: max-content 1fr minmax(120px, max-content) max-content; }
 .t-title { font-weight: 500; }
 .t-meta { color: var(--muted); font-size: .8rem; text-align: right; }
-.t-exp { font-size: .8rem; }
 .note { margin: .3rem 0 0; color: var(--muted); font-size: .9rem; }
 .observed { margin: .35rem 0 0; }
 
@@ -102,7 +112,7 @@ blockquote { margin: .6rem 0; padding: .35rem .8rem; border-left: 3px solid var(
 .ea .actual pre { border-color: rgba(207,34,46,.45); background: #fff5f5; }
 .exchange { display: grid; grid-template-columns: 1fr 1fr; gap: 10px; margin: .5rem 0; }
 .exchange > div, .curl { min-width: 0; }
-.box-h { display: flex; align-items: center; justify-content: space-between; gap: 8px; font-size: .78rem; font-weight: 600; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); margin-bottom: 3px; }
+.box-h { display: flex; align-items: center; justify-content: space-between; gap: 8px; font-size: .85rem; font-weight: 600; color: var(--muted); margin-bottom: 3px; }
 pre { margin: 0; padding: 8px 10px; background: var(--code-bg); border: 1px solid var(--line); border-radius: 6px; white-space: pre-wrap; overflow-wrap: anywhere; word-break: break-word; max-height: 26rem; overflow: auto; }
 pre .rl { font-weight: 700; }
 pre .hn { color: #6639ba; }
@@ -111,21 +121,22 @@ pre.message { color: #393f46; }
 .curl pre { max-height: 10rem; }
 .offscreen { position: fixed; left: -9999px; top: 0; }
 .harness-errors pre { margin-bottom: 8px; }
-footer { margin: 2rem 0; color: var(--muted); font-size: .8rem; }
+.page-foot { margin: 2rem auto; color: var(--muted); font-size: .8rem; }
 
 @media (max-width: 760px) {
   body { font-size: 14px; }
   .wrap { padding: 0 12px; }
   .verdict { font-size: 1.3rem; }
-  .facts { grid-template-columns: 1fr 1fr; }
+  .facts { grid-template-columns: 1fr 1fr; gap: 8px 16px; }
+  .top { padding: 14px 0 12px; }
   .area { grid-template-columns: 1fr; gap: 4px; }
   .cell { min-width: 60px; }
-  .filter { position: static; }
+  .filter { position: static; margin: 0 0 12px; padding: 8px 0; }
   .filter .shown { margin-left: 0; }
   .exchange { grid-template-columns: 1fr; }
-  .test-h, .tests.with-expectations .test-h { grid-template-columns: max-content 1fr; }
+  .test-h { grid-template-columns: max-content 1fr; }
   .t-meta { grid-column: 1 / -1; text-align: left; }
-  .t-exp { grid-column: 1 / -1; }
+  .behaviour { flex-basis: 100%; }
   .up { display: none; }
 }
 @media print {

@@ -1,0 +1,43 @@
+import { scrub } from '../../suites/harness/redact.ts';
+import { diffResults, diffText } from '../../reporters/diff.ts';
+import { readResultsFile } from '../../reporters/read-results.ts';
+import { renderReports } from '../../reporters/write-reports.ts';
+import { parse, UsageError } from './args.ts';
+
+const HELP = `pmv6 report: render reports from results.json, or compare two runs
+
+Usage:
+  pmv6 report RESULTS.json --out DIR
+      re-render DIR/summary.md, DIR/report.html and DIR/junit.xml from a results file
+      (summary.md is also appended to $GITHUB_STEP_SUMMARY when that is set)
+  pmv6 report --diff OLD.json NEW.json
+      list the clauses whose outcome changed (old → new, with their level)
+
+Both files are checked against reporters/schema/results.schema.json (format pmv6-results/1).
+
+Exit codes: 0 written / no MUST regressed, 1 a MUST clause went from pass to fail (--diff),
+2 usage error or an unreadable or invalid results file.`;
+
+export async function report(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(argv, { out: { type: 'string' }, diff: { type: 'boolean', default: false } });
+  if (values.help) {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
+  if (values.diff) {
+    if (values.out !== undefined) throw new UsageError('--diff prints to stdout; it takes no --out');
+    const [oldFile, newFile, ...rest] = positionals;
+    if (oldFile === undefined || newFile === undefined || rest.length > 0) throw new UsageError('--diff needs exactly two results files: OLD.json NEW.json');
+    const before = await readResultsFile(oldFile);
+    const after = await readResultsFile(newFile);
+    const changes = diffResults(before, after);
+    process.stdout.write(scrub(diffText(before, after, changes)));
+    return changes.some((c) => c.regression) ? 1 : 0;
+  }
+  const [file, ...rest] = positionals;
+  if (file === undefined || rest.length > 0) throw new UsageError('give one results file: pmv6 report RESULTS.json --out DIR (or --diff OLD NEW)');
+  if (values.out === undefined) throw new UsageError('--out DIR is required: the folder to write summary.md, report.html and junit.xml to');
+  const doc = await readResultsFile(file);
+  for (const written of await renderReports(values.out, doc)) process.stdout.write(`${scrub(written)}\n`);
+  return 0;
+}

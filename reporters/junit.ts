@@ -1,0 +1,161 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { formatExchange } from '../suites/harness/assert.ts';
+import type { ResultsClause, ResultsDocument, ResultsTest } from './results-json.ts';
+import { attrs, xmlAttr, xmlText } from './xml-text.ts';
+
+// junit.xml in the Jenkins/Surefire JUnit format (reporters/schema/junit.xsd): one testsuite per
+// area, one testcase per test. Decisions:
+// - A testcase fails exactly when it makes the run fail, so a CI tool's red matches the exit code:
+//   fail is <failure type="MUST">; warn is <failure type="SHOULD"> only for a SHOULD under
+//   --strict, otherwise a passed testcase with a <system-out> note (JUnit has no "warning").
+// - harness-error and setup-failed are <error>: the test could not judge the server.
+// - skipped-unverifiable and disabled are <skipped>; so is a failure listed as a known deviation
+//   (as pytest writes xfail), its text in <system-out>. A stale expectation is a <failure> under
+//   --strict, a <system-out> note otherwise.
+// - A test whose every clause was made unverifiable by an unmet dependency is skipped with the
+//   clause's note, whatever the test itself did.
+
+interface Case {
+  test: ResultsTest;
+  clauses: ResultsClause[];
+}
+
+function casesByArea(doc: ResultsDocument): Map<string, Case[]> {
+  const seen = new Map<string, Case>();
+  for (const clause of doc.clauses) {
+    for (const test of clause.tests) {
+      const key = `${test.file}\0${test.title}`;
+      const known = seen.get(key);
+      if (known) known.clauses.push(clause);
+      else seen.set(key, { test, clauses: [clause] });
+    }
+  }
+  const areas = new Map<string, Case[]>();
+  for (const c of seen.values()) {
+    const area = c.test.clauses[0]?.split('-')[0] ?? c.clauses[0]?.area ?? 'GEN';
+    areas.set(area, [...(areas.get(area) ?? []), c]);
+  }
+  return areas;
+}
+
+function spec(clauses: ResultsClause[]): string {
+  return clauses.map((c) => `[${c.id}] ${c.level} ${c.section}: "${c.quote}"`).join('\n');
+}
+
+function failureText(c: Case): string {
+  const f = c.test.failure;
+  const parts = [spec(c.clauses)];
+  if (f) parts.push(f.message);
+  if (f?.exchange && !f.message.includes(`> ${f.exchange.request.method} `)) parts.push(formatExchange(f.exchange));
+  if (f?.curl && !f.message.includes(f.curl)) parts.push(`reproduce: ${f.curl}`);
+  return parts.join('\n\n');
+}
+
+function oneLine(c: Case): string {
+  const f = c.test.failure;
+  const text = f?.expected !== undefined ? `expected ${f.expected}, actual ${f.actual ?? '?'}` : (f?.message.split('\n')[0] ?? c.test.outcome);
+  return text.length > 300 ? `${text.slice(0, 299)}…` : text;
+}
+
+function element(name: string, attributes: Record<string, string | undefined>, text?: string): string {
+  return text === undefined ? `<${name}${attrs(attributes)}/>` : `<${name}${attrs(attributes)}>${xmlText(text)}</${name}>`;
+}
+
+type Kind = 'failure' | 'error' | 'skipped' | undefined;
+
+function caseBody(c: Case, strict: boolean): { kind: Kind; body: string[] } {
+  const { test, clauses } = c;
+  if (clauses.every((cl) => cl.outcome === 'skipped-unverifiable' && cl.note) && ['pass', 'fail', 'warn'].includes(test.outcome)) {
+    return { kind: 'skipped', body: [element('skipped', { message: `unverifiable: ${clauses.map((cl) => cl.note).join('; ')}` })] };
+  }
+  switch (test.outcome) {
+    case 'fail':
+    case 'warn': {
+      const failing = clauses.filter((cl) => cl.outcome === 'fail' || cl.outcome === 'warn');
+      const expected = failing.length > 0 && failing.every((cl) => cl.expectation?.status === 'expected-failure');
+      if (expected) {
+        const reasons = failing.map((cl) => `${cl.id}: ${cl.expectation?.reason ?? ''}`).join('; ');
+        return { kind: 'skipped', body: [element('skipped', { message: `expected failure (known deviation) ${reasons}` }), element('system-out', {}, failureText(c))] };
+      }
+      if (test.outcome === 'fail' || (strict && test.level === 'SHOULD')) {
+        return { kind: 'failure', body: [element('failure', { message: oneLine(c), type: test.outcome === 'fail' ? 'MUST' : 'SHOULD' }, failureText(c))] };
+      }
+      return { kind: undefined, body: [element('system-out', {}, `warn (${test.level}, does not fail the run${strict ? '' : ' without --strict'}): ${oneLine(c)}\n\n${failureText(c)}`)] };
+    }
+    case 'harness-error':
+    case 'setup-failed':
+      return { kind: 'error', body: [element('error', { message: oneLine(c), type: test.outcome }, failureText(c))] };
+    case 'skipped-unverifiable':
+      return { kind: 'skipped', body: [element('skipped', { message: `unverifiable: ${test.note ?? 'the run cannot verify this'}` })] };
+    case 'disabled':
+    case 'untested':
+      return { kind: 'skipped', body: [element('skipped', { message: `disabled: ${test.note ?? 'left out by --only/--skip'}` })] };
+    case 'pass': {
+      const stale = clauses.filter((cl) => cl.expectation?.status === 'stale-expectation');
+      if (stale.length === 0) return { kind: undefined, body: [] };
+      const message = `stale expectation: ${stale.map((cl) => cl.id).join(', ')} listed as a known deviation but passed; remove the entry`;
+      return strict
+        ? { kind: 'failure', body: [element('failure', { message, type: 'stale-expectation' }, spec(stale))] }
+        : { kind: undefined, body: [element('system-out', {}, message)] };
+    }
+  }
+}
+
+const seconds = (ms: number) => (ms / 1000).toFixed(3);
+
+export function renderJunit(doc: ResultsDocument): string {
+  const strict = doc.verdict.strict;
+  const timestamp = doc.startedAt.replace(/\.\d+Z$/, 'Z');
+  const properties = [
+    '    <properties>',
+    ...Object.entries({ pmv6: doc.pmv6, format: doc.format, runId: doc.runId, seed: String(doc.seed), target: doc.target.url, strict: String(strict), verdict: doc.verdict.label })
+      .map(([name, value]) => `      <property name="${xmlAttr(name)}" value="${xmlAttr(value)}"/>`),
+    '    </properties>',
+  ];
+  const suites: string[] = [];
+  let id = 0;
+  const totals = { tests: 0, failures: 0, errors: 0, skipped: 0 };
+  const suite = (name: string, cases: Array<{ name: string; time: string; file?: string; kind: Kind; body: string[] }>, time: number) => {
+    const n = { tests: cases.length, failures: 0, errors: 0, skipped: 0 };
+    for (const c of cases) if (c.kind === 'failure') n.failures++; else if (c.kind === 'error') n.errors++; else if (c.kind === 'skipped') n.skipped++;
+    for (const k of ['tests', 'failures', 'errors', 'skipped'] as const) totals[k] += n[k];
+    suites.push(
+      `  <testsuite${attrs({ name, tests: n.tests, failures: n.failures, errors: n.errors, skipped: n.skipped, time: seconds(time), timestamp, hostname: doc.hostname, id: id++ })}>`,
+      ...properties,
+      ...cases.map((c) => {
+        const open = `    <testcase${attrs({ name: c.name, classname: name, time: c.time, file: c.file })}`;
+        return c.body.length === 0 ? `${open}/>` : `${open}>\n${c.body.map((b) => `      ${b}`).join('\n')}\n    </testcase>`;
+      }),
+      '  </testsuite>',
+    );
+  };
+  for (const [area, cases] of casesByArea(doc)) {
+    suite(
+      `pmv6.${area}`,
+      cases.map((c) => ({ name: c.test.title, time: seconds(c.test.durationMs), file: c.test.file, ...caseBody(c, strict) })),
+      cases.reduce((sum, c) => sum + c.test.durationMs, 0),
+    );
+  }
+  if (doc.harnessErrors.length > 0) {
+    suite(
+      'pmv6.harness',
+      doc.harnessErrors.map((e, i) => ({ name: `harness error ${i + 1}`, time: seconds(0), kind: 'error' as const, body: [element('error', { message: e.split('\n')[0] ?? e, type: 'harness-error' }, e)] })),
+      0,
+    );
+  }
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites${attrs({ name: `pmv6 ${doc.runId}`, tests: totals.tests, failures: totals.failures, errors: totals.errors, skipped: totals.skipped, time: seconds(doc.durationMs), timestamp })}>`,
+    ...suites,
+    '</testsuites>',
+    '',
+  ].join('\n');
+}
+
+export async function writeJunit(dir: string, doc: ResultsDocument): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, 'junit.xml');
+  await writeFile(file, renderJunit(doc));
+  return file;
+}

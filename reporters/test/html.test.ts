@@ -1,0 +1,119 @@
+import { beforeAll, describe, expect, test } from 'vitest';
+import type { TestResult } from '../../suites/runner/outcomes.ts';
+import type { RunResult } from '../../suites/runner/run-suites.ts';
+import { verdictOf } from '../../suites/runner/verdict.ts';
+import { parseExpectations } from '../expectations.ts';
+import { renderHtml } from '../html.ts';
+import { resultsDocument, type ResultsDocument } from '../results-json.ts';
+import { fakeRun, planted, secretForms, withSecretTest } from './runs.ts';
+
+const SCRIPT_BODY = '<h1>Projects</h1><script>alert(1)</script>';
+
+function scriptTest(): TestResult {
+  return {
+    title: '[GEN-03] MUST return every response body as JSON',
+    file: 'suites/general/json-bodies.test.ts',
+    clauses: ['GEN-03'],
+    level: 'MUST',
+    outcome: 'fail',
+    durationMs: 2,
+    failure: {
+      kind: 'violation',
+      message: 'expected: JSON',
+      expected: 'a JSON body',
+      actual: `text/html: ${SCRIPT_BODY}`,
+      exchange: {
+        request: { method: 'GET', url: 'http://127.0.0.1:9/index.php/api/v6/projects.json', headers: {} },
+        response: { status: 200, headers: { 'content-type': 'text/html' }, body: `${SCRIPT_BODY}<!-- ${planted} -->` },
+        durationMs: 2,
+      },
+    },
+  };
+}
+
+let result: RunResult;
+let doc: ResultsDocument;
+let html: string;
+
+beforeAll(async () => {
+  result = withSecretTest(await fakeRun());
+  result.clauses.find((c) => c.clause.id === 'GEN-03')?.tests.push(scriptTest());
+  doc = resultsDocument(result, verdictOf(result), { pmv6Version: '0', targetVersion: { version: '6.0.0' } });
+  html = renderHtml(doc);
+}, 60_000);
+
+const card = (page: string, id: string) => {
+  const from = page.slice(page.indexOf(`id="clause-${id}"`));
+  return from.slice(0, from.indexOf('</article>'));
+};
+
+describe('HTML report', () => {
+  test('is one self-contained page: no external scripts, styles, fonts or images', () => {
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
+    expect(html).not.toMatch(/\b(?:src|href|action)\s*=\s*["']?\s*(?:https?:)?\/\//i);
+    expect(html).not.toMatch(/@import|url\(|<link\b|<img\b|<iframe\b/i);
+    expect(html.match(/<script\b/g)).toHaveLength(1);
+    expect(html).toMatch(/<meta http-equiv="Content-Security-Policy" content="default-src 'none'; /);
+  });
+
+  test('escapes the server response: a <script> in a body is text', () => {
+    expect(html).not.toContain('<script>alert(1)</script>');
+    expect(html).toContain('&#60;script&#62;alert(1)&#60;/script&#62;');
+    expect(html).not.toContain('<h1>Projects</h1>');
+    expect(html).not.toContain('<b>]]></b>');
+    expect(html).not.toMatch(/[\u0000\u001b\u0007]/);
+    expect(html).toContain('&#34;q&#34; ␀␛');
+  });
+
+  test('shows the verdict, the run and a matrix cell per clause', () => {
+    expect(html).toContain('class="verdict v-not-conformant" id="verdict">NOT CONFORMANT<');
+    for (const text of ['http://127.0.0.1:9', '{&#34;version&#34;:&#34;6.0.0&#34;}', 'selftest']) expect(html).toContain(text);
+    expect(html.match(/<a class="cell /g)).toHaveLength(doc.clauses.length);
+    expect(html).toContain('<a class="cell o-fail" data-outcome="fail" href="#clause-PAG-04"');
+    expect(html).toContain('id="clause-PAG-04"');
+  });
+
+  test('a failing clause carries its quote, expected vs actual, the exchange and the curl line', () => {
+    const pag04 = card(html, 'PAG-04');
+    const quote = doc.clauses.find((c) => c.id === 'PAG-04')?.quote ?? '';
+    expect(quote).not.toBe('');
+    expect(pag04).toContain(`<blockquote class="quote">${quote.replace(/"/g, '&#34;')}<footer>`);
+    expect(pag04).toContain('<pre>status 201</pre>');
+    expect(pag04).toContain('<pre>status 200</pre>');
+    expect(pag04).toContain('POST http://127.0.0.1:9/index.php/api/v6/passwords.json');
+    expect(pag04).toContain('HTTP 200');
+    expect(pag04).toMatch(/<pre id="curl-[\d-]+">curl /);
+    expect(pag04).toContain('<details class="failure" open>');
+  });
+
+  test('leaves out every registered secret, even one the document still carries', () => {
+    expect(JSON.stringify(doc)).toContain(planted);
+    for (const secret of secretForms()) expect(html).not.toContain(secret);
+    expect(html).toContain('«redacted:planted secret»');
+  });
+
+  test('lists known deviations in an expectations column and marks their matrix cells', () => {
+    expect(html).not.toContain('id="expectations"');
+    const expectations = parseExpectations({ 'PAG-04': 'paging is broken, issue #12', 'PAG-03': 'fixed since', 'VER-01': 'not run' });
+    const out = renderHtml(resultsDocument(result, verdictOf(result, true, expectations), { pmv6Version: '0' }));
+    const table = out.slice(out.indexOf('id="expectations"'), out.indexOf('</table>'));
+    expect(table).toContain('<th>Expectation</th>');
+    expect(table).toMatch(/PAG-04<\/a><\/td><td>MUST<\/td><td><span class="badge o-fail"[^>]*>fail<\/span><\/td><td class="exp-col"><span class="badge o-expected-failure"/);
+    expect(table).toContain('paging is broken, issue #12');
+    expect(table).toMatch(/PAG-03<\/a>.*o-stale-expectation/);
+    expect(out).toContain('<a class="cell o-fail x-expected" data-outcome="fail" href="#clause-PAG-04"');
+    expect(out).toContain('<a class="cell o-pass x-stale" data-outcome="pass" href="#clause-PAG-03"');
+    expect(card(out, 'PAG-04')).toContain('<b>Known deviation:</b> paging is broken, issue #12');
+  });
+
+  test('an unknown outcome string gets the neutral colour and its own filter', () => {
+    const changed = structuredClone(doc);
+    const addr02 = changed.clauses.find((c) => c.id === 'ADDR-02');
+    if (!addr02) throw new Error('no ADDR-02');
+    Object.assign(addr02, { outcome: 'something-new' });
+    const out = renderHtml(changed);
+    expect(out).toContain('<a class="cell o-other" data-outcome="something-new" href="#clause-ADDR-02"');
+    expect(out).toContain('<input type="checkbox" value="something-new" checked data-problem>');
+  });
+});
