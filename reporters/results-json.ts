@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Area, Level } from '../suites/catalogue/clauses.ts';
-import type { FailureRecord, Outcome } from '../suites/runner/outcomes.ts';
+import type { FailureRecord, Outcome, TestResult } from '../suites/runner/outcomes.ts';
 import type { RunResult } from '../suites/runner/run-suites.ts';
 import type { Verdict } from '../suites/runner/verdict.ts';
 import { redactExchange, scrub } from '../suites/harness/redact.ts';
@@ -16,17 +16,7 @@ export interface CleanupSummary {
   leftovers: Array<{ kind: string; id: number; name: string; reason: string }>;
 }
 
-export interface ResultsTest {
-  title: string;
-  file: string;
-  clauses: string[];
-  level: Level;
-  outcome: Outcome;
-  durationMs: number;
-  note?: string;
-  observed?: Record<string, unknown>;
-  failure?: FailureRecord;
-}
+export type ResultsTest = TestResult;
 
 export interface ResultsClause {
   id: string;

@@ -1,20 +1,5 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { pmv6 } from './spawn-cli.ts';
 import { describe, expect, test } from 'vitest';
-
-const BIN = fileURLToPath(new URL('../pmv6.js', import.meta.url));
-
-function pmv6(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 // The full matrix runs in fixtures/mutants/test/kill-matrix.test.ts; here only the command's surface.
 describe('pmv6 mutants', () => {

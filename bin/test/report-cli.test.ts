@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { pmv6 as run } from './spawn-cli.ts';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { Outcome } from '../../suites/runner/outcomes.ts';
 import { verdictOf } from '../../suites/runner/verdict.ts';
@@ -10,23 +9,12 @@ import { parseExpectations, type Expectations } from '../../reporters/expectatio
 import { resultsDocument, writeResultsJson } from '../../reporters/results-json.ts';
 import { syntheticRun } from '../../reporters/test/runs.ts';
 
-const BIN = fileURLToPath(new URL('../pmv6.js', import.meta.url));
 
 let dir: string;
 let step: string;
 
-function pmv6(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    // Never the job summary of the CI that runs these tests.
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, GITHUB_STEP_SUMMARY: step }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+// Never the job summary of the CI that runs these tests.
+const pmv6 = (args: string[]) => run(args, { GITHUB_STEP_SUMMARY: step });
 
 async function results(name: string, outcomes: Record<string, Outcome>, expectations?: Expectations): Promise<string> {
   const run = syntheticRun(outcomes);
