@@ -7,7 +7,9 @@ import type { RunConfig } from '../../suites/harness/config.ts';
 import { registerSecret, scrub } from '../../suites/harness/redact.ts';
 import { newRunId, randomSeed, startEmbeddedTarget, type EmbeddedTarget } from '../../suites/runner/embedded.ts';
 import { preflight, TargetError } from '../../suites/runner/preflight.ts';
+import { CONTAINER_HELP, CONTAINER_OPTIONS, containerTarget, type ContainerTarget } from './container-flags.ts';
 import { PACKAGE_ROOT, runSuites } from '../../suites/runner/run-suites.ts';
+import { cleanupText } from '../../suites/runner/cleanup.ts';
 import { verdictOf } from '../../suites/runner/verdict.ts';
 import { progress, verdictText } from '../../reporters/console.ts';
 import { loadExpectations } from '../../reporters/expectations.ts';
@@ -42,9 +44,14 @@ Options (secrets are better given in the environment, which other users cannot s
                           passes is a stale expectation (fails the run under --strict)
   --quiet                 print only the verdict
   --list                  print the tests that would run (after --only/--skip) and exit
+  --read-only             run only the checks that create, change and delete nothing; the
+                          others are reported as disabled
+${CONTAINER_HELP}
 
-Exit codes: 0 conformant, 1 one or more violations, 2 usage error, unreachable target or
-rejected credentials, 3 inconclusive (harness error or failed setup, no violation).`;
+Exit codes: 0 conformant, 1 one or more violations, 2 usage error, unreachable target,
+rejected credentials or a target that failed during the run, 3 inconclusive (harness error or
+failed setup, no violation), 130/143 interrupted by SIGINT/SIGTERM (after deleting what the run
+created; the cleanup is printed).`;
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parse(argv, {
@@ -66,6 +73,8 @@ export async function run(argv: string[]): Promise<number> {
     expectations: { type: 'string' },
     quiet: { type: 'boolean', default: false },
     list: { type: 'boolean', default: false },
+    'read-only': { type: 'boolean', default: false },
+    ...CONTAINER_OPTIONS,
   });
   if (values.help) {
     process.stdout.write(`${HELP}\n`);
@@ -90,7 +99,7 @@ export async function run(argv: string[]): Promise<number> {
   const hmacPublic = values['hmac-public'] ?? env.PMV6_HMAC_PUBLIC;
   const hmacPrivate = values['hmac-private'] ?? env.PMV6_HMAC_PRIVATE;
   const controlToken = values['control-token'] ?? env.PMV6_CONTROL_TOKEN;
-  if (!target && (values.user || values.password || control)) throw new UsageError('--user, --password and --control need --target');
+  if (!target && !values.image && (values.user || values.password || control)) throw new UsageError('--user, --password and --control need --target (or --image)');
   if (target && (!user || !password)) throw new UsageError('a --target needs the admin credentials: --user and --password (or PMV6_USER and PMV6_PASSWORD)');
   if (Boolean(hmacPublic) !== Boolean(hmacPrivate)) throw new UsageError('give both --hmac-public and --hmac-private, or neither');
   if (control && !controlToken) throw new UsageError('--control needs --control-token (or PMV6_CONTROL_TOKEN)');
@@ -107,15 +116,21 @@ export async function run(argv: string[]): Promise<number> {
   if (values.insecure && !target) throw new UsageError('--insecure needs --target');
   const tls = ca || values.insecure ? { tls: { ...(ca ? { ca } : {}), ...(values.insecure ? { insecure: true } : {}) } } : {};
   const expectations = values.expectations !== undefined ? await loadExpectations(values.expectations) : undefined;
-  const base = { runId: newRunId(), seed, readOnly: false, timeoutMs, selection: { only, skip }, ...tls };
+  const base = { runId: newRunId(), seed, readOnly: values['read-only'], timeoutMs, selection: { only, skip }, ...tls };
   let embedded: EmbeddedTarget | undefined;
+  let container: ContainerTarget | undefined;
+  const image = containerTarget(values, { target, control, user, password, controlToken });
   let config: RunConfig;
   let targetVersion: unknown;
   const log = (line: string) => {
     if (!values.quiet) process.stdout.write(`${scrub(line)}\n`);
   };
   try {
-    if (target) {
+    if (image) {
+      container = await image.start(log);
+      config = { ...base, ...container.config, ...(hmacPublic && hmacPrivate ? { hmac: { publicKey: hmacPublic, privateKey: hmacPrivate } } : {}) };
+      targetVersion = await preflight(config);
+    } else if (target) {
       for (const [v, label] of [[password, 'password'], [hmacPrivate, 'HMAC private key'], [controlToken, 'control token']] as const) {
         if (v) registerSecret(v, label);
       }
@@ -132,17 +147,40 @@ export async function run(argv: string[]): Promise<number> {
       embedded = await startEmbeddedTarget(base);
       config = embedded.config;
     }
-    log(`pmv6 run ${config.runId}: target ${config.target}${embedded ? ' (embedded reference server)' : ''}, seed ${config.seed}` +
+    log(`pmv6 run ${config.runId}: target ${config.target}${embedded ? ' (embedded reference server)' : container ? ` (${container.label})` : ''}, seed ${config.seed}` +
       `${config.control ? ', control protocol on' : ', no control protocol: settings-dependent clauses are unverifiable'}`);
+    if (config.readOnly) log('read-only run: checks that would create, change or delete data are disabled');
     const bar = progress(process.stdout, { quiet: values.quiet, clean: scrub });
-    const result = await runSuites(config, { onModuleDone: bar.module, onTestDone: bar.test });
+    const stop = interruption();
+    const result = await runSuites(config, { onModuleDone: bar.module, onTestDone: bar.test, signal: stop.signal }).finally(stop.release);
     bar.done();
+    const cleanup = result.cleanup ? { deleted: result.cleanup.deleted.length, leftovers: result.cleanup.leftovers } : undefined;
+    const cleanupLine = result.cleanup ? scrub(cleanupText(result.cleanup, result.settings)) : '';
+    if (result.interrupted || stop.received) {
+      const signal = stop.received ?? 'SIGINT';
+      process.stderr.write(`pmv6 run: interrupted by ${signal}: no verdict\n`);
+      process.stderr.write(cleanupLine);
+      return signal === 'SIGTERM' ? 143 : 130;
+    }
     const verdict = verdictOf(result, values.strict, expectations);
     process.stdout.write(scrub(values.quiet ? verdictText(result, verdict).split('\n').slice(-2).join('\n') : verdictText(result, verdict)));
+    // Cleanup is reported apart from the verdict (also under --quiet when something is left).
+    if (!values.quiet || (result.cleanup?.leftovers.length ?? 0) > 0) process.stdout.write(cleanupLine);
     if (values['report-dir']) {
       const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-      const doc = resultsDocument(result, verdict, { pmv6Version: pkg.version, targetVersion });
+      const doc = resultsDocument(result, verdict, { pmv6Version: pkg.version, targetVersion, ...(cleanup ? { cleanup } : {}) });
       for (const file of await writeReports(values['report-dir'], doc)) log(`report: ${file}`);
+    }
+    // A target that died or locked itself during the run is not a conformance verdict: asked
+    // again, it fails the preflight, and the run says so in one line and exits 2.
+    if (verdict.exitCode !== 0) {
+      try {
+        await preflight(config);
+      } catch (e) {
+        if (!(e instanceof TargetError)) throw e;
+        process.stderr.write(`pmv6 run: the target failed during the run: ${scrub(e.message)}\n`);
+        return 2;
+      }
     }
     return verdict.exitCode;
   } catch (e) {
@@ -153,7 +191,34 @@ export async function run(argv: string[]): Promise<number> {
     throw e;
   } finally {
     await embedded?.close();
+    await container?.close();
   }
+}
+
+// SIGINT/SIGTERM during the run: stop it (the running check ends, the files' cleanup, the settings
+// restore and the final sweep run), then exit 130/143. A second signal exits at once.
+function interruption(): { signal: AbortSignal; received: NodeJS.Signals | undefined; release(): void } {
+  const controller = new AbortController();
+  const state = {
+    signal: controller.signal,
+    received: undefined as NodeJS.Signals | undefined,
+    release() {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+  function onSignal(signal: NodeJS.Signals): void {
+    if (state.received) {
+      process.stderr.write(`pmv6 run: ${signal} again: exiting without cleanup; objects named pmv6-<run>-… may be left on the target\n`);
+      process.exit(signal === 'SIGTERM' ? 143 : 130);
+    }
+    state.received = signal;
+    process.stderr.write(`pmv6 run: ${signal}: stopping the run and deleting what it created (send it again to exit at once)\n`);
+    controller.abort();
+  }
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return state;
 }
 
 function listing(only: string[], skip: string[]): string {

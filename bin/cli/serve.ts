@@ -6,10 +6,10 @@ import { intOption, parse, UsageError } from './args.ts';
 const HELP = `pmv6 serve: run the reference v6 server in the foreground
 
 Options:
-  --host HOST              address to bind (default 127.0.0.1)
-  --port PORT              port (default 8080; 0 picks a free one)
+  --host HOST              address to bind (or PMV6_HOST; default 127.0.0.1)
+  --port PORT              port (or PORT; default 8080; 0 picks a free one)
   --db FILE                SQLite database file (default: in memory, lost on exit)
-  --admin-user NAME        the admin's username (default admin)
+  --admin-user NAME        the admin's username (or PMV6_ADMIN_USER; default admin)
   --admin-password P       the admin's password (or PMV6_ADMIN_PASSWORD; default: generated and
                            printed once). Ignored when FILE already holds the admin.
   --control-token T        serve the control protocol at {base}/__control with this bearer token
@@ -22,10 +22,10 @@ Stops cleanly on SIGINT or SIGTERM. Exit codes: 0 stopped, 2 usage error, 4 coul
 
 export async function serve(argv: string[]): Promise<number> {
   const { values } = parse(argv, {
-    host: { type: 'string', default: '127.0.0.1' },
-    port: { type: 'string', default: '8080' },
+    host: { type: 'string' },
+    port: { type: 'string' },
     db: { type: 'string' },
-    'admin-user': { type: 'string', default: 'admin' },
+    'admin-user': { type: 'string' },
     'admin-password': { type: 'string' },
     'control-token': { type: 'string' },
     'hmac-window': { type: 'string' },
@@ -36,7 +36,11 @@ export async function serve(argv: string[]): Promise<number> {
     process.stdout.write(`${HELP}\n`);
     return 0;
   }
-  const port = intOption('port', values.port, 0, 65535) ?? 8080;
+  // The environment fallbacks let the container image (Dockerfile) be configured by `docker run -e`.
+  const env = process.env;
+  const host = values.host ?? (env.PMV6_HOST || '127.0.0.1');
+  const adminUser = values['admin-user'] ?? (env.PMV6_ADMIN_USER || 'admin');
+  const port = intOption('port', values.port ?? (env.PORT || undefined), 0, 65535) ?? 8080;
   if (Boolean(values['tls-cert']) !== Boolean(values['tls-key'])) throw new UsageError('give both --tls-cert and --tls-key, or neither');
   let tls: { key: string; cert: string } | undefined;
   if (values['tls-cert'] && values['tls-key']) {
@@ -56,14 +60,14 @@ export async function serve(argv: string[]): Promise<number> {
   let base: string;
   try {
     server = await createReferenceServer({
-      adminUser: values['admin-user'],
+      adminUser,
       adminPassword,
       ...(values.db !== undefined ? { dbFile: values.db } : {}),
       ...(controlToken ? { controlToken } : {}),
       ...(hmacWindowSeconds !== undefined ? { hmacWindowSeconds } : {}),
       ...(tls ? { tls } : {}),
     });
-    base = await server.listen({ host: values.host, port });
+    base = await server.listen({ host, port });
   } catch (e) {
     process.stderr.write(`pmv6 serve: could not start: ${(e as Error).message}\n`);
     await server?.close().catch(() => {});
@@ -73,7 +77,7 @@ export async function serve(argv: string[]): Promise<number> {
   process.stdout.write(`API base: ${base}/index.php/api/v6/\n`);
   if (controlToken) process.stdout.write(`control protocol: ${base}/__control\n`);
   if (given === undefined && !existingDb) {
-    process.stdout.write(`admin user "${values['admin-user']}" password (shown once): ${adminPassword}\n`);
+    process.stdout.write(`admin user "${adminUser}" password (shown once): ${adminPassword}\n`);
   } else if (given === undefined) {
     process.stdout.write(`admin password: unchanged (kept in ${values.db})\n`);
   }

@@ -65,6 +65,25 @@ export class SetupError extends Error {
   }
 }
 
+export const READ_ONLY_MARK = 'read-only run:';
+export const READ_ONLY_NOTE = 'read-only run (--read-only): this check creates, changes or deletes data';
+
+/** A read-only run (--read-only) refused to create, change or delete something: the check is disabled. */
+export class ReadOnlyError extends SetupError {
+  override name = 'ReadOnlyError';
+  constructor(what: string) {
+    super(`${READ_ONLY_MARK} ${what}`);
+  }
+}
+
+/** Also when wrapped (fast-check reports a property's error inside its own). */
+export function isReadOnlyRefusal(e: unknown, depth = 0): boolean {
+  if (e instanceof ReadOnlyError) return true;
+  if (depth > 3 || e === null || typeof e !== 'object') return false;
+  const err = e as { message?: unknown; cause?: unknown };
+  return (typeof err.message === 'string' && err.message.includes(READ_ONLY_MARK)) || isReadOnlyRefusal(err.cause, depth + 1);
+}
+
 export function violation(ex: Exchange | undefined, expected: string, actual: string, clauses?: string[]): never {
   throw new ViolationError({ expected, actual, ...(ex ? { exchange: ex } : {}), ...(clauses ? { clauses } : {}) });
 }

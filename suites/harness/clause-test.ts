@@ -2,7 +2,7 @@ import { test, type TestContext } from 'vitest';
 import { clauseById, type Clause, type Level } from '../catalogue/clauses.ts';
 import { selects } from '../catalogue/selection.ts';
 import type { FailureRecord, TestMeta } from '../runner/outcomes.ts';
-import { SetupError, ViolationError } from './assert.ts';
+import { isReadOnlyRefusal, READ_ONLY_NOTE, SetupError, ViolationError } from './assert.ts';
 import { getRunConfig, type RunConfig } from './config.ts';
 import { toCurl } from './curl.ts';
 import { redactExchange, scrub } from './redact.ts';
@@ -68,6 +68,8 @@ export function clauseTest(
     try {
       await fn(t);
     } catch (e) {
+      // --read-only: the check would have created, changed or deleted something; nothing was sent.
+      if (!isSkip(e, ctx) && isReadOnlyRefusal(e)) skipWith('disabled', READ_ONLY_NOTE);
       if (!isSkip(e, ctx)) own.failure = failureRecord(e);
       throw e;
     }

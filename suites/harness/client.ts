@@ -1,4 +1,5 @@
 import { Agent, errors as undiciErrors } from 'undici';
+import { ReadOnlyError } from './assert.ts';
 import type { Exchange } from './exchange.ts';
 import { basicAuthorization, hmacSign, signedUri } from './signers.ts';
 
@@ -82,12 +83,15 @@ export class ApiClient {
   readonly target: string;
   readonly auth: Auth;
   readonly timeoutMs: number;
+  /** Refuse (throw ReadOnlyError) every method but GET, HEAD and OPTIONS: --read-only runs. */
+  readonly readOnly: boolean;
   private readonly agent: Agent;
   private readonly ownsAgent: boolean;
 
-  constructor(opts: { target: string; auth: Auth; timeoutMs?: number; tls?: TlsTrust }, shared?: Agent) {
+  constructor(opts: { target: string; auth: Auth; timeoutMs?: number; tls?: TlsTrust; readOnly?: boolean }, shared?: Agent) {
     this.target = opts.target.replace(/\/+$/, '');
     this.auth = opts.auth;
+    this.readOnly = opts.readOnly ?? false;
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.ownsAgent = !shared;
     this.agent =
@@ -106,7 +110,7 @@ export class ApiClient {
 
   /** Decision: derived clients share this client's connection pool; only the root client closes it. */
   withAuth(auth: Auth): ApiClient {
-    return new ApiClient({ target: this.target, auth, timeoutMs: this.timeoutMs }, this.agent);
+    return new ApiClient({ target: this.target, auth, timeoutMs: this.timeoutMs, readOnly: this.readOnly }, this.agent);
   }
 
   apiUrl(path: string): string {
@@ -115,6 +119,9 @@ export class ApiClient {
 
   async request(req: ApiRequest): Promise<Exchange> {
     const url = req.url ?? this.apiUrl(req.path);
+    if (this.readOnly && !['GET', 'HEAD', 'OPTIONS'].includes(req.method.toUpperCase())) {
+      throw new ReadOnlyError(`the check would send ${req.method} ${url}`);
+    }
     const body: Buffer | undefined =
       req.rawBody !== undefined
         ? Buffer.isBuffer(req.rawBody) ? req.rawBody : Buffer.from(req.rawBody, 'utf8')

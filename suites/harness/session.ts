@@ -1,9 +1,16 @@
 import { afterAll } from 'vitest';
-import { SetupError } from './assert.ts';
+import { ReadOnlyError, SetupError } from './assert.ts';
 import { ApiClient } from './client.ts';
 import { getRunConfig, type RunConfig } from './config.ts';
 import { ControlClient, type Settings } from './control.ts';
-import { Fixtures, type FixtureUser } from './fixtures.ts';
+import { Fixtures, type CleanupReport, type FixtureUser } from './fixtures.ts';
+
+declare module 'vitest' {
+  interface TaskMeta {
+    /** What the file's session deleted and left behind (set on the file task in afterAll). */
+    pmv6Cleanup?: CleanupReport;
+  }
+}
 
 export interface Session {
   config: RunConfig;
@@ -30,14 +37,20 @@ export function useSession(): Session {
     if (state) return state;
     const config = getRunConfig();
     const tls = config.tls ? { tls: config.tls } : {};
-    const admin = new ApiClient({ target: config.target, auth: { kind: 'basic', user: config.user, password: config.password }, timeoutMs: config.timeoutMs, ...tls });
-    const control = config.control ? new ControlClient({ ...config.control, timeoutMs: config.timeoutMs, ...tls }) : undefined;
+    const readOnly = config.readOnly ? { readOnly: true } : {};
+    const admin = new ApiClient({ target: config.target, auth: { kind: 'basic', user: config.user, password: config.password }, timeoutMs: config.timeoutMs, ...tls, ...readOnly });
+    const control = config.control ? new ControlClient({ ...config.control, timeoutMs: config.timeoutMs, ...tls, ...readOnly }) : undefined;
     state = { config, admin, control, fixtures: new Fixtures(config, admin, control) };
     return state;
   };
-  afterAll(async () => {
+  // The report goes into the file task's meta, where the runner's Collector reads it.
+  afterAll(async ({}, file) => {
     if (!state) return;
-    await state.fixtures.cleanup();
+    const report = await state.fixtures.cleanup();
+    const before = file.meta.pmv6Cleanup;
+    file.meta.pmv6Cleanup = before
+      ? { deleted: [...before.deleted, ...report.deleted], leftovers: [...before.leftovers, ...report.leftovers] }
+      : report;
     await state.control?.close();
     await state.admin.close();
   });
@@ -71,6 +84,7 @@ export function useSession(): Session {
     },
     async withSettings(settings, fn) {
       const { control } = init();
+      if (init().config.readOnly) throw new ReadOnlyError('the check would change settings');
       if (!control) throw new SetupError('changing settings needs the control protocol');
       const before = await control.getSettings();
       await control.putSettings(settings);

@@ -1,5 +1,4 @@
-import { afterAll } from 'vitest';
-import { SetupError, expectStatus, violation } from '../harness/assert.ts';
+import { ReadOnlyError, SetupError, expectStatus, violation } from '../harness/assert.ts';
 import type { ApiClient } from '../harness/client.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { itemIds } from '../harness/pages.ts';
@@ -29,26 +28,27 @@ export type Create = (kind: Kind, body: Record<string, unknown> | string, client
 /**
  * POST /projects.json or /passwords.json sent by the test itself, for tests whose subject is the
  * creation (a fixture would turn a wrong answer into setup-failed). Decision: whatever the server
- * creates, also when the test expected a refusal, is deleted once the file is done, passwords
- * before projects. Register after useSession(): vitest runs afterAll hooks in reverse, so these
- * go before the fixtures' projects that may hold them.
+ * creates, also when the test expected a refusal, is handed to the fixtures, whose cleanup deletes
+ * it once the file is done (passwords before projects) and reports it.
  */
 export function useCreations(s: Session): Create {
-  const made: Array<{ kind: Kind; id: number }> = [];
-  afterAll(async () => {
-    for (const kind of ['password', 'project'] as const) {
-      for (const item of made.filter((m) => m.kind === kind).reverse()) await s.admin.delete(`/${kind}s/${item.id}.json`);
-    }
-    made.length = 0;
-  });
   return async (kind, body, client = s.admin) => {
-    if (s.config.readOnly) throw new SetupError(`read-only run: the test would create a ${kind}`);
+    if (s.config.readOnly) throw new ReadOnlyError(`the test would create a ${kind}`);
     const path = `/${kind}s.json`;
     const ex = typeof body === 'string' ? await client.request({ method: 'POST', path, rawBody: body }) : await client.post(path, body);
     const id = createdId(ex);
-    if (id !== undefined) made.push({ kind, id });
+    if (id !== undefined) s.fixtures.track(kind, id, typeof body === 'string' ? nameIn(body) : String(body['name'] ?? '(unnamed)'));
     return ex;
   };
+}
+
+function nameIn(raw: string): string {
+  try {
+    const name = (JSON.parse(raw) as { name?: unknown } | null)?.name;
+    return typeof name === 'string' ? name : '(unnamed)';
+  } catch {
+    return '(unnamed)';
+  }
 }
 
 /**

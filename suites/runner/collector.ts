@@ -1,23 +1,32 @@
 import { relative } from 'node:path';
-import type { Reporter, TestCase, TestModule } from 'vitest/node';
+import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node';
 import { CLAUSES } from '../catalogue/clauses.ts';
+import { READ_ONLY_MARK, READ_ONLY_NOTE } from '../harness/assert.ts';
+import type { CleanupReport } from '../harness/fixtures.ts';
 import { scrub } from '../harness/redact.ts';
 import { testOutcome, type TestResult } from './outcomes.ts';
 
 export interface CollectedRun {
   tests: TestResult[];
   harnessErrors: string[];
+  /** What the files' sessions deleted and left behind. */
+  cleanup: CleanupReport;
 }
 
 // Gathers every conformance test's result and meta; reports progress through `onModuleDone`.
 export class Collector implements Reporter {
-  readonly run: CollectedRun = { tests: [], harnessErrors: [] };
+  readonly run: CollectedRun = { tests: [], harnessErrors: [], cleanup: { deleted: [], leftovers: [] } };
 
   constructor(
     private readonly root: string,
     private readonly onModuleDone: (file: string, results: TestResult[]) => void = () => {},
     private readonly onTestDone: (result: TestResult) => void = () => {},
+    private readonly onStart: (vitest: Vitest) => void = () => {},
   ) {}
+
+  onInit(vitest: Vitest): void {
+    this.onStart(vitest);
+  }
 
   onTestCaseResult(test: TestCase): void {
     this.onTestDone(this.toResult(relative(this.root, test.module.moduleId), test));
@@ -31,7 +40,15 @@ export class Collector implements Reporter {
     // A file-level error with tests that never ran is a failed beforeAll: those tests could not
     // be set up. A file-level error with no tests (it did not even load) is the harness's.
     const stranded = results.filter((r) => r.outcome === 'disabled' && r.note === undefined);
-    if (errors.length > 0 && stranded.length > 0) {
+    const cleanup = module.meta().pmv6Cleanup;
+    if (cleanup) {
+      this.run.cleanup.deleted.push(...cleanup.deleted);
+      this.run.cleanup.leftovers.push(...cleanup.leftovers);
+    }
+    if (errors.length > 0 && stranded.length > 0 && errors.every((e) => e.includes(READ_ONLY_MARK))) {
+      // A --read-only run refused the file's setup: its tests are disabled, not failed.
+      for (const r of stranded) r.note = READ_ONLY_NOTE;
+    } else if (errors.length > 0 && stranded.length > 0) {
       for (const r of stranded) {
         r.outcome = 'setup-failed';
         r.failure = { kind: 'setup', message: `the file's setup failed: ${errors.join('\n')}` };

@@ -2,6 +2,8 @@ import { fileURLToPath } from 'node:url';
 import { startVitest } from 'vitest/node';
 import { CLAUSES, type Clause } from '../catalogue/clauses.ts';
 import type { RunConfig } from '../harness/config.ts';
+import type { CleanupReport } from '../harness/fixtures.ts';
+import { mergeCleanup, restoreSettings, snapshotSettings, sweep, type SettingsRestore } from './cleanup.ts';
 import { Collector, type CollectedRun } from './collector.ts';
 import { CONFORMANCE_EXCLUDE, CONFORMANCE_INCLUDE } from './layout.ts';
 import { clauseOutcome, type Outcome, type TestResult } from './outcomes.ts';
@@ -23,6 +25,12 @@ export interface RunResult {
   clauses: ClauseResult[];
   tests: TestResult[];
   harnessErrors: string[];
+  /** What the run deleted again and what it left on the target (apart from the verdict). */
+  cleanup?: CleanupReport;
+  /** Settings put back at the end (control protocol only). */
+  settings?: SettingsRestore;
+  /** The run was stopped (options.signal) before every file ran. */
+  interrupted?: boolean;
 }
 
 export interface RunSuitesOptions {
@@ -30,6 +38,11 @@ export interface RunSuitesOptions {
   onTestDone?: (result: TestResult) => void;
   /** Other suite files than the conformance suites (the runner's own tests use this). */
   files?: { include: string[]; exclude: string[] };
+  /**
+   * Aborting stops the run: no new test starts, the running one ends, the files' afterAll
+   * cleanup runs, then the settings are put back and the final sweep deletes what is left.
+   */
+  signal?: AbortSignal;
 }
 
 // Runs every conformance suite against the configured target with vitest's Node API; the
@@ -37,30 +50,56 @@ export interface RunSuitesOptions {
 // server-wide settings (maintenance mode, API switch) that would disturb a concurrent file.
 export async function runSuites(config: RunConfig, options: RunSuitesOptions = {}): Promise<RunResult> {
   const started = Date.now();
-  const collector = new Collector(PACKAGE_ROOT, options.onModuleDone, options.onTestDone);
-  const vitest = await startVitest(
-    'test',
-    [],
-    {
-      config: false,
-      root: PACKAGE_ROOT,
-      run: true,
-      watch: false,
-      include: options.files?.include ?? CONFORMANCE_INCLUDE,
-      exclude: options.files?.exclude ?? CONFORMANCE_EXCLUDE,
-      reporters: [collector],
-      provide: { pmv6: config },
-      fileParallelism: false,
-      // One worker imports the harness once for every file; each file still has its own session.
-      isolate: false,
-      testTimeout: Math.max(30_000, config.timeoutMs * 3),
-      hookTimeout: Math.max(30_000, config.timeoutMs * 3),
-      passWithNoTests: true,
-    },
-    { logLevel: 'silent' },
-  );
-  await vitest.close();
-  return summarise(config, started, collector.run);
+  const settingsBefore = await snapshotSettings(config);
+  // Vitest's logger exits the process on SIGINT/SIGTERM; a caller that passes a signal handles
+  // them itself (and must get to clean up), so those listeners are taken off again.
+  const listening = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
+  let interrupted = false;
+  const collector = new Collector(PACKAGE_ROOT, options.onModuleDone, options.onTestDone, (vitest) => {
+    const signal = options.signal;
+    if (!signal) return;
+    for (const name of ['SIGINT', 'SIGTERM'] as const) {
+      for (const l of process.listeners(name)) if (!listening[name].includes(l)) process.off(name, l);
+    }
+    const cancel = () => {
+      interrupted = true;
+      void vitest.cancelCurrentRun('keyboard-input');
+    };
+    if (signal.aborted) cancel();
+    else signal.addEventListener('abort', cancel, { once: true });
+  });
+  if (!options.signal?.aborted) {
+    const vitest = await startVitest(
+      'test',
+      [],
+      {
+        config: false,
+        root: PACKAGE_ROOT,
+        run: true,
+        watch: false,
+        include: options.files?.include ?? CONFORMANCE_INCLUDE,
+        exclude: options.files?.exclude ?? CONFORMANCE_EXCLUDE,
+        reporters: [collector],
+        provide: { pmv6: config },
+        fileParallelism: false,
+        // One worker imports the harness once for every file; each file still has its own session.
+        isolate: false,
+        testTimeout: Math.max(30_000, config.timeoutMs * 3),
+        hookTimeout: Math.max(30_000, config.timeoutMs * 3),
+        passWithNoTests: true,
+      },
+      { logLevel: 'silent' },
+    );
+    await vitest.close();
+  } else interrupted = true;
+  // Settings first: a run stopped in maintenance mode or with the API off could delete nothing.
+  const settings = await restoreSettings(config, settingsBefore);
+  const swept = await sweep(config);
+  const result = summarise(config, started, collector.run);
+  result.cleanup = mergeCleanup(collector.run.cleanup, swept);
+  result.settings = settings;
+  if (interrupted) result.interrupted = true;
+  return result;
 }
 
 export function summarise(config: RunConfig, started: number, run: CollectedRun): RunResult {

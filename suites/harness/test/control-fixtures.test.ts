@@ -153,15 +153,17 @@ describe('Fixtures', () => {
     expect(scrub(user.password)).toMatch(/«redacted:/);
 
     const report = await f.cleanup();
-    expect(stub.received.slice(-2).map((r) => `${r.method} ${r.url}`)).toEqual([
+    expect(stub.received.slice(-3).map((r) => `${r.method} ${r.url}`)).toEqual([
       `DELETE /index.php/api/v6/passwords/${password}.json`,
       `DELETE /index.php/api/v6/projects/${project}.json`,
+      `DELETE /index.php/api/v6/users/${user.id}.json`,
     ]);
     expect(report.deleted).toEqual([
       { kind: 'password', id: password, name: `pmv6-r1-${tagOf(f)}-password-2` },
       { kind: 'project', id: project, name: `pmv6-r1-${tagOf(f)}-project-1` },
+      { kind: 'user', id: user.id, name: user.username },
     ]);
-    expect(report.leftovers).toEqual([{ kind: 'user', id: user.id, name: user.username, reason: expect.stringMatching(/control protocol/) }]);
+    expect(report.leftovers).toEqual([]);
     expect(await f.cleanup()).toEqual({ deleted: [], leftovers: [] });
   });
 
@@ -174,6 +176,14 @@ describe('Fixtures', () => {
     const report = await f.cleanup();
     expect(report.deleted).toEqual([]);
     expect(report.leftovers).toEqual([{ kind: 'project', id: project, name: `pmv6-r1-${tagOf(f)}-project-2`, reason: 'DELETE answered 500' }]);
+  });
+
+  test('a user the target will not delete (404/405 on DELETE users/ID.json) is a leftover with a reason', async () => {
+    const f = new Fixtures(cfg(), admin, control);
+    f.track('user', 404, 'pmv6-r1-user-x');
+    const report = await f.cleanup();
+    expect(report.deleted).toEqual([]);
+    expect(report.leftovers).toEqual([{ kind: 'user', id: 404, name: 'pmv6-r1-user-x', reason: expect.stringMatching(/answered 404/) }]);
   });
 
   test('createUser without control, and any create in a read-only run, are SetupErrors', async () => {

@@ -1,0 +1,194 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { registerSecret } from '../../suites/harness/redact.ts';
+import { compareResults, comparisonText, DEFAULT_COMPARE } from '../../load/engine/compare.ts';
+import { startSeededTarget, type LoadTarget } from '../../load/engine/embedded.ts';
+import { DEFAULT_MAX_REQUESTS, MAX_DURATION_MS, runLoad, TargetError, type LoadResults } from '../../load/engine/engine.ts';
+import { loadScenario, parseDuration, parseThreshold, scenarioNames, type Threshold } from '../../load/engine/scenario.ts';
+import type { Credentials } from '../../load/engine/types.ts';
+import { intOption, parse, UsageError, urlOption } from './args.ts';
+
+const HELP = `pmv6 load: generate load from a scenario of load/scenarios/ and judge it by its thresholds
+
+With no --target, starts the reference server in this process on an ephemeral loopback port,
+seeded with --seed-passwords passwords (default 5000), and loads it.
+
+Options:
+  --scenario NAME         ${scenarioNames().join(', ')}
+  --target URL            base URL of the installation (the API is at URL/index.php/api/v6/)
+  --rate N                open model: N iterations per second (dropped iterations are counted)
+  --vus N                 closed model: N virtual users, each starting its next iteration when
+                          the last one ends
+  --duration D            e.g. 30s, 2m (default: the scenario's; at most 10m)
+  --max-requests N        stop issuing requests after N (default ${DEFAULT_MAX_REQUESTS})
+  --threshold EXPR        extra threshold, [metric:]expr, metric default http_req_duration:
+                          'p(95)<250', 'checks:rate>0.999', 'http_req_failed:rate<0.001'
+  --out FILE              write the results (percentiles per endpoint and page size) as JSON
+  --baseline FILE         compare with an earlier --out file, per endpoint and page size
+  --budget PCT            a p50 or p95 increase beyond PCT% (and --budget-ms) that is also
+                          beyond run-to-run noise is a regression (default 20)
+  --budget-ms MS          (default 1)
+  --user U / --password P admin credentials          (env PMV6_USER / PMV6_PASSWORD)
+  --hmac-public K / --hmac-private K                 (env PMV6_HMAC_PUBLIC / PMV6_HMAC_PRIVATE)
+  --ca FILE / --insecure  trust this CA for an https target / accept any certificate
+  --timeout MS            per-request timeout (default 10000)
+  --seed-passwords N      passwords in the embedded server (default 5000)
+  --body-sample N         parse and check one page body in N (default 50; 1 = every body);
+                          status and headers are checked on every response
+  --quiet                 no progress line
+
+Exit codes: 0 every threshold held (and no regression), 1 a threshold failed or a regression
+beyond the budget, 2 usage error or target error (unreachable, not v6, credentials rejected).`;
+
+export async function load(argv: string[]): Promise<number> {
+  const { values } = parse(argv, {
+    scenario: { type: 'string' },
+    target: { type: 'string' },
+    rate: { type: 'string' },
+    vus: { type: 'string' },
+    duration: { type: 'string' },
+    'max-requests': { type: 'string' },
+    threshold: { type: 'string', multiple: true },
+    out: { type: 'string' },
+    baseline: { type: 'string' },
+    budget: { type: 'string' },
+    'budget-ms': { type: 'string' },
+    user: { type: 'string' },
+    password: { type: 'string' },
+    'hmac-public': { type: 'string' },
+    'hmac-private': { type: 'string' },
+    ca: { type: 'string' },
+    insecure: { type: 'boolean', default: false },
+    timeout: { type: 'string' },
+    'seed-passwords': { type: 'string' },
+    'body-sample': { type: 'string' },
+    quiet: { type: 'boolean', default: false },
+  });
+  if (values.help) {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
+  if (values.scenario === undefined) throw new UsageError(`--scenario is required: ${scenarioNames().join(', ')}`);
+  let scenario;
+  try {
+    scenario = loadScenario(values.scenario);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const rate = intOption('rate', values.rate, 1, 100_000);
+  const vus = intOption('vus', values.vus, 1, 10_000);
+  if (rate !== undefined && vus !== undefined) throw new UsageError('give --rate (open model) or --vus (closed model), not both');
+  let durationMs: number | undefined;
+  if (values.duration !== undefined) {
+    try {
+      durationMs = parseDuration(values.duration);
+    } catch (e) {
+      throw new UsageError(`--duration: ${(e as Error).message}`);
+    }
+    if (durationMs <= 0 || durationMs > MAX_DURATION_MS) throw new UsageError('--duration must be above 0 and at most 10m');
+  }
+  const maxRequests = intOption('max-requests', values['max-requests'], 1, 100_000_000);
+  const timeoutMs = intOption('timeout', values.timeout, 1, 600_000);
+  const bodySample = intOption('body-sample', values['body-sample'], 1, 1_000_000);
+  const seedPasswords = intOption('seed-passwords', values['seed-passwords'], 0, 1_000_000);
+  const budget = values.budget === undefined ? DEFAULT_COMPARE.budget * 100 : Number(values.budget.replace(/%$/, ''));
+  const budgetMs = values['budget-ms'] === undefined ? DEFAULT_COMPARE.minMs : Number(values['budget-ms']);
+  if (!(budget >= 0) || !(budgetMs >= 0)) throw new UsageError('--budget and --budget-ms must be non-negative numbers');
+  const extraThresholds: Threshold[] = (values.threshold ?? []).map((t) => {
+    const m = /^([a-z_]+):(.*)$/.exec(t);
+    try {
+      return m ? parseThreshold(m[1]!, m[2]!) : parseThreshold('http_req_duration', t);
+    } catch (e) {
+      throw new UsageError(`--threshold: ${(e as Error).message}`);
+    }
+  });
+  let baseline: LoadResults | undefined;
+  if (values.baseline !== undefined) {
+    try {
+      baseline = JSON.parse(await readFile(values.baseline, 'utf8')) as LoadResults;
+    } catch (e) {
+      throw new UsageError(`--baseline ${values.baseline}: ${(e as Error).message}`);
+    }
+    if (baseline.tool !== 'pmv6 load' || typeof baseline.endpoints !== 'object') throw new UsageError(`--baseline ${values.baseline} is not a pmv6 load results file`);
+  }
+  const ca = values.ca === undefined ? undefined : await readFile(values.ca, 'utf8').catch(() => {
+    throw new UsageError(`--ca ${values.ca}: cannot read`);
+  });
+
+  const env = process.env;
+  let embedded: LoadTarget | undefined;
+  let target: string;
+  let credentials: Credentials;
+  if (values.target === undefined) {
+    embedded = await startSeededTarget({ passwords: seedPasswords ?? 5_000 });
+    target = embedded.target;
+    credentials = embedded.credentials;
+  } else {
+    target = urlOption('target', values.target)!;
+    const user = values.user ?? env['PMV6_USER'];
+    const password = values.password ?? env['PMV6_PASSWORD'];
+    if (!user || password === undefined) throw new UsageError('a --target needs --user and --password (or PMV6_USER and PMV6_PASSWORD)');
+    const pub = values['hmac-public'] ?? env['PMV6_HMAC_PUBLIC'];
+    const priv = values['hmac-private'] ?? env['PMV6_HMAC_PRIVATE'];
+    credentials = { user, password, ...(pub && priv ? { hmac: { publicKey: pub, privateKey: priv } } : {}) };
+  }
+  registerSecret(credentials.password, 'password');
+  if (credentials.hmac) registerSecret(credentials.hmac.privateKey, 'hmac private key');
+
+  const out = process.stdout;
+  const err = process.stderr;
+  let results: LoadResults;
+  try {
+    const model = vus !== undefined ? `${vus} VUs` : rate !== undefined ? `${rate} iterations/s` : 'the scenario model';
+    if (!values.quiet) err.write(`pmv6 load: ${scenario.name} against ${target} (${embedded ? 'embedded reference server, ' : ''}${scenario.auth}), ${model}\n`);
+    results = await runLoad({
+      target,
+      credentials,
+      scenario,
+      ...(rate !== undefined ? { rate } : {}),
+      ...(vus !== undefined ? { vus } : {}),
+      ...(durationMs !== undefined ? { durationMs } : {}),
+      ...(maxRequests !== undefined ? { maxRequests } : {}),
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      ...(bodySample !== undefined ? { bodySampleEvery: bodySample } : {}),
+      ...(ca !== undefined ? { ca } : {}),
+      insecure: values.insecure,
+      extraThresholds,
+      ...(values.quiet ? {} : { progress: (line: string) => err.write(`${line}\n`) }),
+    });
+  } catch (e) {
+    if (e instanceof TargetError) {
+      err.write(`pmv6 load: ${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  } finally {
+    await embedded?.close();
+  }
+  if (values.out !== undefined) await writeFile(values.out, `${JSON.stringify(results, null, 2)}\n`);
+  out.write(`${resultsText(results)}\n`);
+  let regression = false;
+  if (baseline) {
+    const c = compareResults(baseline, results, { ...DEFAULT_COMPARE, budget: budget / 100, minMs: budgetMs });
+    out.write(`${comparisonText(c)}\n`);
+    regression = c.regressions.length > 0;
+  }
+  return results.pass && !regression ? 0 : 1;
+}
+
+export function resultsText(r: LoadResults): string {
+  const lines = [
+    `${r.scenario}: ${r.requests.total} requests in ${r.durationS.toFixed(1)} s (${r.requests.rps.toFixed(1)}/s), ` +
+      `${r.requests.failed} failed, iterations ${r.iterations.completed} completed / ${r.iterations.dropped} dropped / ${r.iterations.interrupted} interrupted, ` +
+      `checks ${r.checks.passes} passed / ${r.checks.fails} failed`,
+    `  ${'endpoint [page size]'.padEnd(36)} ${'count'.padStart(7)} ${'p50'.padStart(9)} ${'p95'.padStart(9)} ${'p99'.padStart(9)} ${'max'.padStart(9)}  req/s`,
+  ];
+  for (const e of Object.values(r.endpoints)) {
+    lines.push(
+      `  ${e.key.padEnd(36)} ${String(e.count).padStart(7)} ${e.p50.toFixed(2).padStart(9)} ${e.p95.toFixed(2).padStart(9)} ${e.p99.toFixed(2).padStart(9)} ${e.max.toFixed(2).padStart(9)}  ${e.rps.toFixed(1)}`,
+    );
+  }
+  for (const [name, c] of Object.entries(r.checks.byName)) if (c.fails > 0) lines.push(`  check failed ${c.fails}×: ${name}`);
+  for (const t of r.thresholds) lines.push(`  ${t.ok ? 'ok  ' : 'FAIL'} ${t.metric} ${t.expr} (actual ${t.actual})`);
+  lines.push(r.pass ? 'thresholds: all held' : 'thresholds: FAILED');
+  return lines.join('\n');
+}

@@ -1,0 +1,128 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { Socket } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, test } from 'vitest';
+import { serve } from './serve-child.ts';
+
+// Failures of the target itself, through the CLI: one line and exit 2 before the run, a hung
+// request as a failed check (not a hung run), a target that dies during the run as exit 2.
+
+const BIN = fileURLToPath(new URL('../pmv6.js', import.meta.url));
+
+interface Done {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+function cli(args: string[], env: Record<string, string>, onStdout?: (all: string) => void): Promise<Done> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+      onStdout?.(stdout);
+    });
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 45_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, ms: Date.now() - started });
+    });
+  });
+}
+
+const servers: Server[] = [];
+const children: ChildProcess[] = [];
+afterEach(async () => {
+  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
+});
+
+/** A fake target: `answer` returns a reply, or undefined to never answer (the socket stays open). */
+async function fake(answer: (path: string) => { status: number; type: string; body: string } | undefined): Promise<string> {
+  const sockets = new Set<Socket>();
+  const server = createServer((req, res) => {
+    const reply = answer(req.url ?? '/');
+    if (!reply) return;
+    res.writeHead(reply.status, { 'content-type': reply.type });
+    res.end(reply.body);
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  const close = server.close.bind(server);
+  server.close = ((cb?: (err?: Error) => void) => {
+    for (const s of sockets) s.destroy();
+    return close(cb);
+  }) as typeof server.close;
+  servers.push(server);
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as { port: number }).port}`)));
+}
+
+const ENV = { PMV6_USER: 'admin', PMV6_PASSWORD: 'secret-pw' };
+
+describe('failures of the target', () => {
+  test('a server that answers HTML: one line, exit 2, within 15 s', async () => {
+    const target = await fake(() => ({ status: 200, type: 'text/html; charset=utf-8', body: '<!doctype html><title>Hello</title>' }));
+    const r = await cli(['run', '--target', target], ENV);
+    expect(r.code).toBe(2);
+    expect(r.ms).toBeLessThan(15_000);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/no v6 API at .* answered 200, not JSON\); check the base URL/);
+  });
+
+  test('wrong credentials, API disabled and maintenance mode before the run: one line each, exit 2', async () => {
+    const cases: Array<[number, string, RegExp]> = [
+      [401, '{"error":true,"type":"Unauthorized","message":"The username or password is incorrect or missing."}', /rejected the credentials of user "admin"/],
+      [403, '{"error":true,"type":"Forbidden","message":"API access is disabled"}', /API access is disabled on the target/],
+      [503, '{"error":true,"type":"Service Unavailable","message":"This installation is in Maintenance Mode."}', /maintenance mode/],
+    ];
+    for (const [status, body, message] of cases) {
+      const target = await fake(() => ({ status, type: 'application/json; charset=utf-8', body }));
+      const r = await cli(['run', '--target', target], ENV);
+      expect(r.code).toBe(2);
+      expect(r.ms).toBeLessThan(15_000);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(message);
+    }
+  });
+
+  test('a target that hangs on every request but version.json: failed checks naming the timeout, not a hung run', async () => {
+    const target = await fake((path) =>
+      path.endsWith('/version.json')
+        ? { status: 200, type: 'application/json; charset=utf-8', body: '{"version":"1.0.0","version_date":"2026-01-01","api_version":"6"}' }
+        : undefined,
+    );
+    const r = await cli(['run', '--target', target, '--timeout', '300', '--only', 'VER'], ENV);
+    // About 15 s alone (most of it loading the suite files); bounded well below the hang it replaces.
+    expect(r.ms).toBeLessThan(40_000);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/fail \[VER-\d+\]|✗ \[VER-\d+\]|\[VER-\d+\] MUST/);
+    expect(r.stdout).toMatch(/timed out after 300 ms/);
+    expect(r.stdout).toMatch(/cleanup: deleted 0 objects created by the run; 0 left over/);
+  }, 50_000);
+
+  test('a target that dies during the run: the run ends, cleanup is reported, exit 2 with one line why', async () => {
+    const s = await serve();
+    children.push(s.child);
+    let killed = false;
+    const r = await cli(['run', '--target', s.base, '--control', `${s.base}/__control`, '--timeout', '2000'], { PMV6_USER: 'admin', PMV6_PASSWORD: s.password, PMV6_CONTROL_TOKEN: s.token }, (all) => {
+      if (!killed && /\.test\.ts\s/.test(all)) {
+        killed = true;
+        s.child.kill('SIGKILL');
+      }
+    });
+    expect(killed).toBe(true);
+    expect(r.ms).toBeLessThan(40_000);
+    expect(r.stdout).toMatch(/cleanup: deleted \d+ objects? created by the run; \d+ left over/);
+    expect(r.stderr).toMatch(/the target failed during the run: cannot reach .*ECONNREFUSED/);
+    expect(r.code).toBe(2);
+  }, 50_000);
+});

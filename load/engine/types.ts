@@ -1,0 +1,5 @@
+export interface Credentials {
+  user: string;
+  password: string;
+  hmac?: { publicKey: string; privateKey: string };
+}

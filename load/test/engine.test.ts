@@ -1,0 +1,125 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { ReferenceServer } from '../../fixtures/reference-server/src/index.ts';
+import { main } from '../../bin/cli/main.ts';
+import { compareResults, mannWhitney } from '../engine/compare.ts';
+import { startSeededTarget, type LoadTarget } from '../engine/embedded.ts';
+import type { LoadResults } from '../engine/engine.ts';
+import { loadScenario, parseThreshold, scenarioNames, validateScenario } from '../engine/scenario.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'pmv6-load-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function cli(...argv: string[]): Promise<number> {
+  const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+  const err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+  try {
+    return await main(['load', ...argv]);
+  } finally {
+    out.mockRestore();
+    err.mockRestore();
+  }
+}
+
+function results(file: string): LoadResults {
+  return JSON.parse(readFileSync(file, 'utf8')) as LoadResults;
+}
+
+/** Delays every list page asked for at X-Page-Size 1000 by 20 ms: a slowed server for the baseline comparison. */
+function slowLargePages(server: ReferenceServer): void {
+  server.app.addHook('onRequest', async (req) => {
+    if (req.headers['x-page-size'] === '1000' && /\/api\/v6\/passwords(\/page\/\d+)?\.json/.test(req.url)) await sleep(20);
+  });
+}
+
+describe('scenarios', () => {
+  it('every scenario file is valid and declares load, duration and thresholds on latency, errors and checks', () => {
+    expect(scenarioNames()).toEqual(expect.arrayContaining(['hmac', 'large-pages', 'mixed', 'page-sizes']));
+    for (const name of scenarioNames()) {
+      const s = loadScenario(name);
+      expect(validateScenario(s)).toEqual([]);
+      expect(Object.keys(s.thresholds).sort()).toEqual(['checks', 'http_req_duration', 'http_req_failed']);
+    }
+    expect(loadScenario('page-sizes').pageSizes).toEqual([5, 20, 100, 500, 1000]);
+    expect(() => parseThreshold('http_req_duration', 'p95<1')).toThrow(/bad threshold/);
+  });
+});
+
+describe('pmv6 load against the embedded reference server', () => {
+  it('large-pages for 3 s exits 0 and writes percentiles per endpoint and page size', async () => {
+    const out = join(dir, 'large.json');
+    expect(await cli('--scenario', 'large-pages', '--duration', '3s', '--seed-passwords', '5000', '--out', out, '--quiet')).toBe(0);
+    const r = results(out);
+    expect(r.pass).toBe(true);
+    expect(r.checks.fails).toBe(0);
+    expect(r.checks.byName['walk: rel="next" reaches every page of the count']?.passes).toBeGreaterThan(0);
+    const pages = r.endpoints['GET passwords/page/{n} [1000]'];
+    expect(pages?.count).toBeGreaterThanOrEqual(8);
+    expect(pages?.p50).toBeGreaterThan(0);
+    expect(pages!.p99).toBeGreaterThanOrEqual(pages!.p95);
+    expect(pages!.p95).toBeGreaterThanOrEqual(pages!.p50);
+    expect(r.requests.failed).toBe(0);
+    expect(r.thresholds.map((t) => `${t.metric} ${t.expr}`)).toContain('http_req_duration p(95)<2000');
+  });
+
+  it('an impossible threshold exits 1', async () => {
+    const out = join(dir, 'impossible.json');
+    expect(await cli('--scenario', 'mixed', '--duration', '1s', '--seed-passwords', '50', '--threshold', 'p(95)<0.001', '--out', out, '--quiet')).toBe(1);
+    const r = results(out);
+    expect(r.checks.fails).toBe(0);
+    expect(r.thresholds.find((t) => t.expr === 'p(95)<0.001')?.ok).toBe(false);
+  });
+
+  it('the hmac scenario signs every request and passes', async () => {
+    const out = join(dir, 'hmac.json');
+    expect(await cli('--scenario', 'hmac', '--duration', '2s', '--seed-passwords', '2500', '--out', out, '--quiet')).toBe(0);
+    const r = results(out);
+    expect(r.auth).toBe('hmac');
+    expect(r.requests.total).toBeGreaterThan(4);
+    expect(r.requests.failed).toBe(0);
+  });
+
+  it('usage and target errors exit 2', async () => {
+    expect(await cli('--scenario', 'nope')).toBe(2);
+    expect(await cli('--scenario', 'mixed', '--rate', '5', '--vus', '2')).toBe(2);
+    expect(await cli('--scenario', 'mixed', '--duration', '11m')).toBe(2);
+    expect(await cli('--scenario', 'mixed', '--target', 'http://127.0.0.1:9/', '--user', 'a', '--password', 'b', '--quiet')).toBe(2);
+  });
+});
+
+describe('pmv6 load --baseline', () => {
+  let server: LoadTarget;
+  let slowed: LoadTarget;
+  const base = join(dir, 'base.json');
+  beforeAll(async () => {
+    [server, slowed] = await Promise.all([startSeededTarget({ passwords: 4000 }), startSeededTarget({ passwords: 4000, mutate: slowLargePages })]);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await slowed?.close();
+  });
+  const args = (t: LoadTarget) => ['--scenario', 'large-pages', '--target', t.target, '--user', t.credentials.user, '--password', t.credentials.password, '--duration', '3s', '--quiet'];
+
+  it('a second run of the same server is within noise; a server that delays large pages by 20 ms is a regression', async () => {
+    expect(await cli(...args(server), '--out', base)).toBe(0);
+    const again = join(dir, 'again.json');
+    expect(await cli(...args(server), '--out', again, '--baseline', base, '--budget', '50', '--budget-ms', '10')).toBe(0);
+    expect(compareResults(results(base), results(again), { budget: 0.5, minMs: 10, alpha: 0.01 }).regressions).toEqual([]);
+    const slow = join(dir, 'slow.json');
+    expect(await cli(...args(slowed), '--out', slow, '--baseline', base, '--budget', '50', '--budget-ms', '10')).toBe(1);
+    const c = compareResults(results(base), results(slow), { budget: 0.5, minMs: 10, alpha: 0.01 });
+    expect(c.regressions).toContain('GET passwords/page/{n} [1000]');
+    expect(c.regressions).not.toContain('GET passwords/count [1000]');
+  }, 30_000);
+
+  it('Mann-Whitney: equal samples give p = 1, a clear shift gives a small p', () => {
+    const a = Array.from({ length: 50 }, (_, i) => 10 + (i % 7));
+    expect(mannWhitney(a, a).p).toBeCloseTo(1, 5);
+    const shifted = mannWhitney(a, a.map((v) => v + 20));
+    expect(shifted.p).toBeLessThan(1e-6);
+    expect(shifted.ps).toBe(1);
+  });
+});

@@ -1,0 +1,3 @@
+import { state } from './state.js';
+
+export default state.exec;

@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ApiClient } from '../../harness/client.ts';
+import { ControlClient } from '../../harness/control.ts';
+import { cleanupText, mergeCleanup, restoreSettings, snapshotSettings, sweep } from '../cleanup.ts';
+import { startEmbeddedTarget, type EmbeddedTarget } from '../embedded.ts';
+
+describe('runner cleanup: settings restore and the final sweep', () => {
+  let t: EmbeddedTarget;
+  let admin: ApiClient;
+  let control: ControlClient;
+  beforeAll(async () => {
+    t = await startEmbeddedTarget({ runId: 'abc123' }, { http: true });
+    admin = new ApiClient({ target: t.config.target, auth: { kind: 'basic', user: t.config.user, password: t.config.password } });
+    control = new ControlClient({ ...t.config.control! });
+  });
+  afterAll(async () => {
+    await control.close();
+    await admin.close();
+    await t.close();
+  });
+
+  const create = async (path: string, body: Record<string, unknown>): Promise<number> => {
+    const ex = await admin.post(path, body);
+    expect(ex.response?.status).toBe(201);
+    return (ex.json as { id: number }).id;
+  };
+
+  test('puts back the settings that differ from the start of the run, and only those', async () => {
+    const before = await snapshotSettings(t.config);
+    expect(before).toMatchObject({ api_enabled: true, maintenance_mode: false });
+    await control.putSettings({ maintenance_mode: true, num_items_lists: 7 });
+    const r = await restoreSettings(t.config, before);
+    expect(r.restored.sort()).toEqual(['maintenance_mode', 'num_items_lists']);
+    expect(await control.getSettings()).toEqual(before);
+    expect(await restoreSettings(t.config, before)).toEqual({ restored: [] });
+    expect(await snapshotSettings({ ...t.config, readOnly: true })).toBeUndefined();
+  });
+
+  test("the sweep deletes exactly this run's objects (pmv6-<run>-…), archived ones too, and leaves everything else", async () => {
+    const foreign = await create('/projects.json', { name: 'customer-project', parent_id: 0 });
+    const foreignPassword = await create('/passwords.json', { name: 'pmv6-otherrun-x-password-1', project_id: foreign });
+    const mine = await create('/projects.json', { name: 'pmv6-abc123-t1-project-1', parent_id: 0 });
+    const minePassword = await create('/passwords.json', { name: 'pmv6-abc123-t1-password-2', project_id: foreign });
+    const archived = await create('/passwords.json', { name: 'pmv6-abc123-t1-password-3', project_id: foreign });
+    expect((await admin.put(`/passwords/${archived}/archive.json`)).response?.status).toBe(204);
+    const user = await control.createUser({ username: 'pmv6-abc123-t1-user-4', password: 'pw-12345678-abc', role: 'normal user' });
+    const otherUser = await control.createUser({ username: 'someone-else', password: 'pw-12345678-abc', role: 'normal user' });
+
+    const report = await sweep(t.config);
+    expect(report.leftovers).toEqual([]);
+    expect(report.deleted.map((d) => `${d.kind}:${d.id}`).sort()).toEqual(
+      [`password:${minePassword}`, `password:${archived}`, `project:${mine}`, `user:${user.id}`].sort(),
+    );
+    expect((await admin.get(`/projects/${foreign}.json`)).response?.status).toBe(200);
+    expect((await admin.get(`/passwords/${foreignPassword}.json`)).response?.status).toBe(200);
+    expect((await admin.get(`/users/${otherUser.id}.json`)).response?.status).toBe(200);
+    expect((await admin.get(`/users/${user.id}.json`)).response?.status).toBe(404);
+    expect(await sweep({ ...t.config, readOnly: true })).toEqual({ deleted: [], leftovers: [] });
+  });
+
+  test('merging: what the sweep removed is no longer a leftover; the text lists leftovers by id and name', () => {
+    const files = {
+      deleted: [{ kind: 'project' as const, id: 1, name: 'pmv6-r-a' }],
+      leftovers: [
+        { kind: 'password' as const, id: 2, name: 'pmv6-r-b', reason: 'DELETE answered 500' },
+        { kind: 'user' as const, id: 3, name: 'pmv6-r-c', reason: 'DELETE users/3.json answered 405' },
+      ],
+    };
+    const merged = mergeCleanup(files, { deleted: [{ kind: 'password', id: 2, name: 'pmv6-r-b' }], leftovers: [] });
+    expect(merged.deleted).toHaveLength(2);
+    expect(merged.leftovers).toEqual([files.leftovers[1]]);
+    const text = cleanupText(merged, { restored: ['maintenance_mode'] });
+    expect(text).toMatch(/^cleanup: deleted 2 objects created by the run; 1 left over:\n {2}user 3 pmv6-r-c: DELETE users\/3\.json answered 405\n/);
+    expect(text).toMatch(/settings: put back maintenance_mode/);
+  });
+});
