@@ -1,35 +1,12 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
+import { BIN, pmv6 } from './spawn-cli.ts';
 import { hmacHeaders } from '../../suites/harness/signers.ts';
 
-const BIN = fileURLToPath(new URL('../pmv6.js', import.meta.url));
 
-interface Done {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
 
-function pmv6(args: string[], env: Record<string, string> = {}, timeoutMs = 60_000): Promise<Done> {
-  return new Promise((resolve, reject) => {
-    const started = Date.now();
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr, ms: Date.now() - started });
-    });
-  });
-}
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -126,7 +103,7 @@ describe('pmv6 CLI', () => {
         PMV6_USER: 'admin',
         PMV6_PASSWORD: password,
         PMV6_CONTROL_TOKEN: token,
-      }, 120_000);
+      }, { timeoutMs: 120_000 });
       expect(run.stdout + run.stderr).not.toContain(password);
       expect(run.stdout + run.stderr).not.toContain(token);
       expect(run.stdout).toMatch(/verdict: CONFORMANT/);

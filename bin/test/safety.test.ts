@@ -1,44 +1,18 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { serve, type Served } from './serve-child.ts';
+import { pmv6 as cli } from './spawn-cli.ts';
 
 // Safety on a real target, end to end through the CLI against `pmv6 serve` (a child process,
 // loopback): a full run leaves the counts of projects, passwords and users as they were, and an
 // interrupted run exits 130/143 after deleting what it made and putting the settings back.
 
-const BIN = fileURLToPath(new URL('../pmv6.js', import.meta.url));
 const JSON_CT = 'application/json; charset=utf-8';
 
-interface Done {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
 
-function cli(args: string[], env: Record<string, string>, opts: { timeoutMs?: number; onStdout?: (all: string, child: ChildProcess) => void } = {}): Promise<Done> {
-  return new Promise((resolve, reject) => {
-    const started = Date.now();
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-      opts.onStdout?.(stdout, child);
-    });
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 50_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr, ms: Date.now() - started });
-    });
-  });
-}
 
 async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;

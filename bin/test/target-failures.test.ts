@@ -1,41 +1,15 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import { pmv6 as cli } from './spawn-cli.ts';
 import { afterEach, describe, expect, test } from 'vitest';
 import { serve } from './serve-child.ts';
 
 // Failures of the target itself, through the CLI: one line and exit 2 before the run, a hung
 // request as a failed check (not a hung run), a target that dies during the run as exit 2.
 
-const BIN = fileURLToPath(new URL('../pmv6.js', import.meta.url));
 
-interface Done {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
 
-function cli(args: string[], env: Record<string, string>, onStdout?: (all: string) => void): Promise<Done> {
-  return new Promise((resolve, reject) => {
-    const started = Date.now();
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-      onStdout?.(stdout);
-    });
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 45_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr, ms: Date.now() - started });
-    });
-  });
-}
 
 const servers: Server[] = [];
 const children: ChildProcess[] = [];
@@ -113,12 +87,12 @@ describe('failures of the target', () => {
     const s = await serve();
     children.push(s.child);
     let killed = false;
-    const r = await cli(['run', '--target', s.base, '--control', `${s.base}/__control`, '--timeout', '2000'], { PMV6_USER: 'admin', PMV6_PASSWORD: s.password, PMV6_CONTROL_TOKEN: s.token }, (all) => {
+    const r = await cli(['run', '--target', s.base, '--control', `${s.base}/__control`, '--timeout', '2000'], { PMV6_USER: 'admin', PMV6_PASSWORD: s.password, PMV6_CONTROL_TOKEN: s.token }, { timeoutMs: 45_000, onStdout: (all) => {
       if (!killed && /\.test\.ts\s/.test(all)) {
         killed = true;
         s.child.kill('SIGKILL');
       }
-    });
+    } });
     expect(killed).toBe(true);
     expect(r.ms).toBeLessThan(40_000);
     expect(r.stdout).toMatch(/cleanup: deleted \d+ objects? created by the run; \d+ left over/);

@@ -418,7 +418,8 @@ function exchange(
   body: string,
   keep: boolean,
 ): Promise<Reply & { size: number }> {
-  const u = new URL(url);
+  const origin = /^https?:\/\/[^/?#]+/i.exec(url)?.[0];
+  const u = origin === undefined ? new URL(url) : { origin, pathname: url.slice(origin.length) || '/', search: '' };
   return new Promise((resolve, reject) => {
     let status = 0;
     let resHeaders: Reply['headers'] = {};

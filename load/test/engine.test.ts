@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { mutantById } from '../../fixtures/mutants/index.ts';
 import type { ReferenceServer } from '../../fixtures/reference-server/src/index.ts';
 import { main } from '../../bin/cli/main.ts';
 import { compareResults, mannWhitney } from '../engine/compare.ts';
@@ -80,6 +81,20 @@ describe('pmv6 load against the embedded reference server', () => {
     expect(r.auth).toBe('hmac');
     expect(r.requests.total).toBeGreaterThan(4);
     expect(r.requests.failed).toBe(0);
+  });
+
+  it('a server that breaks a pagination rule fails the checks threshold (exit 1)', async () => {
+    const broken = await startSeededTarget({ passwords: 2_100, mutate: (s) => mutantById('link-prev-on-first-page')!.apply(s) });
+    try {
+      const out = join(dir, 'broken.json');
+      const c = broken.credentials;
+      expect(await cli('--scenario', 'large-pages', '--target', broken.target, '--user', c.user, '--password', c.password, '--duration', '1s', '--out', out, '--quiet')).toBe(1);
+      const r = results(out);
+      expect(r.checks.byName['page: rel="prev" absent on the first page, present after it']?.fails).toBeGreaterThan(0);
+      expect(r.thresholds.find((t) => t.metric === 'checks')?.ok).toBe(false);
+    } finally {
+      await broken.close();
+    }
   });
 
   it('usage and target errors exit 2', async () => {

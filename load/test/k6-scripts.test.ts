@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mutantById } from '../../fixtures/mutants/index.ts';
 import { hmacSign, signedUri } from '../../suites/harness/signers.ts';
 import { startSeededTarget, type LoadTarget } from '../engine/embedded.ts';
 import { runK6Script, type StandinResult } from './k6-standin/run.ts';
@@ -106,5 +107,24 @@ describe('k6 scripts under the test-only stand-in of the k6 modules', () => {
     const r = await runK6Script(join(K6, 'large-pages.js'), { env: { ...env(), PMV6_PASSWORD: 'wrong' }, iterations: 2 });
     expect(r.error).toMatch(/version\.json answered 401/);
     expect(r.exchanges).toHaveLength(1);
+  });
+
+  it.each([
+    ['link-prev-on-first-page', 'page: rel="prev" absent on the first page, present after it'],
+    ['link-next-on-last-page', 'page: rel="next" absent on the last page, present before it'],
+    ['page-size-ignored', 'count: num_items_per_page equals X-Page-Size'],
+  ])('the checks catch the mutant %s', async (id, failing) => {
+    const mutant = mutantById(id)!;
+    const broken = await startSeededTarget({ passwords: 2_100, mutate: (s) => mutant.apply(s) });
+    try {
+      const r = await runK6Script(join(K6, 'large-pages.js'), {
+        env: { ...env(), PMV6_TARGET: broken.target, PMV6_PASSWORD: broken.credentials.password },
+        iterations: 1,
+      });
+      expect(r.error).toBeUndefined();
+      expect(failedChecks(r)).toContain(failing);
+    } finally {
+      await broken.close();
+    }
   });
 });
