@@ -1,4 +1,5 @@
 import { readFile, writeFile } from 'node:fs/promises';
+import { renderLoadComparisonHtml } from '../../load/engine/report-html.ts';
 import { registerSecret } from '../../suites/harness/redact.ts';
 import { compareResults, comparisonText, DEFAULT_COMPARE } from '../../load/engine/compare.ts';
 import { startSeededTarget, type LoadTarget } from '../../load/engine/embedded.ts';
@@ -24,6 +25,7 @@ Options:
                           'p(95)<250', 'checks:rate>0.999', 'http_req_failed:rate<0.001'
   --out FILE              write the results (percentiles per endpoint and page size) as JSON
   --baseline FILE         compare with an earlier --out file, per endpoint and page size
+  --report FILE           with --baseline: write an HTML page of both runs' latency-percentile curves
   --budget PCT            a p50 or p95 increase beyond PCT% (and --budget-ms) that is also
                           beyond run-to-run noise is a regression (default 20)
   --budget-ms MS          (default 1)
@@ -50,6 +52,7 @@ export async function load(argv: string[]): Promise<number> {
     threshold: { type: 'string', multiple: true },
     out: { type: 'string' },
     baseline: { type: 'string' },
+    report: { type: 'string' },
     budget: { type: 'string' },
     'budget-ms': { type: 'string' },
     user: { type: 'string' },
@@ -102,6 +105,7 @@ export async function load(argv: string[]): Promise<number> {
     }
   });
   let baseline: LoadResults | undefined;
+  if (values.report !== undefined && values.baseline === undefined) throw new UsageError('--report draws the comparison with a baseline: it needs --baseline FILE');
   if (values.baseline !== undefined) {
     try {
       baseline = JSON.parse(await readFile(values.baseline, 'utf8')) as LoadResults;
@@ -170,6 +174,7 @@ export async function load(argv: string[]): Promise<number> {
   if (baseline) {
     const c = compareResults(baseline, results, { ...DEFAULT_COMPARE, budget: budget / 100, minMs: budgetMs });
     out.write(`${comparisonText(c)}\n`);
+    if (values.report !== undefined) await writeFile(values.report, renderLoadComparisonHtml(baseline, results, c));
     regression = c.regressions.length > 0;
   }
   return results.pass && !regression ? 0 : 1;

@@ -124,7 +124,13 @@ describe('pmv6 load --baseline', () => {
     expect(await cli(...args(server), '--out', again, '--baseline', base, '--budget', '50', '--budget-ms', '10')).toBe(0);
     expect(compareResults(results(base), results(again), { budget: 0.5, minMs: 10, alpha: 0.01 }).regressions).toEqual([]);
     const slow = join(dir, 'slow.json');
-    expect(await cli(...args(slowed), '--out', slow, '--baseline', base, '--budget', '50', '--budget-ms', '10')).toBe(1);
+    const page = join(dir, 'slow.html');
+    expect(await cli(...args(slowed), '--out', slow, '--baseline', base, '--budget', '50', '--budget-ms', '10', '--report', page)).toBe(1);
+    const html = readFileSync(page, 'utf8');
+    expect(html).toMatch(/<h2>GET passwords\/page\/\{n\} \[1000\] <span class="verdict bad">regression<\/span>/);
+    expect(html.match(/<polyline class="before"/g)?.length).toBeGreaterThan(0);
+    expect(html.match(/<polyline class="after"/g)?.length).toBe(html.match(/<polyline class="before"/g)?.length);
+    expect(html).not.toMatch(/(src|href)=["']?https?:|@import|url\(/);
     const c = compareResults(results(base), results(slow), { budget: 0.5, minMs: 10, alpha: 0.01 });
     expect(c.regressions).toContain('GET passwords/page/{n} [1000]');
     expect(c.regressions).not.toContain('GET passwords/count [1000]');
