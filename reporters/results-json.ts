@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import type { Area, Level } from '../suites/catalogue/clauses.ts';
+import type { Clause } from '../suites/catalogue/clauses.ts';
 import type { FailureRecord, Outcome, TestResult } from '../suites/runner/outcomes.ts';
 import type { RunResult } from '../suites/runner/run-suites.ts';
 import type { Verdict } from '../suites/runner/verdict.ts';
@@ -18,15 +18,7 @@ export interface CleanupSummary {
 
 export type ResultsTest = TestResult;
 
-export interface ResultsClause {
-  id: string;
-  level: Level;
-  area: Area;
-  section: string;
-  quote: string;
-  behaviour: string;
-  needsControl: boolean;
-  dependsOn?: string[];
+export interface ResultsClause extends Pick<Clause, 'id' | 'level' | 'area' | 'section' | 'quote' | 'behaviour' | 'needsControl' | 'dependsOn'> {
   outcome: Outcome;
   note?: string;
   expectation?: { reason: string; status: ExpectationStatus };

@@ -1,21 +1,12 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { describe, expect, test } from 'vitest';
-import { BIN, pmv6 } from './spawn-cli.ts';
+import { freePort, serve } from './serve-child.ts';
+import { pmv6 } from './spawn-cli.ts';
 import { hmacHeaders } from '../../suites/harness/signers.ts';
 
 
 
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 describe('pmv6 CLI', () => {
   test('--help lists the commands and exits 0', async () => {
@@ -57,27 +48,9 @@ describe('pmv6 CLI', () => {
   });
 
   test('serve answers Basic requests, then run by URL with --control passes and rejected credentials exit 2', async () => {
-    const port = await freePort();
-    const password = randomBytes(9).toString('base64url');
-    const token = randomBytes(12).toString('base64url');
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port)], {
-      env: { ...process.env, PMV6_ADMIN_PASSWORD: password, PMV6_CONTROL_TOKEN: token },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
+    const { base, password, token, child, output } = await serve();
     try {
-      await new Promise<void>((resolve, reject) => {
-        const t = setTimeout(() => reject(new Error(`serve did not start: ${out}`)), 15_000);
-        child.stdout.on('data', () => {
-          if (out.includes('listening on')) {
-            clearTimeout(t);
-            resolve();
-          }
-        });
-      });
-      const base = `http://127.0.0.1:${port}`;
-      expect(out).not.toContain(password);
+      expect(output()).not.toContain(password);
       const res = await fetch(`${base}/index.php/api/v6/version.json`, {
         headers: { authorization: `Basic ${Buffer.from(`admin:${password}`).toString('base64')}`, 'content-type': 'application/json; charset=utf-8' },
       });

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 
 const BIN = fileURLToPath(new URL('../pmv6.js', import.meta.url));
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve) => {
     const srv = createServer().listen(0, '127.0.0.1', () => {
       const { port } = srv.address() as { port: number };
@@ -19,6 +19,8 @@ export interface Served {
   password: string;
   token: string;
   child: ChildProcess;
+  /** Everything the server printed to stdout so far. */
+  output(): string;
 }
 
 /** `pmv6 serve` as a child process on a free loopback port, with the control protocol on. */
@@ -41,6 +43,6 @@ export async function serve(): Promise<Served> {
       }
     });
   });
-  return { base: `http://127.0.0.1:${port}`, password, token, child };
+  return { base: `http://127.0.0.1:${port}`, password, token, child, output: () => out };
 }
 
