@@ -6,6 +6,8 @@ export interface PropertyRun<Ts> {
   numRuns: number;
   /** Cases that run on every seed, before the random ones. */
   examples?: Ts[];
+  /** Stop generating new cases after this long; the cases run so far still count. */
+  timeLimitMs?: number;
 }
 
 /**
@@ -21,6 +23,7 @@ export async function checkProperty<Ts>(t: ClauseTestContext, property: fc.IAsyn
     seed: t.config.seed,
     numRuns: run.numRuns,
     ...(run.examples ? { examples: run.examples } : {}),
+    ...(run.timeLimitMs ? { interruptAfterTimeLimit: run.timeLimitMs } : {}),
   });
   if (!out.failed) return;
   const replay =
