@@ -8,7 +8,8 @@ const HELP = `pmv6 serve: run the reference v6 server in the foreground
 Options:
   --host HOST              address to bind (or PMV6_HOST; default 127.0.0.1)
   --port PORT              port (or PORT; default 8080; 0 picks a free one)
-  --db FILE                SQLite database file (default: in memory, lost on exit)
+  --db FILE                SQLite database file (default: in memory, lost on exit); uploaded
+                           files are kept in the folder FILE.files/ beside it
   --admin-user NAME        the admin's username (or PMV6_ADMIN_USER; default admin)
   --admin-password P       the admin's password (or PMV6_ADMIN_PASSWORD; default: generated and
                            printed once). Ignored when FILE already holds the admin.
@@ -17,6 +18,8 @@ Options:
   --hmac-window SECONDS    accepted HMAC timestamp skew (default 300)
   --tls-cert FILE          serve https with this certificate (PEM); needs --tls-key
   --tls-key FILE           the certificate's private key (PEM)
+  --no-response-cache      compute every GET list page and count (default: answers are cached
+                           in memory, up to 64 MiB, and dropped on every write)
 
 Stops cleanly on SIGINT or SIGTERM. Exit codes: 0 stopped, 2 usage error, 4 could not start.`;
 
@@ -31,6 +34,7 @@ export async function serve(argv: string[]): Promise<number> {
     'hmac-window': { type: 'string' },
     'tls-cert': { type: 'string' },
     'tls-key': { type: 'string' },
+    'no-response-cache': { type: 'boolean' },
   });
   if (values.help) {
     process.stdout.write(`${HELP}\n`);
@@ -66,6 +70,7 @@ export async function serve(argv: string[]): Promise<number> {
       ...(controlToken ? { controlToken } : {}),
       ...(hmacWindowSeconds !== undefined ? { hmacWindowSeconds } : {}),
       ...(tls ? { tls } : {}),
+      ...(values['no-response-cache'] ? { responseCache: false } : {}),
     });
     base = await server.listen({ host, port });
   } catch (e) {
@@ -81,7 +86,7 @@ export async function serve(argv: string[]): Promise<number> {
   } else if (given === undefined) {
     process.stdout.write(`admin password: unchanged (kept in ${values.db})\n`);
   }
-  process.stdout.write(values.db ? `data: ${values.db}\n` : 'data: in memory (lost on exit; use --db FILE to keep it)\n');
+  process.stdout.write(values.db ? `data: ${values.db} (files: ${values.db}.files/)\n` : 'data: in memory (lost on exit; use --db FILE to keep it)\n');
 
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
