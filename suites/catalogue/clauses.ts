@@ -10,6 +10,7 @@ export type Level = 'MUST' | 'SHOULD' | 'INFO';
 
 export const AREAS = {
   GEN: 'General rules',
+  OPS: 'Operations per resource',
   ADDR: 'Request address',
   RES: 'Resources and creation inputs',
   EP: 'Endpoints',
@@ -53,6 +54,7 @@ export function normalise(text: string): string {
 
 const S = {
   gen: '1. What the service does › General rules',
+  ops: '1. What the service does › Operations offered per resource',
   addr: '2. Resources and their fields › Request address',
   project: '2. Resources and their fields › Project (creation input)',
   password: '2. Resources and their fields › Password (creation input)',
@@ -122,6 +124,33 @@ export const CLAUSES: readonly Clause[] = [
     'refuse users not flagged "API only" while the API is restricted to them', true),
   C('GEN-14', 'MUST', S.gen, 'Allowed values are: all users (default), or only users flagged "API only".',
     'accept users flagged "API only" while the API is restricted to them', true),
+
+  // ── OPS: section 1, operations offered per resource ──────────────────────────────────────
+  // The table says WHICH operations each resource offers; "Their paths and payloads are under
+  // Endpoints", and §4 shows only a few of them. So every row is INFO: each operation is called
+  // at the product's path (product facts §6) with the product's payload, and a row whose
+  // operation is missing there is a warning. The Version and Log rows are RESTATED (§4's
+  // version endpoints, VER-08).
+  C('OPS-01', 'INFO', S.ops,
+    'Projects | list, show, create, update, list passwords of a project, list users who can access the project, archive/unarchive, list files, upload a file, delete',
+    'offer the projects operations list, show, create, update, list passwords, list users with access, archive/unarchive, list files, upload a file and delete'),
+  C('OPS-02', 'INFO', S.ops,
+    'Passwords | list, show, create, update, update security, update custom fields definitions, list users who can access the password, delete, archive/unarchive, move, list files, upload a file, lock/unlock',
+    'offer the passwords operations list, show, create, update, update security, update custom fields, list users with access, delete, archive/unarchive, move, list files, upload a file and lock/unlock'),
+  C('OPS-03', 'INFO', S.ops, 'My Passwords | list, show, create, update, delete',
+    'offer the my passwords operations list, show, create, update and delete'),
+  C('OPS-04', 'INFO', S.ops,
+    'Files | list, show, update notes of a file, get the maximum upload file size, get uploads folder information, upload, download, delete',
+    'offer the files operations list, show, update notes, maximum upload size, uploads folder information, upload, download and delete'),
+  C('OPS-05', 'INFO', S.ops,
+    'Favorites | list favorite passwords and projects of the user, make a password/project favorite, make a password/project not favorite',
+    'offer the favorites operations list, make favorite and make not favorite, for passwords and projects'),
+  C('OPS-06', 'INFO', S.ops, 'Users | list, show, create, update, activate/deactivate, convert to ldap/normal, delete',
+    'offer the users operations list, show, create, update, activate/deactivate, convert to ldap/normal and delete'),
+  C('OPS-07', 'INFO', S.ops, 'Groups | list, show, create, update, add user to group, delete user from group, delete',
+    'offer the groups operations list, show, create, update, add user, delete user and delete'),
+  C('OPS-08', 'INFO', S.ops, 'Passwords generator | return a strong random password made with the current generator settings',
+    'offer the password generator'),
 
   // ── ADDR: section 2, request address ─────────────────────────────────────────────────────
   C('ADDR-01', 'MUST', S.addr,
@@ -390,7 +419,9 @@ export const RESTATED: ReadonlyArray<{ quote: string; section: string; coveredBy
   { quote: '204 No Content for PUT and DELETE without content', section: S.errKinds, coveredBy: ['STAT-04'] },
   { quote: 'Only 401 errors are written to the log among error responses.', section: S.errKinds, coveredBy: ['LOG-03', 'LOG-04'] },
   { quote: 'Actions made through the API are written to the action log; see section 1.', section: '6. Events', coveredBy: ['LOG-01'] },
-  { quote: 'Log | query the log', section: '1. What the service does › Operations offered per resource', coveredBy: ['VER-08'] },
+  { quote: 'Log | query the log', section: S.ops, coveredBy: ['VER-08'] },
+  { quote: 'Version | return version information', section: S.ops, coveredBy: ['EP-10', 'EP-11'] },
+  { quote: 'The archive/unarchive, lock/unlock, activate/deactivate and ldap/normal conversions exist as operations.', section: '3. States and transitions', coveredBy: ['OPS-01', 'OPS-02', 'OPS-06'] },
   { quote: 'Default page size | 20 items', section: S.lim, coveredBy: ['SIZE-01'] },
   { quote: 'X-Page-Size | unsigned integer, 5 to 1000 inclusive', section: S.lim, coveredBy: ['SIZE-05', 'SIZE-06', 'SIZE-07', 'SIZE-08'] },
   { quote: 'the pagination link relations self, prev, next, first, last are present', section: S.ver, coveredBy: ['PAG-01', 'PAG-07'] },
@@ -422,13 +453,13 @@ export const UNTESTABLE: Array<{ quote: string; why: string }> = [
   { quote: 'id of the project that receives the password',
     why: 'the fields of password records are not shown, so which project holds a password cannot be read back by a client that relies on the spec alone' },
   { quote: 'Only the operation names are given here. Their paths and payloads are under Endpoints.',
-    why: 'the operations table names operations whose paths, methods and payloads the spec does not show' },
+    why: 'the paths, methods and payloads are not under Endpoints for most operations; the OPS clauses borrow the product\'s (suites/general/endpoints.ts) and are INFO for that reason' },
   { quote: 'Paths, methods and payloads of the remaining operations listed in section 1 are not shown.',
-    why: 'nothing to test without a path; PUT and DELETE checks (STAT-04) borrow the product\'s paths and are unverifiable where they do not exist' },
+    why: 'the suite borrows the product\'s paths and payloads (OPS-*, STAT-04, LOG-01 over every write); a 404 or 405 at them is unverifiable, never a violation' },
   { quote: 'Response bodies of other list endpoints, and which lists are paginated, are not shown beyond the fact that each resource states whether pagination applies.',
-    why: 'no list other than passwords is named as paginated, so EP-12 and EP-13 are checked on passwords and on lists seen with a Link header' },
-  { quote: 'The archive/unarchive, lock/unlock, activate/deactivate and ldap/normal conversions exist as operations. Transitions: not shown.',
-    why: 'no paths and no transitions are given' },
+    why: 'no list other than passwords is named as paginated, so the pagination rules are checked on passwords and on every list of the endpoint table that answers with a Link header or serves count.json' },
+  { quote: 'Transitions: not shown.',
+    why: 'the operations are called (OPS-01, OPS-02, OPS-06), but what they do to the state of an object is not given, so no effect is asserted' },
   { quote: 'Events: not shown.', why: 'no events are described' },
   { quote: 'Fields of the file, user, group, favorite and log resources: not shown.',
     why: 'no fields to check; LOG-02 records what the log resource returns' },

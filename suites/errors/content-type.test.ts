@@ -1,14 +1,18 @@
 import { expectErrorObject, expectResponse } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import { useSession } from '../harness/session.ts';
-import { ENDPOINTS, label, useEndpoints } from '../general/endpoints.ts';
+import { ENDPOINTS, label, notServed, useEndpoints } from '../general/endpoints.ts';
 
 const s = useSession();
 const calls = useEndpoints(s);
 
-clauseTest('ERR-02', 'answer a request to every endpoint of §4 without Content-Type with 415 Unsupported Media Type', async () => {
+// Every entry of the endpoint table (on the file's own objects); a product path that answers 404
+// or 405 may be routed first on a target that does not serve it, which proves nothing.
+clauseTest('ERR-02', 'answer a request to every endpoint of the table without Content-Type with 415 Unsupported Media Type', async () => {
   const d = await calls.data();
-  for (const { ex } of await calls.callEach(s.admin, d, { contentType: null })) expectErrorObject(ex, { status: 415 });
+  for (const { endpoint, ex } of await calls.callEach(s.admin, d, { contentType: null })) {
+    if (!notServed(endpoint, ex)) expectErrorObject(ex, { status: 415 });
+  }
 });
 
 const OTHER_TYPES = ['text/plain', 'application/xml', 'application/json', 'application/json; charset=iso-8859-1'];

@@ -2,7 +2,7 @@ import { expectErrorObject, expectStatus } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import type { Role } from '../harness/control.ts';
 import { useSession } from '../harness/session.ts';
-import { useEndpoints } from './endpoints.ts';
+import { notServed, useEndpoints } from './endpoints.ts';
 
 const s = useSession();
 const calls = useEndpoints(s);
@@ -16,7 +16,11 @@ clauseTest('GEN-07', 'let an active user of every role call GET /version.json an
   }
 });
 
-clauseTest(['AUTH-01', 'STAT-06'], 'answer every endpoint of §4 without credentials with 401 and the error object', async () => {
+// Every entry of the endpoint table; a product path that answers 404 or 405 may be routed before
+// authentication on a target that does not serve it, which proves nothing.
+clauseTest(['AUTH-01', 'STAT-06'], 'answer every endpoint of the table without credentials with 401 and the error object', async () => {
   const d = await calls.data();
-  for (const { ex } of await calls.callEach(s.anonymous, d)) expectErrorObject(ex, { status: 401 });
+  for (const { endpoint, ex } of await calls.callEach(s.anonymous, d)) {
+    if (!notServed(endpoint, ex)) expectErrorObject(ex, { status: 401 });
+  }
 });

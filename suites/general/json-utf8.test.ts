@@ -9,17 +9,17 @@ const calls = useEndpoints(s);
 let replies: Promise<Reply[]> | undefined;
 const allReplies = async () => (replies ??= calls.data().then((d) => variedReplies(s, calls, d)));
 
-clauseTest('GEN-03', 'return a JSON body on every endpoint, for successes and refusals alike', async () => {
+clauseTest('GEN-03', 'return a JSON body on every endpoint of the table, for successes and refusals alike', async () => {
   for (const { ex } of await allReplies()) expectJsonBody(ex);
 });
 
-clauseTest('GEN-04', 'encode every response body in UTF-8, for successes and refusals alike', async () => {
+clauseTest('GEN-04', 'encode every response body in UTF-8 on every endpoint of the table, for successes and refusals alike', async () => {
   for (const { ex } of await allReplies()) expectUtf8Body(ex);
 });
 
 clauseTest('GEN-04', 'return a password with a non-ASCII name as UTF-8 that decodes to the name sent', async () => {
   const d = await calls.data();
-  const ex = await s.admin.get(`/passwords/${d.passwordId}.json`);
+  const ex = await s.admin.get(`/passwords/${d.ids.password}.json`);
   expectStatus(ex, 200);
   expectUtf8Body(ex);
   expectJsonBody(ex);

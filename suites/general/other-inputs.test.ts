@@ -1,18 +1,25 @@
 import { expectClientError, expectResponse } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import { useSession } from '../harness/session.ts';
+import { TABLE, guessedData, pathOf } from './endpoints.ts';
 
 const s = useSession();
 
 // "The API uses HTTP methods GET, POST, PUT and DELETE": what another method gets is not shown;
 // a refusal must still be a client error with the error object, never a success or a crash.
-clauseTest('GEN-02', 'record the reply to PATCH and to a made-up method, and refuse them', async (t) => {
-  for (const method of ['PATCH', 'PURGE']) {
-    const ex = await s.admin.request({ method, path: '/passwords.json' });
+// PATCH goes to every path of the endpoint table, with guessed ids: a path is never changed.
+clauseTest('GEN-02', 'record the reply to PATCH on every path of the endpoint table and to a made-up method, and refuse them', async (t) => {
+  const guessed = guessedData();
+  const paths = [...new Set(TABLE.map((e) => pathOf(e, guessed)))];
+  const statuses: Record<string, number> = {};
+  for (const [method, path] of [...paths.map((p) => ['PATCH', p] as const), ['PURGE', '/passwords.json'] as const]) {
+    const ex = await s.admin.request({ method, path });
     expectResponse(ex);
-    t.observe(`${method} /passwords.json`, ex.response.status);
+    statuses[ex.response.status] = (statuses[ex.response.status] ?? 0) + 1;
+    if (path === '/passwords.json') t.observe(`${method} /passwords.json`, ex.response.status);
     expectClientError(ex);
   }
+  t.observe('statuses of PATCH and PURGE', statuses);
 });
 
 // "All request and response bodies are JSON": the reply to a body that is not JSON is not shown.

@@ -8,7 +8,26 @@ import type { Exchange } from './exchange.ts';
 import { registerCredentials } from './redact.ts';
 import { validate } from './schemas.ts';
 
-export type FixtureKind = 'password' | 'project' | 'user';
+/**
+ * What a run creates. Projects, passwords and users come from the methods below; my passwords,
+ * files and groups are created by calls of the endpoint table (suites/general/endpoints.ts),
+ * which hands them to track().
+ */
+export type FixtureKind = 'password' | 'project' | 'user' | 'my_password' | 'file' | 'group';
+
+/**
+ * Deletion order of cleanup(): files before their containers, passwords before projects, groups
+ * before the users they hold, users last (objects they created keep their ids).
+ */
+export const CLEANUP_ORDER: readonly FixtureKind[] = ['file', 'password', 'my_password', 'project', 'group', 'user'];
+
+/** Sent with deletions of passwords, which a locked password needs (X-Unlock-Reason, product facts §3). */
+export const UNLOCK_REASON = 'pmv6 conformance run: cleanup';
+
+/** The product's deletion path of each kind (product facts §6): `DELETE <kind>s/ID.json`. */
+export function deletePath(kind: FixtureKind, id: number): string {
+  return `/${kind}s/${id}.json`;
+}
 
 export interface FixtureUser {
   id: number;
@@ -38,6 +57,8 @@ export class Fixtures {
   readonly faker: Faker;
   private counter = 0;
   private readonly created: Created[] = [];
+  /** Tracked objects a test deleted itself (forget()). */
+  private readonly gone: Created[] = [];
 
   constructor(
     readonly cfg: RunConfig,
@@ -133,17 +154,27 @@ export class Fixtures {
   }
 
   /**
-   * Passwords first, then projects, then users (newest first); never throws. Users go through
-   * DELETE /users/ID.json (product facts §6), as the run's Admin. Reported apart from the verdict.
+   * A test deleted a tracked object itself (DELETE answered 2XX): cleanup() reports it as deleted
+   * without sending another DELETE, whose 404 would read as a leftover for users.
+   */
+  forget(kind: FixtureKind, id: number): void {
+    const i = this.created.findIndex((c) => c.kind === kind && c.id === id);
+    if (i >= 0) this.gone.push(...this.created.splice(i, 1));
+  }
+
+  /**
+   * In CLEANUP_ORDER (newest first within a kind); never throws. Every kind goes through
+   * DELETE /<kind>s/ID.json (product facts §6), as the run's Admin. Reported apart from the verdict.
    */
   async cleanup(): Promise<CleanupReport> {
-    const report: CleanupReport = { deleted: [], leftovers: [] };
-    const order: FixtureKind[] = ['password', 'project', 'user'];
-    for (const kind of order) {
+    const report: CleanupReport = { deleted: [...this.gone], leftovers: [] };
+    this.gone.length = 0;
+    for (const kind of CLEANUP_ORDER) {
       for (const item of this.created.filter((c) => c.kind === kind).reverse()) {
-        const ex = await this.admin.delete(`/${kind}s/${item.id}.json`);
+        // A locked password is deleted only with a reason (product facts §3); harmless on others.
+        const ex = await this.admin.delete(deletePath(kind, item.id), kind === 'password' ? { headers: { 'X-Unlock-Reason': UNLOCK_REASON } } : {});
         const status = ex.response?.status;
-        // A password or project may already be gone (the test, or its project, removed it): 404
+        // Any other object may already be gone (the test, or its container, removed it): 404
         // counts as deleted. For a user, 404 or 405 more likely means the target has no
         // DELETE users/ID.json: it is a leftover.
         const gone = status !== undefined && ((status >= 200 && status < 300) || (status === 404 && kind !== 'user'));
@@ -154,7 +185,9 @@ export class Fixtures {
               ? `no response: ${ex.error}`
               : kind === 'user' && (status === 404 || status === 405)
                 ? `DELETE users/${item.id}.json answered ${status}: the target may not offer deleting users through the API`
-                : `DELETE answered ${status}`;
+                : status === 405
+                  ? `DELETE ${kind}s/${item.id}.json answered 405: the target may not offer deleting them through the API`
+                  : `DELETE answered ${status}`;
           report.leftovers.push({ ...item, reason });
         }
       }

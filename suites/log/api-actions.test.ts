@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import { useSession } from '../harness/session.ts';
-import { entriesMentioning, logPage } from './log-reader.ts';
+import { entriesMentioning, logPage, originMarks, saysApi } from './log-reader.ts';
 
 const s = useSession();
 
@@ -34,11 +34,10 @@ clauseTest('LOG-02', 'record how the log resource marks an action that came from
   const { ex, found } = await entriesMentioning(s, t, created.name);
   if (found.length === 0) t.unverifiable('no log entry mentions the password just created (LOG-01)');
   const entry = found[0] as Record<string, unknown>;
-  const marks = Object.entries(entry).filter(([k, v]) => /origin|source/i.test(k) || (typeof v === 'string' && v.toLowerCase() === 'api'));
+  const marks = originMarks(entry);
   t.observe('origin', marks.length > 0 ? Object.fromEntries(marks) : 'no field marks the origin');
   t.observe('entry fields', Object.keys(entry).sort());
   if (marks.length === 0) violation(ex, 'a field of the log entry that tells the action came from the API', `fields ${Object.keys(entry).join(', ')}`);
-  const saysApi = (v: unknown): boolean => (typeof v === 'string' ? /\bapi\b/i.test(v) : v !== null && typeof v === 'object' && Object.values(v).some(saysApi));
   if (!marks.some(([, v]) => saysApi(v))) {
     violation(ex, 'an origin that says the action came from the API', marks.map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join(', '));
   }

@@ -53,3 +53,18 @@ export async function countDrift(s: Session, t: ClauseTestContext): Promise<{ dr
   const b = await logCount(s, t);
   return { drift: b - a, count: b };
 }
+
+/**
+ * The fields of a log entry that may tell where its action came from. Decision: the fields of
+ * the log resource are not shown, so any field named like origin or source, or any value "api",
+ * counts (the product's origin values are "web", "api", …, product facts §7).
+ */
+export function originMarks(entry: unknown): Array<[string, unknown]> {
+  if (entry === null || typeof entry !== 'object') return [];
+  return Object.entries(entry).filter(([k, v]) => /origin|source/i.test(k) || (typeof v === 'string' && v.toLowerCase() === 'api'));
+}
+
+/** True when a mark says API (a string holding the word, or an object with such a string). */
+export function saysApi(v: unknown): boolean {
+  return typeof v === 'string' ? /\bapi\b/i.test(v) : v !== null && typeof v === 'object' && Object.values(v).some(saysApi);
+}

@@ -4,17 +4,19 @@ import { clauseTest } from '../harness/clause-test.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { useSession } from '../harness/session.ts';
 import { MAINTENANCE_MESSAGE } from '../general/checks.ts';
-import { ENDPOINTS, WRITE_ENDPOINTS, label, useEndpoints } from '../general/endpoints.ts';
+import { TABLE, label, useEndpoints } from '../general/endpoints.ts';
 
 const s = useSession();
 const calls = useEndpoints(s);
 
-// "Installation in Maintenance Mode (all requests)": every endpoint, PUT and DELETE on the
-// product's paths, an unknown path and a method other than the four, from every kind of caller,
-// with and without Content-Type.
-async function repliesInMaintenance(): Promise<Array<{ what: string; ex: Exchange }>> {
-  const d = await calls.data();
-  const disposable = { ...d, passwordId: await s.fixtures.createPassword(d.projectId) };
+// "Installation in Maintenance Mode (all requests)": every endpoint of the table (the product's
+// paths included, on the file's own objects), an unknown path and a method other than the four,
+// from every kind of caller, with and without Content-Type. Asked once for both clauses.
+let replies: Promise<Array<{ what: string; ex: Exchange }>> | undefined;
+const repliesInMaintenance = () => (replies ??= askInMaintenance());
+
+async function askInMaintenance(): Promise<Array<{ what: string; ex: Exchange }>> {
+  const d = await calls.data(TABLE);
   const user = await s.user('normal user', { label: 'maintenance-normal-user' });
   const callers: Array<[string, ApiClient]> = [
     ['Admin', s.admin],
@@ -27,9 +29,7 @@ async function repliesInMaintenance(): Promise<Array<{ what: string; ex: Exchang
   const out: Array<{ what: string; ex: Exchange }> = [];
   await s.withSettings({ maintenance_mode: true }, async () => {
     for (const [who, client] of callers) {
-      for (const endpoint of [...ENDPOINTS, ...WRITE_ENDPOINTS]) {
-        out.push({ what: `${who}: ${label(endpoint)}`, ex: await calls.call(client, endpoint, disposable) });
-      }
+      for (const { endpoint, ex } of await calls.callEach(client, d)) out.push({ what: `${who}: ${label(endpoint)}`, ex });
       out.push({ what: `${who}: GET /pmv6-unknown.json`, ex: await client.get('/pmv6-unknown.json') });
       out.push({ what: `${who}: PATCH /passwords.json`, ex: await client.request({ method: 'PATCH', path: '/passwords.json', json: {} }) });
       out.push({ what: `${who} without Content-Type: GET /passwords.json`, ex: await client.get('/passwords.json', { contentType: null }) });

@@ -4,6 +4,7 @@ import { violation } from '../harness/assert.ts';
 import { clauseTest, type ClauseTestContext } from '../harness/clause-test.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { useSession } from '../harness/session.ts';
+import { TABLE, guessedData, kindsOf, label as labelOf, pathOf } from '../general/endpoints.ts';
 import { UNLIKELY_ID, useCreations } from './support.ts';
 
 const s = useSession();
@@ -17,6 +18,7 @@ beforeAll(async () => {
   const pages = (count.json as { num_pages?: unknown } | undefined)?.num_pages;
   const tooHigh = typeof pages === 'number' && Number.isSafeInteger(pages) ? pages + 1 : 1_000_000;
   const { user, password } = s.config;
+  const guessed = guessedData();
   const sent: Array<[string, Promise<Exchange>]> = [
     ['wrong password (401)', s.admin.withAuth({ kind: 'basic', user, password: `${password}x` }).get('/passwords.json')],
     ['no credentials (401)', s.anonymous.get('/passwords.json')],
@@ -29,6 +31,9 @@ beforeAll(async () => {
           ['project without name', create('project', { parent_id: 0 })],
         ] as Array<[string, Promise<Exchange>]>)),
     ['unknown password id', s.admin.get(`/passwords/${UNLIKELY_ID}.json`)],
+    // Every GET of the endpoint table: with guessed ids (only ever read), and without Content-Type.
+    ...TABLE.filter((e) => e.method === 'GET' && kindsOf(e).length > 0).map((e): [string, Promise<Exchange>] => [`unknown id: ${labelOf(e)}`, s.admin.get(pathOf(e, guessed))]),
+    ...TABLE.filter((e) => e.method === 'GET' && kindsOf(e).length === 0).map((e): [string, Promise<Exchange>] => [`no Content-Type: ${labelOf(e)}`, s.admin.get(pathOf(e, guessed), { contentType: null })]),
   ];
   errors = [];
   for (const [label, pending] of sent) errors.push({ label, ex: await pending });

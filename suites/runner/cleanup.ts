@@ -1,7 +1,7 @@
 import { ApiClient } from '../harness/client.ts';
 import type { RunConfig } from '../harness/config.ts';
 import { ControlClient, type Settings } from '../harness/control.ts';
-import type { CleanupReport, FixtureKind } from '../harness/fixtures.ts';
+import { UNLOCK_REASON, deletePath, type CleanupReport, type FixtureKind } from '../harness/fixtures.ts';
 
 /** What the runner did about the target's settings at the end of a run. */
 export interface SettingsRestore {
@@ -13,9 +13,13 @@ export interface SettingsRestore {
 
 type Item = { kind: FixtureKind; id: number; name: string };
 
+// In the fixtures' deletion order. Files go with their projects and passwords; personal
+// passwords are the run's Admin's own.
 const LISTS: Array<{ kind: FixtureKind; lists: string[] }> = [
   { kind: 'password', lists: ['/passwords', '/passwords/archived'] },
+  { kind: 'my_password', lists: ['/my_passwords', '/my_passwords/archived'] },
   { kind: 'project', lists: ['/projects', '/projects/archived'] },
+  { kind: 'group', lists: ['/groups'] },
   { kind: 'user', lists: ['/users'] },
 ];
 const PAGE_SIZE = 1000;
@@ -64,8 +68,8 @@ export async function restoreSettings(config: RunConfig, before: Settings | unde
 
 /**
  * The final sweep: finds what is still on the target under this run's name prefix
- * (`pmv6-<run>-`, names for projects and passwords, usernames for users) and deletes it,
- * passwords first. It catches what a file's cleanup could not reach (a worker killed by a
+ * (`pmv6-<run>-`, names for projects, passwords, personal passwords and groups, usernames for
+ * users) and deletes it, passwords first. It catches what a file's cleanup could not reach (a worker killed by a
  * signal, an interrupted file). A list the target refuses (no users endpoint) is skipped.
  * Never throws.
  */
@@ -91,7 +95,7 @@ export async function sweep(config: RunConfig): Promise<CleanupReport> {
         }
       }
       for (const item of found.values()) {
-        const ex = await admin.delete(`/${kind}s/${item.id}.json`);
+        const ex = await admin.delete(deletePath(kind, item.id), kind === 'password' ? { headers: { 'X-Unlock-Reason': UNLOCK_REASON } } : {});
         const status = ex.response?.status;
         if (status !== undefined && status >= 200 && status < 300) report.deleted.push(item);
         // A password inside a project deleted just before is gone already.

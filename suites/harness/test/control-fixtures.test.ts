@@ -186,6 +186,34 @@ describe('Fixtures', () => {
     expect(report.leftovers).toEqual([{ kind: 'user', id: 404, name: 'pmv6-r1-user-x', reason: expect.stringMatching(/answered 404/) }]);
   });
 
+  test('tracked objects of every kind are deleted files first, users last; a forgotten one is reported without a DELETE', async () => {
+    const f = new Fixtures(cfg(), admin, control);
+    f.track('user', 201, 'pmv6-r1-u');
+    f.track('group', 202, 'pmv6-r1-g');
+    f.track('project', 203, 'pmv6-r1-p');
+    f.track('my_password', 204, 'pmv6-r1-m');
+    f.track('password', 205, 'pmv6-r1-pw');
+    f.track('file', 206, 'pmv6-r1-f.txt');
+    f.track('group', 207, 'pmv6-r1-gone');
+    f.forget('group', 207);
+    const from = stub.received.length;
+    const report = await f.cleanup();
+    const sent = stub.received.slice(from);
+    expect(sent.map((r) => `${r.method} ${r.url}`)).toEqual([
+      'DELETE /index.php/api/v6/files/206.json',
+      'DELETE /index.php/api/v6/passwords/205.json',
+      'DELETE /index.php/api/v6/my_passwords/204.json',
+      'DELETE /index.php/api/v6/projects/203.json',
+      'DELETE /index.php/api/v6/groups/202.json',
+      'DELETE /index.php/api/v6/users/201.json',
+    ]);
+    // A locked password can only be deleted with a reason.
+    expect(sent[1]?.headers['x-unlock-reason']).toMatch(/pmv6/);
+    expect(sent[0]?.headers['x-unlock-reason']).toBeUndefined();
+    expect(report.leftovers).toEqual([]);
+    expect(report.deleted.map((d) => d.id).sort()).toEqual([201, 202, 203, 204, 205, 206, 207]);
+  });
+
   test('createUser without control, and any create in a read-only run, are SetupErrors', async () => {
     await expect(new Fixtures(cfg(), admin).createUser('admin')).rejects.toThrow(/needs the control protocol/);
     const readOnly = new Fixtures(cfg({ readOnly: true }), admin, control);

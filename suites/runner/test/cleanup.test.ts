@@ -45,12 +45,20 @@ describe('runner cleanup: settings restore and the final sweep', () => {
     expect((await admin.put(`/passwords/${archived}/archive.json`)).response?.status).toBe(204);
     const user = await control.createUser({ username: 'pmv6-abc123-t1-user-4', password: 'pw-12345678-abc', role: 'normal user' });
     const otherUser = await control.createUser({ username: 'someone-else', password: 'pw-12345678-abc', role: 'normal user' });
+    const locked = await create('/passwords.json', { name: 'pmv6-abc123-t1-password-5', project_id: foreign });
+    expect((await admin.put(`/passwords/${locked}/lock.json`)).response?.status).toBe(204);
+    const myPassword = await create('/my_passwords.json', { name: 'pmv6-abc123-t1-my-password-6' });
+    const otherMyPassword = await create('/my_passwords.json', { name: 'personal' });
+    const group = await create('/groups.json', { name: 'pmv6-abc123-t1-group-7' });
+    const otherGroup = await create('/groups.json', { name: 'customer-group' });
 
     const report = await sweep(t.config);
     expect(report.leftovers).toEqual([]);
     expect(report.deleted.map((d) => `${d.kind}:${d.id}`).sort()).toEqual(
-      [`password:${minePassword}`, `password:${archived}`, `project:${mine}`, `user:${user.id}`].sort(),
+      [`password:${minePassword}`, `password:${archived}`, `password:${locked}`, `my_password:${myPassword}`, `project:${mine}`, `group:${group}`, `user:${user.id}`].sort(),
     );
+    expect((await admin.get(`/my_passwords/${otherMyPassword}.json`)).response?.status).toBe(200);
+    expect((await admin.get(`/groups/${otherGroup}.json`)).response?.status).toBe(200);
     expect((await admin.get(`/projects/${foreign}.json`)).response?.status).toBe(200);
     expect((await admin.get(`/passwords/${foreignPassword}.json`)).response?.status).toBe(200);
     expect((await admin.get(`/users/${otherUser.id}.json`)).response?.status).toBe(200);

@@ -1,0 +1,73 @@
+import { violation } from '../harness/assert.ts';
+import { clauseTest, type ClauseTestContext } from '../harness/clause-test.ts';
+import type { Exchange } from '../harness/exchange.ts';
+import { useSession } from '../harness/session.ts';
+import { isSuccess } from '../general/checks.ts';
+import { WRITING, label, notServed, useEndpoints, type Endpoint } from '../general/endpoints.ts';
+import { countDrift, logCount, logPage, originMarks, saysApi } from './log-reader.ts';
+
+// "Every action caused by an API request is written to the action log": every writing entry of
+// the endpoint table (POST, PUT, DELETE) is called once as the Admin on objects the run made for
+// it, and the log's count is read just before and after it. The entries that appeared on the
+// log's first page are the call's entries (the product lists the log newest first). A product
+// path that answers 404 or 405, or refuses the product's payload, is left out.
+
+const s = useSession();
+const calls = useEndpoints(s);
+
+interface Write {
+  endpoint: Endpoint;
+  ex: Exchange;
+  /** New log entries, less what reading the count adds by itself. */
+  added: number;
+  /** Entries on the log's first page after the call that were not there before it. */
+  entries: unknown[];
+}
+
+let writes: Promise<Write[]> | undefined;
+const everyWrite = (t: ClauseTestContext) => (writes ??= writeEach(t));
+
+async function writeEach(t: ClauseTestContext): Promise<Write[]> {
+  await logPage(s, t);
+  const { drift } = await countDrift(s, t);
+  const out: Write[] = [];
+  const left: Record<string, string> = {};
+  for (const endpoint of WRITING) {
+    const subject = await calls.subject(endpoint);
+    if (typeof subject === 'string') {
+      left[label(endpoint)] = subject;
+      continue;
+    }
+    const seen = new Set((await logPage(s, t)).entries.map((e) => JSON.stringify(e)));
+    const before = await logCount(s, t);
+    const ex = await calls.call(s.admin, endpoint, subject);
+    const after = await logCount(s, t);
+    if (notServed(endpoint, ex) || !isSuccess(ex)) {
+      left[label(endpoint)] = `answered ${ex.response?.status ?? ex.error}`;
+      continue;
+    }
+    const entries = (await logPage(s, t)).entries.filter((e) => !seen.has(JSON.stringify(e)));
+    out.push({ endpoint, ex, added: after - before - drift, entries });
+  }
+  if (Object.keys(left).length > 0) t.observe('writes left out', left);
+  if (out.length === 0) t.unverifiable('no writing endpoint of the table succeeded');
+  return out;
+}
+
+clauseTest('LOG-01', 'write each successful POST, PUT and DELETE of the endpoint table to the action log', async (t) => {
+  const missing = (await everyWrite(t)).filter((w) => w.added < 1);
+  t.observe('writes checked', (await everyWrite(t)).length);
+  if (missing.length > 0) {
+    violation(missing[0]!.ex, 'a new log entry for every successful write', missing.map((w) => `${label(w.endpoint)}: ${w.added} new entries`).join('; '));
+  }
+});
+
+clauseTest('LOG-02', 'record how the log marks each write of the endpoint table as coming from the API', async (t) => {
+  const found = (await everyWrite(t)).filter((w) => w.entries.length > 0);
+  if (found.length === 0) t.unverifiable('no write left a new entry on the log\'s first page (LOG-01)');
+  const unmarked = found.filter((w) => !w.entries.some((e) => originMarks(e).some(([, v]) => saysApi(v))));
+  t.observe('origins', Object.fromEntries(found.map((w) => [label(w.endpoint), originMarks(w.entries[0]).map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join(', ') || 'none'])));
+  if (unmarked.length > 0) {
+    violation(unmarked[0]!.ex, 'a log entry that says the write came from the API', unmarked.map((w) => `${label(w.endpoint)}: ${JSON.stringify(w.entries[0]).slice(0, 200)}`).join('; '));
+  }
+});

@@ -1,0 +1,220 @@
+import { expectErrorObject, expectResponse, expectSchema, expectStatus, violation } from '../harness/assert.ts';
+import { clauseTest, type ClauseTestContext } from '../harness/clause-test.ts';
+import { headerValue, type Exchange } from '../harness/exchange.ts';
+import { getPage, itemIds, links, relSet, type Count } from '../harness/pages.ts';
+import { validate } from '../harness/schemas.ts';
+import { useSession } from '../harness/session.ts';
+import { PAGINATED, kindsOf, label, listBase, notServed, useEndpoints, type Endpoint } from '../general/endpoints.ts';
+
+// The pagination rules of §4 over every list of the endpoint table: §4's /passwords.json and the
+// lists the product marks paginated (product facts §6). Decision: "which lists are paginated
+// [is] not shown", so a product list is held to the rules when it shows it is paginated: it
+// answers with a Link header or serves /count.json. A product list that answers 404 or 405 is
+// not served; one without either mark is recorded as not paginated. Each list is grown by the
+// run to two pages of 5 where it can; the exhaustive walks (page-walk.prop.test.ts) stay on
+// passwords.
+
+const s = useSession();
+const calls = useEndpoints(s);
+const SIZE = 5;
+const TWO_PAGES = SIZE + 1;
+const MESSAGE = 'The page number is too high';
+
+interface List {
+  endpoint: Endpoint;
+  /** The list's path without .json, e.g. /projects/12/passwords. */
+  base: string;
+  /** The first page with X-Page-Size 5. */
+  first: Exchange;
+  /** Its count.json with X-Page-Size 5 (EP-12 checks it is served); the other checks need it. */
+  countEx: Exchange;
+}
+
+type Counted = List & { count: Count };
+
+/** The lists whose count.json gave a count object: the checks that need the number of pages. */
+async function countedLists(t: ClauseTestContext): Promise<Counted[]> {
+  const out = (await paginatedLists(t)).flatMap((l) => (l.countEx.response?.status === 200 && validate('count', l.countEx.json).length === 0 ? [{ ...l, count: l.countEx.json as Count }] : []));
+  if (out.length === 0) t.unverifiable('no paginated list served a count object (EP-12)');
+  return out;
+}
+
+let lists: Promise<List[]> | undefined;
+const paginatedLists = (t: ClauseTestContext) => (lists ??= probe(t));
+
+const sized = { headers: { 'X-Page-Size': String(SIZE) } };
+
+async function countOf(base: string): Promise<Exchange> {
+  return s.admin.get(`${base}/count.json`, sized);
+}
+
+async function probe(t: ClauseTestContext): Promise<List[]> {
+  const out: List[] = [];
+  const notes: Record<string, string> = {};
+  // Growing one list adds to others (a favorite project is a project too), so every list is
+  // grown first and probed afterwards.
+  const bases: Array<[Endpoint, string]> = [];
+  for (const endpoint of PAGINATED) {
+    // --read-only: the lists that need no object of the run are still checked, as they are.
+    if (s.config.readOnly && (kindsOf(endpoint).length > 0 || endpoint.fresh)) {
+      notes[label(endpoint)] = 'not probed: read-only run, and the list needs an object of the run';
+      continue;
+    }
+    const subject = await calls.subject(endpoint);
+    if (typeof subject === 'string') {
+      notes[label(endpoint)] = `not probed: ${subject}`;
+      continue;
+    }
+    const base = listBase(endpoint, subject);
+    bases.push([endpoint, base]);
+    const countEx = await countOf(base);
+    const n = (countEx.json as Partial<Count> | undefined)?.num_items;
+    if (countEx.response?.status === 200 && typeof n === 'number' && n < TWO_PAGES && endpoint.grow && !s.config.readOnly) {
+      const why = await calls.grow(endpoint, TWO_PAGES - n);
+      if (why) notes[label(endpoint)] = `not grown: ${why}`;
+    }
+  }
+  for (const [endpoint, base] of bases) {
+    const countEx = await countOf(base);
+    const first = await getPage(s.admin, base, undefined, SIZE);
+    if (notServed(endpoint, first)) {
+      notes[label(endpoint)] = `not served: ${first.response?.status}`;
+      continue;
+    }
+    const hasLink = headerValue(first.response?.headers, 'link') !== undefined;
+    const countServed = countEx.response?.status === 200 && validate('count', countEx.json).length === 0;
+    if (endpoint.source === 'product' && !hasLink && !countServed) {
+      notes[label(endpoint)] = `not paginated: no Link header, count.json answered ${countEx.response?.status ?? countEx.error}`;
+      continue;
+    }
+    out.push({ endpoint, base, first, countEx });
+  }
+  t.observe('lists held to the pagination rules', out.map((l) => `${label(l.endpoint)}: ${(l.countEx.json as Partial<Count> | undefined)?.num_items ?? '?'} items`));
+  if (Object.keys(notes).length > 0) t.observe('lists left out', notes);
+  if (out.length === 0) t.unverifiable('no list of the table was served as a paginated list');
+  return out;
+}
+
+const where = (l: Counted, page: number | string) => `${label(l.endpoint)}, page ${page} of ${l.count.num_pages} (X-Page-Size ${SIZE})`;
+
+clauseTest('PAG-01', 'send a Link header with every paginated list of the endpoint table', async (t) => {
+  for (const l of await paginatedLists(t)) {
+    expectStatus(l.first, 200);
+    links(l.first);
+  }
+});
+
+// §4: "A count endpoint `/<resource>/count.json` exists for resources that are paginated".
+clauseTest(['EP-12', 'RES-11'], 'serve /count.json with a count object of integers for every paginated list of the endpoint table', async (t) => {
+  for (const l of await paginatedLists(t)) {
+    expectStatus(l.countEx, 200);
+    expectSchema(l.countEx, 'count');
+  }
+});
+
+clauseTest('PAG-02', 'write each Link entry of every paginated list as <URL>; rel="name"', async (t) => {
+  for (const l of await paginatedLists(t)) {
+    const map = links(l.first);
+    if (map.size === 0) violation(l.first, `at least one Link entry (${label(l.endpoint)})`, 'none');
+    const outsideUrls = (headerValue(l.first.response?.headers, 'link') ?? '').replace(/<[^>]*>/g, '<>');
+    const bare = [...outsideUrls.matchAll(/;\s*rel\s*=\s*([^"\s;,][^;,]*)/gi)].map((m) => `rel=${m[1]!.trim()}`);
+    if (bare.length > 0) violation(l.first, `rel="<name>", the name in quotes (${label(l.endpoint)})`, bare.join(', '));
+  }
+});
+
+clauseTest('PAG-03', 'omit rel="prev" on the first page of every paginated list', async (t) => {
+  for (const l of await paginatedLists(t)) {
+    for (const ex of [l.first, await getPage(s.admin, l.base, 1, SIZE)]) {
+      if (links(ex).has('prev')) violation(ex, `no rel="prev" (${label(l.endpoint)}, first page)`, `rels ${relSet(ex).join(', ')}`);
+    }
+  }
+});
+
+clauseTest('PAG-04', 'omit rel="next" on the last page of every paginated list', async (t) => {
+  for (const l of await countedLists(t)) {
+    const last = Math.max(1, l.count.num_pages);
+    const ex = await getPage(s.admin, l.base, last, SIZE);
+    if (links(ex).has('next')) violation(ex, `no rel="next" (${where(l, last)})`, `rels ${relSet(ex).join(', ')}`);
+  }
+});
+
+clauseTest('PAG-05', 'return only rel="self" on every paginated list whose items fit on one page', async (t) => {
+  let judged = 0;
+  for (const l of await countedLists(t)) {
+    if (l.count.num_items === 0 || l.count.num_items > 1000) continue;
+    const ex = await getPage(s.admin, l.base, undefined, 1000);
+    if (relSet(ex).join() !== 'self') violation(ex, `only rel="self" (${label(l.endpoint)}, ${l.count.num_items} items, X-Page-Size 1000)`, `rels ${relSet(ex).join(', ') || 'none'}`);
+    judged++;
+  }
+  if (judged === 0) t.unverifiable('no list held from 1 to 1000 items');
+});
+
+clauseTest('PAG-06', 'return only rel="self" on every paginated list of the table that is empty', async (t) => {
+  const empty = (await countedLists(t)).filter((l) => l.count.num_items === 0);
+  t.observe('empty lists', empty.map((l) => label(l.endpoint)));
+  if (empty.length === 0) t.unverifiable('no list of the table was empty');
+  for (const l of empty) {
+    if (relSet(l.first).join() !== 'self') violation(l.first, `only rel="self" (${label(l.endpoint)}, no items)`, `rels ${relSet(l.first).join(', ') || 'none'}`);
+  }
+});
+
+clauseTest('PAG-07', 'send self, prev, next, first and last on a middle page of every paginated list with three pages or more', async (t) => {
+  let judged = 0;
+  for (const l of await countedLists(t)) {
+    if (l.count.num_pages < 3) continue;
+    const ex = await getPage(s.admin, l.base, 2, SIZE);
+    const rels = relSet(ex);
+    if (rels.join() !== 'first,last,next,prev,self') violation(ex, `rels first, last, next, prev, self (${where(l, 2)})`, `rels ${rels.join(', ') || 'none'}`);
+    judged++;
+  }
+  if (judged === 0) t.unverifiable('no list had three pages of 5');
+});
+
+clauseTest('PAG-09', 'return the first page for no page, page 0 and page 1 of every paginated list', async (t) => {
+  for (const l of await paginatedLists(t)) {
+    const first = itemIds(await getPage(s.admin, l.base, 1, SIZE)).join();
+    for (const [page, ex] of [['none', l.first], [0, await getPage(s.admin, l.base, 0, SIZE)]] as const) {
+      if (itemIds(ex).join() !== first) violation(ex, `the items of page 1 (${first}) for page ${page} of ${label(l.endpoint)}`, `items ${itemIds(ex).join(', ')}`);
+    }
+  }
+});
+
+clauseTest('PAG-11', 'answer a page above the last of every paginated list with 404 and "The page number is too high"', async (t) => {
+  for (const l of await countedLists(t)) {
+    const ex = await getPage(s.admin, l.base, Math.max(1, l.count.num_pages) + 1, SIZE);
+    expectErrorObject(ex, { status: 404, message: MESSAGE });
+  }
+});
+
+clauseTest(['EP-13', 'SIZE-03'], 'serve /page/<page>.json of every paginated list with X-Page-Size items on each page but the last', async (t) => {
+  for (const l of await countedLists(t)) {
+    const { num_items: n, num_pages: pages } = l.count;
+    for (const page of pages >= 2 ? [1, 2] : [1]) {
+      const ex = await getPage(s.admin, l.base, page, SIZE);
+      expectResponse(ex);
+      const want = page < pages ? SIZE : n - (pages - 1) * SIZE;
+      const got = itemIds(ex).length;
+      if (n > 0 && got !== want) violation(ex, `${want} items (${where(l, page)}, ${n} items in all)`, `${got} items`);
+    }
+  }
+});
+
+clauseTest('SIZE-09', 'compute num_items_per_page and num_pages of every paginated list\'s count.json from X-Page-Size', async (t) => {
+  for (const l of await countedLists(t)) {
+    const { num_items: n, num_pages: pages, num_items_per_page: per } = l.count;
+    if (per !== SIZE) violation(l.countEx, `num_items_per_page ${SIZE} (${label(l.endpoint)})`, `num_items_per_page ${per}`);
+    // Decision (as in page-walk.prop.test.ts): with no data, num_pages may be 0 or 1.
+    const ok = n === 0 ? pages === 0 || pages === 1 : pages === Math.ceil(n / SIZE);
+    if (!ok) violation(l.countEx, `num_pages ceil(${n} / ${SIZE}) (${label(l.endpoint)})`, `num_pages ${pages}`);
+  }
+});
+
+clauseTest('SIZE-10', 'agree in every paginated list\'s count.json with the items its last page holds', async (t) => {
+  for (const l of await countedLists(t)) {
+    const { num_items: n, num_pages: pages } = l.count;
+    if (n === 0) continue;
+    const ex = await getPage(s.admin, l.base, pages, SIZE);
+    const got = itemIds(ex).length;
+    if (got !== n - (pages - 1) * SIZE) violation(ex, `${n - (pages - 1) * SIZE} items on the last page (${where(l, pages)}, count.json: ${n} items)`, `${got} items`);
+  }
+});
