@@ -328,27 +328,26 @@ export class Oracle {
       this.report('PAG-11', ex, `404 Not Found with "${TOO_HIGH}" for page ${page}, above the last`, 'status 200 with no items');
       return;
     }
-    let position: 'empty' | 'only' | 'first' | 'middle' | 'last' | undefined;
-    let last: number | undefined;
-    if (items === 0) position = 'empty';
-    else if (items < size) {
-      position = page === 1 ? 'only' : 'last';
-      last = page;
-    } else if (!addr.volatile) {
-      count ??= await this.countOf(o, addr, header);
-      if (count) {
-        const n = count.num_items;
-        if (n === page * size) {
-          position = page === 1 ? 'only' : 'last';
-          last = page;
-        } else if (n > page * size) {
-          position = page === 1 ? 'first' : 'middle';
-          last = Math.ceil(n / size);
+    // The position from the page itself; a full page, or a page whose relations disagree with
+    // that position, is settled by the list's count before anything is reported.
+    let where: Place | undefined = items === 0 ? { position: 'empty', last: 1, items: 0 } : items < size ? { position: page === 1 ? 'only' : 'last', last: page, items } : undefined;
+    if (where === undefined || !relationsFit(rels, page, where.position)) {
+      if (addr.volatile) {
+        if (where === undefined) return this.relations(ex, rels, page, undefined);
+      } else {
+        count ??= await this.countOf(o, addr, header);
+        const counted = count ? placeOf(count.num_items, size, page) : undefined;
+        if (counted && counted.items !== items) {
+          const clause = known === undefined ? 'SIZE-10' : this.sizeClause(header);
+          this.report(clause, ex, `${counted.items} items on page ${page} of ${counted.last} (count.json: ${count!.num_items} items, ${size} a page)`, `${items} items`);
+          return;
         }
+        if (counted) where = counted;
+        else if (where === undefined) return this.relations(ex, rels, page, undefined);
       }
     }
-    this.relations(ex, rels, page, position);
-    this.targets(ex, addr, rels, page, last);
+    this.relations(ex, rels, page, where.position);
+    this.targets(ex, addr, rels, page, where.last);
   }
 
   /** PAG-02 (syntax), PAG-08 (one entry per relation), GEN-06 (every URL ends in .json). */
@@ -371,7 +370,7 @@ export class Oracle {
   }
 
   /** §4 rules 1–3: the relations a page carries by its position. */
-  private relations(ex: Responded, rels: Map<string, string>, page: number, position: 'empty' | 'only' | 'first' | 'middle' | 'last' | undefined): void {
+  private relations(ex: Responded, rels: Map<string, string>, page: number, position: Position | undefined): void {
     const has = (r: string) => rels.has(r);
     const seen = ['self', 'prev', 'next', 'first', 'last'].filter(has).join(', ') || 'none';
     if (page === 1 && has('prev')) this.report('PAG-03', ex, 'no rel="prev" on the first page', `rels ${seen}`);
@@ -381,7 +380,7 @@ export class Oracle {
     }
     if (position === undefined) return;
     if (position === 'last' && has('next')) this.report('PAG-04', ex, `no rel="next" on the last page (page ${page})`, `rels ${seen}`);
-    const want = position === 'first' ? ['self', 'next', 'first', 'last'] : position === 'last' ? ['self', 'prev', 'first', 'last'] : ['self', 'prev', 'next', 'first', 'last'];
+    const want = WANTED[position];
     const missing = want.filter((r) => !has(r));
     if (missing.length > 0) this.report('PAG-07', ex, `rels ${want.join(', ')} on the ${position} page (page ${page})`, `rels ${seen}`);
   }
@@ -433,6 +432,36 @@ export class Oracle {
     else if (!(n === 0 ? pages === 0 || pages === 1 : pages === Math.ceil(n / size))) this.report('SIZE-09', ex, `num_pages ceil(${n} / ${size})`, `num_pages ${pages}`);
     void addr;
   }
+}
+
+type Position = 'empty' | 'only' | 'first' | 'middle' | 'last';
+interface Place {
+  position: Position;
+  last: number;
+  /** The items the page holds at that position. */
+  items: number;
+}
+
+/** §4 rules 1–3: the relations each position carries (rule 1's five, less prev on the first and next on the last). */
+const WANTED: Record<Position, string[]> = {
+  empty: ['self'],
+  only: ['self'],
+  first: ['self', 'next', 'first', 'last'],
+  middle: ['self', 'prev', 'next', 'first', 'last'],
+  last: ['self', 'prev', 'first', 'last'],
+};
+const RELS = ['self', 'prev', 'next', 'first', 'last'];
+
+function relationsFit(rels: Map<string, string>, page: number, position: Position): boolean {
+  return RELS.every((r) => rels.has(r) === WANTED[position].includes(r));
+}
+
+/** Where page `page` of a list of n items, `size` a page, sits; undefined above the last page. */
+function placeOf(n: number, size: number, page: number): Place | undefined {
+  const last = n === 0 ? 1 : Math.ceil(n / size);
+  if (page > last) return undefined;
+  const position: Position = n === 0 ? 'empty' : last === 1 ? 'only' : page === 1 ? 'first' : page === last ? 'last' : 'middle';
+  return { position, last, items: n === 0 ? 0 : page < last ? size : n - (last - 1) * size };
 }
 
 function resolve(url: string, base: string): URL | undefined {

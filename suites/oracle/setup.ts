@@ -32,6 +32,12 @@ beforeAll(() => {
 
 // Registered before the file's own hooks, so it runs after them (the session's cleanup included).
 afterAll(({}, file) => {
-  file.meta.pmv6Oracle = oracle.drain();
+  const drained = oracle.drain();
+  file.meta.pmv6Oracle = drained;
   file.meta.pmv6Requests = requestsSent() - before;
+  // Under plain vitest (npm test's conformance project) nobody reads the meta: the file fails.
+  if (process.env['PMV6_RUNNER'] !== '1' && (drained.findings.length > 0 || drained.errors.length > 0)) {
+    const lines = drained.findings.map((f) => `[${f.clause}] ${f.count} exchange(s): ${f.failures[0]?.message ?? ''}\n${f.failures[0]?.expected ?? ''} / ${f.failures[0]?.actual ?? ''}`);
+    throw new Error(`response oracle:\n${[...lines, ...drained.errors].join('\n')}`);
+  }
 });

@@ -73,6 +73,8 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
     else signal.addEventListener('abort', cancel, { once: true });
   });
   if (!options.signal?.aborted) {
+    // The suite files' setup (suites/oracle/setup.ts) hands the oracle's findings to the Collector.
+    process.env['PMV6_RUNNER'] = '1';
     const vitest = await startVitest(
       'test',
       [],
