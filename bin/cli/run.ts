@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { clauseById, clausesMatching } from '../../suites/catalogue/clauses.ts';
 import { selectsIds } from '../../suites/catalogue/selection.ts';
 import { declaredTests } from '../../suites/runner/inventory.ts';
-import type { RunConfig } from '../../suites/harness/config.ts';
+import { DEPTHS, isDepth, type RunConfig } from '../../suites/harness/config.ts';
 import { registerSecret, scrub } from '../../suites/harness/redact.ts';
 import { newRunId, randomSeed, startEmbeddedTarget, type EmbeddedTarget } from '../../suites/runner/embedded.ts';
 import { preflight, TargetError } from '../../suites/runner/preflight.ts';
@@ -37,6 +37,8 @@ Options (secrets are better given in the environment, which other users cannot s
   --ca FILE               trust this CA certificate (PEM) for an https target
   --insecure              accept any certificate of an https target (self-signed, expired)
   --seed N                seed for generated data (default: random, printed)
+  --depth D               how many cases each property test generates: quick (a fifth),
+                          standard (default) or deep (four times); printed with the seed
   --report-dir DIR        write DIR/results.json, junit.xml, report.html and summary.md
                           (summary.md also to $GITHUB_STEP_SUMMARY when that is set)
   --expectations FILE     known deviations, {"PAG-03": "reason", ...}: a listed failure is an
@@ -69,6 +71,7 @@ export async function run(argv: string[]): Promise<number> {
     ca: { type: 'string' },
     insecure: { type: 'boolean', default: false },
     seed: { type: 'string' },
+    depth: { type: 'string' },
     'report-dir': { type: 'string' },
     expectations: { type: 'string' },
     quiet: { type: 'boolean', default: false },
@@ -88,6 +91,8 @@ export async function run(argv: string[]): Promise<number> {
   const control = urlOption('control', values.control);
   const timeoutMs = intOption('timeout', values.timeout, 100, 600_000) ?? 10_000;
   const seed = intOption('seed', values.seed, 0, 2 ** 31 - 1) ?? randomSeed();
+  const depth = values.depth ?? 'standard';
+  if (!isDepth(depth)) throw new UsageError(`--depth: "${depth}" is not one of ${DEPTHS.join(', ')}`);
   const only = list(values.only, '--only');
   const skip = list(values.skip, '--skip');
   if (values.list) {
@@ -116,7 +121,7 @@ export async function run(argv: string[]): Promise<number> {
   if (values.insecure && !target) throw new UsageError('--insecure needs --target');
   const tls = ca || values.insecure ? { tls: { ...(ca ? { ca } : {}), ...(values.insecure ? { insecure: true } : {}) } } : {};
   const expectations = values.expectations !== undefined ? await loadExpectations(values.expectations) : undefined;
-  const base = { runId: newRunId(), seed, readOnly: values['read-only'], timeoutMs, selection: { only, skip }, ...tls };
+  const base = { runId: newRunId(), seed, depth, readOnly: values['read-only'], timeoutMs, selection: { only, skip }, ...tls };
   let embedded: EmbeddedTarget | undefined;
   let container: ContainerTarget | undefined;
   const image = containerTarget(values, { target, control, user, password, controlToken });
@@ -147,7 +152,7 @@ export async function run(argv: string[]): Promise<number> {
       embedded = await startEmbeddedTarget(base);
       config = embedded.config;
     }
-    log(`pmv6 run ${config.runId}: target ${config.target}${embedded ? ' (embedded reference server)' : container ? ` (${container.label})` : ''}, seed ${config.seed}` +
+    log(`pmv6 run ${config.runId}: target ${config.target}${embedded ? ' (embedded reference server)' : container ? ` (${container.label})` : ''}, seed ${config.seed}, depth ${config.depth ?? 'standard'}` +
       `${config.control ? ', control protocol on' : ', no control protocol: settings-dependent clauses are unverifiable'}`);
     if (config.readOnly) log('read-only run: checks that would create, change or delete data are disabled');
     const bar = progress(process.stdout, { quiet: values.quiet, clean: scrub });

@@ -10,6 +10,8 @@ export interface RunConfig {
   control?: { url: string; token: string };
   runId: string;
   seed: number;
+  /** How many cases property tests generate (checkProperty); default standard. */
+  depth?: Depth;
   readOnly: boolean;
   timeoutMs: number;
   /** how to trust an https target whose certificate no public CA signed */
@@ -17,6 +19,16 @@ export interface RunConfig {
   /** --only / --skip: clause IDs or areas */
   selection?: { only?: string[]; skip?: string[] };
 }
+
+export const DEPTHS = ['quick', 'standard', 'deep'] as const;
+export type Depth = (typeof DEPTHS)[number];
+
+export function isDepth(value: string): value is Depth {
+  return (DEPTHS as readonly string[]).includes(value);
+}
+
+/** Decision: quick is a fifth of the standard cases (at least one), deep four times; examples always run. */
+export const DEPTH_FACTOR: Record<Depth, number> = { quick: 0.2, standard: 1, deep: 4 };
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { SetupError, ViolationError } from './assert.ts';
 import type { ClauseTestContext } from './clause-test.ts';
+import { DEPTH_FACTOR } from './config.ts';
 
 export interface PropertyRun<Ts> {
   numRuns: number;
@@ -19,9 +20,10 @@ export interface PropertyRun<Ts> {
  * data added: seed, path and the shrunk counterexample.
  */
 export async function checkProperty<Ts>(t: ClauseTestContext, property: fc.IAsyncProperty<Ts>, run: PropertyRun<Ts>): Promise<void> {
+  const numRuns = Math.max(1, Math.round(run.numRuns * DEPTH_FACTOR[t.config.depth ?? 'standard']));
   const out = await fc.check(property, {
     seed: t.config.seed,
-    numRuns: run.numRuns,
+    numRuns,
     ...(run.examples ? { examples: run.examples } : {}),
     ...(run.timeLimitMs ? { interruptAfterTimeLimit: run.timeLimitMs } : {}),
   });

@@ -421,8 +421,13 @@ export class Oracle {
       if (url === undefined || target === undefined || target < 1) continue;
       const resolved = resolve(url, ex.request.url);
       const path = resolved ? this.apiPathOfAnyOrigin(resolved) : undefined;
-      const ok = path !== undefined && (path === `${addr.base}/page/${target}.json` || (target === 1 && (path === `${addr.base}.json` || path === `${addr.base}/page/0.json`)));
-      if (!ok) this.report('PAG-08', ex, `rel="${rel}" pointing at page ${target} of ${addr.base}.json`, `<${url}>`);
+      // Decision: only a URL of this list's own shape (its .json, or /page/N.json) is judged by
+      // its page number; another shape (a query, another list) is left to the tests that follow
+      // the link and compare the items it holds (link-relations, page-walk).
+      const m = path === undefined ? null : new RegExp(`^${escapeRegExp(addr.base)}(?:/page/(\\d+))?\\.json$`).exec(path);
+      if (!m || resolved?.search) continue;
+      const named = m[1] === undefined ? 1 : Math.max(1, Number(m[1]));
+      if (named !== target) this.report('PAG-08', ex, `rel="${rel}" pointing at page ${target} of ${addr.base}.json`, `<${url}>`);
     }
   }
 
@@ -484,6 +489,10 @@ function placeOf(n: number, size: number, page: number): Place | undefined {
   if (page > last) return undefined;
   const position: Position = n === 0 ? 'empty' : last === 1 ? 'only' : page === 1 ? 'first' : page === last ? 'last' : 'middle';
   return { position, last, items: n === 0 ? 0 : page < last ? size : n - (last - 1) * size };
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 function resolve(url: string, base: string): URL | undefined {

@@ -86,7 +86,9 @@ describe('the response oracle', () => {
     const relative = exchange('GET', '/passwords.json', 200, items(3), link([['self', 'passwords/page/1.json']]), { 'X-Page-Size': '5' });
     expect((await judge([relative])).clauses).toEqual([]);
     const noJson = exchange('GET', '/passwords.json', 200, items(3), link([['self', `${API}/passwords/page/1`]]), { 'X-Page-Size': '5' });
-    expect((await judge([noJson])).clauses).toEqual(['GEN-06', 'PAG-08']);
+    expect((await judge([noJson])).clauses).toEqual(['GEN-06']);
+    const wrongPage = exchange('GET', '/passwords/page/2.json', 200, items(3), link([['self', '3.json'], ['first', '1.json'], ['prev', '/index.php/api/v6/passwords/page/1.json'], ['last', '2.json']]), { 'X-Page-Size': '5' });
+    expect((await judge([wrongPage])).clauses).toEqual(['PAG-08']);
   });
 
   test('wants 404 and its message above the last page', async () => {

@@ -1,0 +1,64 @@
+// How long a full run takes against an installation that answers in tens of milliseconds: the
+// reference server behind a loopback proxy that holds every response for a fixed delay
+// (default 20 ms, `--delay MS`), a full run with the control protocol through it. Prints wall
+// time, requests (total and by suite file), the longest chains of requests sent one after
+// another, and the ratio to the ideal (requests × delay ÷ concurrency). A benchmark to read, not
+// a test that can flake.
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { parseArgs } from 'node:util';
+import { runSuites } from '../run-suites.ts';
+import { startEmbeddedTarget } from '../embedded.ts';
+
+const { values } = parseArgs({ options: { delay: { type: 'string', default: '20' }, concurrency: { type: 'string', default: '1' } } });
+const delay = Number(values.delay);
+const concurrency = Number(values.concurrency);
+if (!Number.isFinite(delay) || delay < 0 || delay > 1000) throw new Error('--delay: a number of milliseconds from 0 to 1000');
+
+const upstream = await startEmbeddedTarget({ seed: 1 }, { http: true });
+const upstreamUrl = new URL(upstream.config.target);
+
+// Each request is forwarded at once; its response is held `delay` ms before the first byte goes
+// back, as a distant installation's would be.
+let inFlight = 0;
+let peak = 0;
+const proxy = createServer((req: IncomingMessage, res: ServerResponse) => {
+  inFlight++;
+  peak = Math.max(peak, inFlight);
+  const out = httpRequest(
+    { host: upstreamUrl.hostname, port: upstreamUrl.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstreamUrl.host } },
+    (up) => {
+      setTimeout(() => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+        up.on('end', () => inFlight--);
+      }, delay);
+    },
+  );
+  out.on('error', () => {
+    inFlight--;
+    res.writeHead(502).end();
+  });
+  req.pipe(out);
+});
+await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+const address = proxy.address();
+if (address === null || typeof address === 'string') throw new Error('proxy did not listen');
+const target = `http://127.0.0.1:${address.port}`;
+
+const started = performance.now();
+const result = await runSuites({ ...upstream.config, target, control: { url: `${target}/__control`, token: upstream.config.control!.token } });
+const wallMs = performance.now() - started;
+await new Promise<void>((resolve) => proxy.close(() => resolve()));
+await upstream.close();
+
+const requests = result.requests ?? 0;
+const byFile = Object.entries(result.requestsByFile ?? {}).sort((a, b) => b[1] - a[1]);
+const failing = result.clauses.filter((c) => c.outcome === 'fail' || c.outcome === 'warn').map((c) => c.clause.id);
+const ideal = (requests * delay) / concurrency;
+console.log(`delay ${delay} ms a response, concurrency ${concurrency}, peak requests in flight ${peak}`);
+console.log(`wall ${(wallMs / 1000).toFixed(1)} s for ${requests} requests; ideal (requests × delay ÷ concurrency) ${(ideal / 1000).toFixed(1)} s; ratio ${(wallMs / Math.max(1, ideal)).toFixed(2)}`);
+console.log(`verdict: ${failing.length === 0 ? 'no clause failed or warned' : `failed or warned: ${failing.join(' ')}`}; cleanup left ${result.cleanup?.leftovers.length ?? '?'} objects`);
+console.log('longest chains of sequential requests (suite files run one request after another):');
+for (const [file, n] of byFile.slice(0, 10)) console.log(`  ${String(n).padStart(5)}  ${(n * delay / 1000).toFixed(1).padStart(6)} s at least  ${file}`);
+console.log('requests by suite file:');
+for (const [file, n] of byFile) console.log(`  ${String(n).padStart(5)}  ${file}`);
