@@ -19,12 +19,12 @@ export type VerdictEffect =
 
 /**
  * How a testcase of this outcome is written to junit.xml (see reporters/junit.ts):
- * `passed` an empty testcase; `observation` a passed testcase with what was observed in
+ * `success` an empty (passed) testcase; `observation` a passed testcase with what was observed in
  * <system-out>; `failure` a <failure>; `failure-under-strict` a <failure> for a SHOULD under
  * --strict, otherwise a passed testcase with the text in <system-out>; `error` an <error>;
  * `skipped` a <skipped> whose message starts with the outcome's label.
  */
-export type JunitMapping = 'passed' | 'observation' | 'failure' | 'failure-under-strict' | 'error' | 'skipped';
+export type JunitMapping = 'success' | 'observation' | 'failure' | 'failure-under-strict' | 'error' | 'skipped';
 
 export type ConsoleColour = 'green' | 'red' | 'yellow' | 'cyan' | 'magenta' | 'gray';
 
@@ -69,7 +69,7 @@ const TABLE = {
     label: 'pass',
     console: { word: 'ok', tally: 'passed', colour: 'green' },
     html: { className: 'o-pass', background: '#1a7f37', ink: '#fff' },
-    junit: 'passed',
+    junit: 'success',
   },
   fail: {
     meaning: 'a MUST is violated',
@@ -92,7 +92,7 @@ const TABLE = {
     problem: false,
     label: 'observed',
     console: { word: 'observed', tally: 'observed', colour: 'cyan' },
-    html: { className: 'o-info', background: '#1b7c83', ink: '#fff' },
+    html: { className: 'o-info', background: '#1f6feb', ink: '#fff' },
     junit: 'observation',
   },
   warn: {

@@ -305,7 +305,7 @@ function failureBlock(t: ResultsTest, key: string, open: boolean): string {
 function testItem(t: ResultsTest, key: string, open: boolean): string {
   const o = String(t.outcome);
   const observed = t.observed
-    ? `<div class="observed"><div class="box-h">Observed</div><pre>${esc(JSON.stringify(t.observed, null, 2))}</pre></div>`
+    ? `<div class="observations"><div class="box-h">Observed</div><pre>${esc(JSON.stringify(t.observed, null, 2))}</pre></div>`
     : o === 'info'
       ? '<p class="note">Observed: nothing recorded; the test ran to its end.</p>'
       : '';

@@ -102,7 +102,7 @@ function caseBody(c: Case, strict: boolean): { kind: Kind; body: string[]; statu
       return { kind: 'skipped', body: [element('skipped', { message: `${view.label}: ${test.note ?? why}` })] };
     }
     case 'observation':
-    case 'passed': {
+    case 'success': {
       const observation = view.junit === 'observation'
         ? [element('system-out', {}, `${view.label} (${test.level}, implementation-defined; not a pass, does not fail the run):\n${observedText(test)}\n\n${spec(clauses)}`)]
         : [];

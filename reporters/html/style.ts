@@ -99,7 +99,7 @@ blockquote footer { margin-top: .15rem; color: var(--muted); font-size: .8rem; }
 .t-title { font-weight: 500; }
 .t-meta { color: var(--muted); font-size: .8rem; text-align: right; }
 .note { margin: .3rem 0 0; color: var(--muted); font-size: .9rem; }
-.observed { margin: .35rem 0 0; }
+.observations { margin: .35rem 0 0; }
 
 .failure { margin: .5rem 0 .25rem; }
 .failure > summary { cursor: pointer; font-size: .85rem; font-weight: 600; color: var(--muted); }
