@@ -1,12 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import { startVitest } from 'vitest/node';
+import { OUTCOMES } from '../../core/outcomes.ts';
 import { CLAUSES, type Clause } from '../catalogue/clauses.ts';
 import type { RunConfig } from '../harness/config.ts';
 import type { CleanupReport } from '../harness/fixtures.ts';
 import { mergeCleanup, restoreSettings, snapshotSettings, sweep, type SettingsRestore } from './cleanup.ts';
 import { Collector, type CollectedRun } from './collector.ts';
 import { CONFORMANCE_EXCLUDE, CONFORMANCE_INCLUDE } from './layout.ts';
-import { OUTCOMES } from '../../core/outcomes.ts';
 import { clauseOutcome, type Outcome, type TestResult } from './outcomes.ts';
 
 export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
