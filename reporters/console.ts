@@ -1,19 +1,18 @@
+import { OUTCOME_ORDER, OUTCOMES, zeroCounts, type ConsoleColour, type Outcome } from '../core/outcomes.ts';
 import { AREAS, type Area } from '../suites/catalogue/clauses.ts';
-import type { Outcome, TestResult } from '../suites/runner/outcomes.ts';
+import type { TestResult } from '../suites/runner/outcomes.ts';
 import type { RunResult } from '../suites/runner/run-suites.ts';
 import type { Verdict } from '../suites/runner/verdict.ts';
 import { scrub } from '../suites/harness/redact.ts';
 
-const SYMBOL: Record<Outcome, string> = {
-  pass: 'ok',
-  fail: 'FAIL',
-  warn: 'warn',
-  'skipped-unverifiable': 'unverifiable',
-  disabled: 'disabled',
-  'setup-failed': 'SETUP FAILED',
-  'harness-error': 'HARNESS ERROR',
-  untested: 'untested',
-};
+const SGR: Record<ConsoleColour, string> = { green: '32', red: '31', yellow: '33', cyan: '36', magenta: '35', gray: '90' };
+
+/** The outcome's console word, padded, in its colour when `colour` is on (terminals only). */
+function word(outcome: Outcome, colour: boolean, width = 0): string {
+  const { word: text, colour: name } = OUTCOMES[outcome].console;
+  const padded = text.padStart(width);
+  return colour ? `\x1b[${SGR[name]}m${padded}\x1b[0m` : padded;
+}
 
 export interface Progress {
   test(result: TestResult): void;
@@ -35,7 +34,7 @@ export function progress(out: NodeJS.WriteStream, opts: { quiet: boolean; clean:
       tests++;
       counts.set(result.outcome, (counts.get(result.outcome) ?? 0) + 1);
       if (!live) return;
-      const parts = [...counts].map(([o, n]) => `${n} ${SYMBOL[o]}`).join(', ');
+      const parts = [...counts].map(([o, n]) => `${n} ${word(o, false)}`).join(', ');
       clear();
       out.write(opts.clean(`  ${tests} tests: ${parts}  ${result.file.replace(/^suites\//, '')}`.slice(0, (out.columns ?? 100) - 1)));
     },
@@ -51,28 +50,40 @@ export function progress(out: NodeJS.WriteStream, opts: { quiet: boolean; clean:
 export function progressLine(file: string, results: TestResult[]): string {
   const counts = new Map<Outcome, number>();
   for (const r of results) counts.set(r.outcome, (counts.get(r.outcome) ?? 0) + 1);
-  const parts = [...counts].map(([o, n]) => `${n} ${SYMBOL[o]}`);
+  const parts = [...counts].map(([o, n]) => `${n} ${word(o, false)}`);
   return `  ${file.replace(/^suites\//, '').padEnd(44)} ${parts.join(', ') || 'no tests'}`;
 }
 
-const COLUMNS: Outcome[] = ['pass', 'fail', 'warn', 'skipped-unverifiable', 'disabled', 'setup-failed', 'harness-error', 'untested'];
+/** The verdict line: every tally of the outcome table, in its order ("95/117 clauses passed, 0 failed, 22 observed, …"). */
+function verdictLine(result: RunResult, verdict: Verdict): string {
+  const tallies = new Map<string, number>();
+  for (const o of OUTCOME_ORDER) {
+    const tally = OUTCOMES[o].console.tally;
+    if (tally) tallies.set(tally, (tallies.get(tally) ?? 0) + verdict.counts[o]);
+  }
+  const [first, ...rest] = [...tallies];
+  const parts = [`${first?.[1] ?? 0}/${result.clauses.length} clauses ${first?.[0] ?? ''}`, ...rest.map(([tally, n]) => `${n} ${tally}`)];
+  return `verdict: ${verdict.label}: ${parts.join(', ')} (${result.tests.length} tests in ${(result.durationMs / 1000).toFixed(1)} s)`;
+}
 
-export function verdictText(result: RunResult, verdict: Verdict): string {
+/** `colour`: outcome words in their colours (a terminal; run.ts decides). */
+export function verdictText(result: RunResult, verdict: Verdict, options: { colour?: boolean } = {}): string {
+  const colour = options.colour ?? false;
   const lines: string[] = [];
   const byArea = new Map<Area, Record<Outcome, number>>();
   for (const c of result.clauses) {
-    const row = byArea.get(c.clause.area) ?? (Object.fromEntries(COLUMNS.map((o) => [o, 0])) as Record<Outcome, number>);
+    const row = byArea.get(c.clause.area) ?? zeroCounts();
     row[c.outcome]++;
     byArea.set(c.clause.area, row);
   }
-  const used = COLUMNS.filter((o) => [...byArea.values()].some((r) => r[o] > 0));
-  lines.push('', `${'area'.padEnd(34)}${used.map((o) => SYMBOL[o].padStart(14)).join('')}`);
+  const used = OUTCOME_ORDER.filter((o) => [...byArea.values()].some((r) => r[o] > 0));
+  lines.push('', `${'area'.padEnd(34)}${used.map((o) => word(o, colour, 14)).join('')}`);
   for (const [area, row] of byArea) {
     lines.push(`${`${area} ${AREAS[area]}`.slice(0, 33).padEnd(34)}${used.map((o) => String(row[o]).padStart(14)).join('')}`);
   }
   const untested = result.clauses.filter((c) => c.outcome === 'untested');
   if (untested.length > 0) lines.push('', `no test yet for ${untested.length} clauses: ${untested.map((c) => c.clause.id).join(' ')}`);
-  const bad = result.clauses.filter((c) => ['fail', 'warn', 'setup-failed', 'harness-error'].includes(c.outcome));
+  const bad = result.clauses.filter((c) => OUTCOMES[c.outcome].problem);
   const known = verdict.expectations;
   for (const c of bad) {
     const expectation = known?.byClause.get(c.clause.id);
@@ -80,7 +91,7 @@ export function verdictText(result: RunResult, verdict: Verdict): string {
       lines.push('', `expected failure [${c.clause.id}] ${c.clause.level} ${c.clause.behaviour}: ${expectation.reason}`);
       continue;
     }
-    lines.push('', `${SYMBOL[c.outcome]} [${c.clause.id}] ${c.clause.level} ${c.clause.behaviour}`, `  spec ${c.clause.section}: "${c.clause.quote}"`);
+    lines.push('', `${word(c.outcome, colour)} [${c.clause.id}] ${c.clause.level} ${c.clause.behaviour}`, `  spec ${c.clause.section}: "${c.clause.quote}"`);
     for (const t of c.tests.filter((t) => t.outcome === c.outcome)) {
       lines.push(`  test: ${t.title} (${t.file})`);
       if (t.failure) lines.push(indent(scrub(t.failure.message), 4));
@@ -91,14 +102,7 @@ export function verdictText(result: RunResult, verdict: Verdict): string {
     lines.push('', `stale expectation [${id}]: listed as a known deviation, but it passes now (${known?.byClause.get(id)?.reason ?? ''})`);
   }
   for (const e of result.harnessErrors) lines.push('', `HARNESS ERROR ${e}`);
-  const total = result.clauses.length;
-  const n = verdict.counts;
-  lines.push(
-    '',
-    `verdict: ${verdict.label}: ${n.pass}/${total} clauses passed, ${n.fail} failed, ${n.warn} warned, ` +
-      `${n['skipped-unverifiable']} unverifiable, ${n.disabled} disabled, ${n['setup-failed'] + n['harness-error']} inconclusive ` +
-      `(${result.tests.length} tests in ${(result.durationMs / 1000).toFixed(1)} s)`,
-  );
+  lines.push('', verdictLine(result, verdict));
   return `${lines.join('\n')}\n`;
 }
 

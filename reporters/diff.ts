@@ -1,5 +1,5 @@
 import type { Level } from '../suites/catalogue/clauses.ts';
-import type { Outcome } from '../suites/runner/outcomes.ts';
+import type { Outcome } from '../core/outcomes.ts';
 import type { ResultsDocument } from './results-json.ts';
 
 export interface OutcomeChange {

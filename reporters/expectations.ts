@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { UsageError } from '../bin/cli/args.ts';
 import { clauseById } from '../suites/catalogue/clauses.ts';
-import type { Outcome } from '../suites/runner/outcomes.ts';
+import { OUTCOMES, type Outcome } from '../core/outcomes.ts';
 import type { RunResult } from '../suites/runner/run-suites.ts';
 
 /** Clause ID → why the target is known to deviate from it. */
@@ -59,12 +59,13 @@ export function parseExpectations(value: unknown, source = 'expectations'): Expe
   return out;
 }
 
-// Decision: only a fail or a warn confirms a known deviation; a pass makes it stale (the
-// deviation is gone, the entry should be removed); any other outcome (unverifiable, disabled,
-// setup-failed, harness-error, untested) neither confirms nor refutes it.
+// Decision: only a fail or a warn confirms a known deviation; a pass (or an observed INFO clause)
+// makes it stale (the deviation is gone, the entry should be removed); any other outcome
+// (unverifiable, disabled, setup-failed, harness-error, untested) neither confirms nor refutes it.
 export function expectationStatus(outcome: Outcome): ExpectationStatus {
-  if (outcome === 'fail' || outcome === 'warn') return 'expected-failure';
-  if (outcome === 'pass') return 'stale-expectation';
+  const view = OUTCOMES[outcome];
+  if (view.verdict === 'violation' || view.verdict === 'violation-under-strict') return 'expected-failure';
+  if (view.holds) return 'stale-expectation';
   return 'unconfirmed';
 }
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { byWeight, isOutcome, OUTCOMES } from '../core/outcomes.ts';
 import { AREAS } from '../suites/catalogue/clauses.ts';
 import type { Exchange } from '../suites/harness/exchange.ts';
 import { scrub } from '../suites/harness/redact.ts';
@@ -10,26 +11,16 @@ interface OutcomeInfo {
   label: string;
   meaning: string;
   problem: boolean;
+  className: string;
 }
 
-const KNOWN: Record<string, OutcomeInfo> = {
-  fail: { label: 'fail', meaning: 'a MUST is violated', problem: true },
-  warn: { label: 'warn', meaning: 'a SHOULD or INFO expectation is not met', problem: true },
-  'harness-error': { label: 'harness error', meaning: 'a bug of pmv6, never blamed on the server', problem: true },
-  'setup-failed': { label: 'setup failed', meaning: 'creating the test data failed', problem: true },
-  'stale-expectation': { label: 'stale expectation', meaning: 'the expectations file no longer matches this result', problem: true },
-  'expected-failure': { label: 'expected failure', meaning: 'fails as the expectations file says', problem: false },
-  pass: { label: 'pass', meaning: 'every check passed', problem: false },
-  'skipped-unverifiable': {
-    label: 'unverifiable',
-    meaning: 'needs the control protocol, HMAC keys or a clause that did not pass',
-    problem: false,
-  },
-  disabled: { label: 'disabled', meaning: 'left out by --only / --skip', problem: false },
-  untested: { label: 'untested', meaning: 'no test yet', problem: false },
+// Outcomes come from core/outcomes.ts; the two expectation statuses that older documents carry
+// as outcome strings, and any outcome this report does not know, are shown here.
+const EXPECTATION_AS_OUTCOME: Record<string, OutcomeInfo> = {
+  'stale-expectation': { label: 'stale expectation', meaning: 'the expectations file no longer matches this result', problem: true, className: 'o-stale-expectation' },
+  'expected-failure': { label: 'expected failure', meaning: 'fails as the expectations file says', problem: false, className: 'o-expected-failure' },
 };
-const ORDER = Object.keys(KNOWN);
-const EXPECTATION_OUTCOMES = new Set(['expected-failure', 'stale-expectation']);
+const ORDER = [...byWeight().filter((o) => OUTCOMES[o].problem), ...Object.keys(EXPECTATION_AS_OUTCOME), ...byWeight().filter((o) => !OUTCOMES[o].problem)];
 
 /** Decision: bodies above this many characters are cut in the page; results.json keeps them whole. */
 const BODY_LIMIT = 64 * 1024;
@@ -45,11 +36,15 @@ function esc(value: unknown): string {
 }
 
 function info(outcome: string): OutcomeInfo {
-  return KNOWN[outcome] ?? { label: outcome, meaning: 'an outcome this report does not know', problem: true };
+  if (isOutcome(outcome)) {
+    const { label, meaning, problem, html } = OUTCOMES[outcome];
+    return { label, meaning, problem, className: html.className };
+  }
+  return (Object.hasOwn(EXPECTATION_AS_OUTCOME, outcome) ? EXPECTATION_AS_OUTCOME[outcome] : undefined) ?? { label: outcome, meaning: 'an outcome this report does not know', problem: true, className: 'o-other' };
 }
 
 function outcomeClass(outcome: string): string {
-  return outcome in KNOWN ? `o-${outcome}` : 'o-other';
+  return info(outcome).className;
 }
 
 function badge(outcome: string): string {
@@ -82,7 +77,7 @@ function outcomesIn(doc: ResultsDocument): string[] {
     seen.add(String(c.outcome));
     for (const t of c.tests) seen.add(String(t.outcome));
   }
-  const unknown = [...seen].filter((o) => !(o in KNOWN));
+  const unknown = [...seen].filter((o) => !ORDER.includes(o));
   return [...ORDER.filter((o) => seen.has(o)), ...unknown];
 }
 
@@ -121,7 +116,7 @@ function statusInfo(status: string): { label: string; meaning: string; cls: stri
 function expectationOf(c: ResultsClause): { status: string; reason: string } | undefined {
   if (c.expectation) return { status: String(c.expectation.status), reason: c.expectation.reason };
   const o = String(c.outcome);
-  return EXPECTATION_OUTCOMES.has(o) ? { status: o, reason: '' } : undefined;
+  return Object.hasOwn(EXPECTATION_AS_OUTCOME, o) ? { status: o, reason: '' } : undefined;
 }
 
 function expectationBadge(status: string): string {
@@ -166,6 +161,7 @@ function summary(doc: ResultsDocument): string {
   const attention = doc.clauses.filter((c) => info(String(c.outcome)).problem && !known.has(c.id)).length;
   const line = [
     `${counts.get('pass') ?? 0} of ${doc.clauses.length} clauses passed`,
+    ...(counts.get('info') ? [`${counts.get('info')} INFO clauses ${OUTCOMES.info.label}`] : []),
     `${attention} need attention`,
     ...(known.size ? [plural(known.size, 'known deviation')] : []),
     ...(doc.verdict.staleExpectations?.length ? [plural(doc.verdict.staleExpectations.length, 'stale expectation')] : []),
@@ -308,7 +304,11 @@ function failureBlock(t: ResultsTest, key: string, open: boolean): string {
 
 function testItem(t: ResultsTest, key: string, open: boolean): string {
   const o = String(t.outcome);
-  const observed = t.observed ? `<pre class="observed">${esc(JSON.stringify(t.observed, null, 2))}</pre>` : '';
+  const observed = t.observed
+    ? `<div class="observations"><div class="box-h">Observed</div><pre>${esc(JSON.stringify(t.observed, null, 2))}</pre></div>`
+    : o === 'info'
+      ? '<p class="note">Observed: nothing recorded; the test ran to its end.</p>'
+      : '';
   const note = t.note ? `<p class="note">${esc(t.note)}</p>` : '';
   return `<li class="test ${outcomeClass(o)}" data-outcome="${esc(o)}"><div class="test-h">${badge(o)}<span class="t-title">${esc(t.title)}</span><span class="t-meta mono">${esc(t.file)} · ${esc(t.durationMs)} ms</span></div>${note}${observed}${failureBlock(t, key, open)}</li>`;
 }

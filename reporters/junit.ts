@@ -1,15 +1,19 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { OUTCOMES } from '../core/outcomes.ts';
 import { formatExchange } from '../suites/harness/assert.ts';
 import type { ResultsClause, ResultsDocument, ResultsTest } from './results-json.ts';
 import { attrs, xmlAttr, xmlText } from './xml-text.ts';
 
 // junit.xml in the Jenkins/Surefire JUnit format (reporters/schema/junit.xsd): one testsuite per
 // area, one testcase per test. Decisions:
+// - Each outcome's mapping is its `junit` in core/outcomes.ts.
 // - A testcase fails exactly when it makes the run fail, so a CI tool's red matches the exit code:
 //   fail is <failure type="MUST">; warn is <failure type="SHOULD"> only for a SHOULD under
 //   --strict, otherwise a passed testcase with a <system-out> note (JUnit has no "warning").
 // - harness-error and setup-failed are <error>: the test could not judge the server.
+// - info (an observed INFO test) is a passed testcase with status="observed" and what was
+//   observed in <system-out>; it never counts as a failure.
 // - skipped-unverifiable and disabled are <skipped>; so is a failure listed as a known deviation
 //   (as pytest writes xfail), its text in <system-out>. A stale expectation is a <failure> under
 //   --strict, a <system-out> note otherwise.
@@ -64,40 +68,51 @@ function element(name: string, attributes: Record<string, string | undefined>, t
 
 type Kind = 'failure' | 'error' | 'skipped' | undefined;
 
-function caseBody(c: Case, strict: boolean): { kind: Kind; body: string[] } {
+/** What an INFO test recorded, one `key: value` a line (values as JSON). */
+function observedText(test: ResultsTest): string {
+  const entries = Object.entries(test.observed ?? {});
+  if (entries.length === 0) return 'nothing recorded; the test ran to its end';
+  return entries.map(([key, value]) => `${key}: ${JSON.stringify(value)}`).join('\n');
+}
+
+function caseBody(c: Case, strict: boolean): { kind: Kind; body: string[]; status?: string } {
   const { test, clauses } = c;
-  if (clauses.every((cl) => cl.outcome === 'skipped-unverifiable' && cl.note) && ['pass', 'fail', 'warn'].includes(test.outcome)) {
-    return { kind: 'skipped', body: [element('skipped', { message: `unverifiable: ${clauses.map((cl) => cl.note).join('; ')}` })] };
+  const view = OUTCOMES[test.outcome];
+  if (clauses.every((cl) => cl.outcome === 'skipped-unverifiable' && cl.note) && view.judged) {
+    return { kind: 'skipped', body: [element('skipped', { message: `${OUTCOMES['skipped-unverifiable'].label}: ${clauses.map((cl) => cl.note).join('; ')}` })] };
   }
-  switch (test.outcome) {
-    case 'fail':
-    case 'warn': {
-      const failing = clauses.filter((cl) => cl.outcome === 'fail' || cl.outcome === 'warn');
+  switch (view.junit) {
+    case 'failure':
+    case 'failure-under-strict': {
+      const failing = clauses.filter((cl) => OUTCOMES[cl.outcome].verdict.startsWith('violation'));
       const expected = failing.length > 0 && failing.every((cl) => cl.expectation?.status === 'expected-failure');
       if (expected) {
         const reasons = failing.map((cl) => `${cl.id}: ${cl.expectation?.reason ?? ''}`).join('; ');
         return { kind: 'skipped', body: [element('skipped', { message: `expected failure (known deviation) ${reasons}` }), element('system-out', {}, failureText(c))] };
       }
-      if (test.outcome === 'fail' || (strict && test.level === 'SHOULD')) {
-        return { kind: 'failure', body: [element('failure', { message: oneLine(c), type: test.outcome === 'fail' ? 'MUST' : 'SHOULD' }, failureText(c))] };
+      if (view.junit === 'failure' || (strict && test.level === 'SHOULD')) {
+        return { kind: 'failure', body: [element('failure', { message: oneLine(c), type: view.junit === 'failure' ? 'MUST' : 'SHOULD' }, failureText(c))] };
       }
-      return { kind: undefined, body: [element('system-out', {}, `warn (${test.level}, does not fail the run${strict ? '' : ' without --strict'}): ${oneLine(c)}\n\n${failureText(c)}`)] };
+      return { kind: undefined, body: [element('system-out', {}, `${view.label} (${test.level}, does not fail the run${strict ? '' : ' without --strict'}): ${oneLine(c)}\n\n${failureText(c)}`)] };
     }
-    case 'harness-error':
-    case 'setup-failed':
+    case 'error':
       return { kind: 'error', body: [element('error', { message: oneLine(c), type: test.outcome }, failureText(c))] };
-    case 'skipped-unverifiable':
-      return { kind: 'skipped', body: [element('skipped', { message: `unverifiable: ${test.note ?? 'the run cannot verify this'}` })] };
-    case 'disabled':
-    case 'untested':
-      return { kind: 'skipped', body: [element('skipped', { message: `disabled: ${test.note ?? 'left out by --only/--skip'}` })] };
-    case 'pass': {
+    case 'skipped': {
+      const why = test.outcome === 'skipped-unverifiable' ? 'the run cannot verify this' : 'left out by --only/--skip';
+      return { kind: 'skipped', body: [element('skipped', { message: `${view.label}: ${test.note ?? why}` })] };
+    }
+    case 'observation':
+    case 'success': {
+      const observation = view.junit === 'observation'
+        ? [element('system-out', {}, `${view.label} (${test.level}, implementation-defined; not a pass, does not fail the run):\n${observedText(test)}\n\n${spec(clauses)}`)]
+        : [];
+      const status = view.junit === 'observation' ? { status: view.label } : {};
       const stale = clauses.filter((cl) => cl.expectation?.status === 'stale-expectation');
-      if (stale.length === 0) return { kind: undefined, body: [] };
+      if (stale.length === 0) return { kind: undefined, body: observation, ...status };
       const message = `stale expectation: ${stale.map((cl) => cl.id).join(', ')} listed as a known deviation but passed; remove the entry`;
       return strict
-        ? { kind: 'failure', body: [element('failure', { message, type: 'stale-expectation' }, spec(stale))] }
-        : { kind: undefined, body: [element('system-out', {}, message)] };
+        ? { kind: 'failure', body: [element('failure', { message, type: 'stale-expectation' }, spec(stale)), ...observation], ...status }
+        : { kind: undefined, body: [element('system-out', {}, message), ...observation], ...status };
     }
   }
 }
@@ -116,7 +131,7 @@ export function renderJunit(doc: ResultsDocument): string {
   const suites: string[] = [];
   let id = 0;
   const totals = { tests: 0, failures: 0, errors: 0, skipped: 0 };
-  const suite = (name: string, cases: Array<{ name: string; time: string; file?: string; kind: Kind; body: string[] }>, time: number) => {
+  const suite = (name: string, cases: Array<{ name: string; time: string; file?: string; kind: Kind; body: string[]; status?: string }>, time: number) => {
     const n = { tests: cases.length, failures: 0, errors: 0, skipped: 0 };
     for (const c of cases) if (c.kind === 'failure') n.failures++; else if (c.kind === 'error') n.errors++; else if (c.kind === 'skipped') n.skipped++;
     for (const k of ['tests', 'failures', 'errors', 'skipped'] as const) totals[k] += n[k];
@@ -124,7 +139,7 @@ export function renderJunit(doc: ResultsDocument): string {
       `  <testsuite${attrs({ name, tests: n.tests, failures: n.failures, errors: n.errors, skipped: n.skipped, time: seconds(time), timestamp, hostname: doc.hostname, id: id++ })}>`,
       ...properties,
       ...cases.map((c) => {
-        const open = `    <testcase${attrs({ name: c.name, classname: name, time: c.time, file: c.file })}`;
+        const open = `    <testcase${attrs({ name: c.name, classname: name, time: c.time, file: c.file, status: c.status })}`;
         return c.body.length === 0 ? `${open}/>` : `${open}>\n${c.body.map((b) => `      ${b}`).join('\n')}\n    </testcase>`;
       }),
       '  </testsuite>',

@@ -1,20 +1,9 @@
 import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { OUTCOME_ORDER, OUTCOMES, zeroCounts, type Outcome } from '../core/outcomes.ts';
 import { AREAS, type Area } from '../suites/catalogue/clauses.ts';
-import type { Outcome } from '../suites/runner/outcomes.ts';
 import { scrub } from '../suites/harness/redact.ts';
 import type { ResultsClause, ResultsDocument } from './results-json.ts';
-
-const COLUMNS: Array<[Outcome, string]> = [
-  ['pass', 'pass'],
-  ['fail', 'fail'],
-  ['warn', 'warn'],
-  ['skipped-unverifiable', 'unverifiable'],
-  ['disabled', 'disabled'],
-  ['setup-failed', 'setup failed'],
-  ['harness-error', 'harness error'],
-  ['untested', 'untested'],
-];
 
 /**
  * Inline Markdown text: scrubbed first (escaping could split a secret), one line, control
@@ -37,7 +26,7 @@ function verdictLine(doc: ResultsDocument): string {
   return [
     `## ${icon} pmv6: ${doc.verdict.label} (exit ${doc.verdict.exitCode})`,
     '',
-    `${n.pass}/${doc.clauses.length} clauses passed, ${n.fail} failed, ${n.warn} warned, ${n['skipped-unverifiable']} unverifiable, ` +
+    `${n.pass}/${doc.clauses.length} clauses passed, ${n.fail} failed, ${n.info} ${OUTCOMES.info.label}, ${n.warn} warned, ${n['skipped-unverifiable']} unverifiable, ` +
       `${n['setup-failed'] + n['harness-error']} inconclusive. Target ${md(doc.target.url)}, run ${md(doc.runId)}, seed ${doc.seed}, ` +
       `${(doc.durationMs / 1000).toFixed(1)} s${doc.verdict.strict ? ', --strict' : ''}.`,
     ...(stale.length > 0 ? ['', `Stale expectations (listed as known deviations, but passed${doc.verdict.strict ? '; they fail the run under --strict' : ''}): ${stale.join(', ')}`] : []),
@@ -47,15 +36,15 @@ function verdictLine(doc: ResultsDocument): string {
 function areaTable(doc: ResultsDocument): string {
   const rows = new Map<Area, Record<Outcome, number>>();
   for (const c of doc.clauses) {
-    const row = rows.get(c.area) ?? (Object.fromEntries(COLUMNS.map(([o]) => [o, 0])) as Record<Outcome, number>);
+    const row = rows.get(c.area) ?? zeroCounts();
     row[c.outcome]++;
     rows.set(c.area, row);
   }
-  const used = COLUMNS.filter(([o]) => [...rows.values()].some((r) => r[o] > 0));
+  const used = OUTCOME_ORDER.filter((o) => [...rows.values()].some((r) => r[o] > 0));
   return [
-    `| area | ${used.map(([, label]) => label).join(' | ')} |`,
+    `| area | ${used.map((o) => OUTCOMES[o].label).join(' | ')} |`,
     `|---|${used.map(() => '---:').join('|')}|`,
-    ...[...rows].map(([area, row]) => `| ${area} ${md(AREAS[area])} | ${used.map(([o]) => (row[o] > 0 ? String(row[o]) : '')).join(' | ')} |`),
+    ...[...rows].map(([area, row]) => `| ${area} ${md(AREAS[area])} | ${used.map((o) => (row[o] > 0 ? String(row[o]) : '')).join(' | ')} |`),
   ].join('\n');
 }
 
@@ -70,6 +59,24 @@ function clauseLines(c: ResultsClause): string[] {
 
 function section(title: string, clauses: ResultsClause[]): string[] {
   return clauses.length === 0 ? [] : ['', `### ${title} (${clauses.length})`, '', ...clauses.flatMap(clauseLines)];
+}
+
+/** What an observed INFO clause's tests recorded, `key = value` (values as JSON), one line. */
+function observations(c: ResultsClause): string {
+  const entries = c.tests.flatMap((t) => Object.entries(t.observed ?? {}));
+  if (entries.length === 0) return 'nothing recorded; its tests ran to their end';
+  return entries.map(([key, value]) => `${key} = ${typeof value === 'string' ? value : JSON.stringify(value)}`).join('; ');
+}
+
+function observed(doc: ResultsDocument): string[] {
+  const clauses = doc.clauses.filter((c) => c.outcome === 'info');
+  if (clauses.length === 0) return [];
+  return [
+    '',
+    `### Observed: INFO clauses, what the server was seen to do; not passes (${clauses.length})`,
+    '',
+    ...clauses.flatMap((c) => [`- **${c.id}** ${c.level} ${md(c.behaviour)}\\`, `  ${md(observations(c), 400)}`]),
+  ];
 }
 
 function unverifiable(doc: ResultsDocument): string[] {
@@ -97,6 +104,7 @@ export function renderSummary(doc: ResultsDocument): string {
     ...section('Known deviations that failed as expected', expected),
     ...section('Inconclusive: setup failed or harness error', inconclusive),
     ...unverifiable(doc),
+    ...observed(doc),
     ...(doc.harnessErrors.length > 0 ? ['', `### Harness errors (${doc.harnessErrors.length})`, '', ...doc.harnessErrors.map((e) => `- ${md(e, 300)}`)] : []),
   ];
   return scrub(`${lines.join('\n')}\n`);

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { UsageError } from '../bin/cli/args.ts';
-import type { ResultsDocument } from './results-json.ts';
+import { RESULTS_FORMAT, type ResultsDocument } from './results-json.ts';
 
 export const RESULTS_SCHEMA_FILE = new URL('./schema/results.schema.json', import.meta.url);
 
@@ -36,13 +36,13 @@ export async function readResultsFile(file: string): Promise<ResultsDocument> {
     throw new ResultsFileError(`${file} is not JSON: ${(e as Error).message}`);
   }
   const format = (doc as { format?: unknown } | null)?.format;
-  if (typeof format === 'string' && format !== 'pmv6-results/1' && format.startsWith('pmv6-results/')) {
-    throw new ResultsFileError(`${file} is format ${format}; this pmv6 reads pmv6-results/1`);
+  if (typeof format === 'string' && format !== RESULTS_FORMAT && format.startsWith('pmv6-results/')) {
+    throw new ResultsFileError(`${file} is format ${format}; this pmv6 reads ${RESULTS_FORMAT}`);
   }
   const errors = resultsErrors(doc);
   if (errors.length > 0) {
     const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
-    throw new ResultsFileError(`${file} is not a valid pmv6-results/1 document: ${errors[0]}${more}`);
+    throw new ResultsFileError(`${file} is not a valid ${RESULTS_FORMAT} document: ${errors[0]}${more}`);
   }
   return doc as ResultsDocument;
 }

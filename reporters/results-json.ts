@@ -2,14 +2,18 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Clause } from '../suites/catalogue/clauses.ts';
-import type { FailureRecord, Outcome, TestResult } from '../suites/runner/outcomes.ts';
+import type { Outcome } from '../core/outcomes.ts';
+import type { FailureRecord, TestResult } from '../suites/runner/outcomes.ts';
 import type { RunResult } from '../suites/runner/run-suites.ts';
 import type { Verdict } from '../suites/runner/verdict.ts';
 import { redactExchange, scrub } from '../suites/harness/redact.ts';
 import type { ExpectationStatus } from './expectations.ts';
 
-/** Additive changes keep the major; a breaking change bumps it (reporters/README.md). */
-export const RESULTS_FORMAT = 'pmv6-results/1';
+/**
+ * Additive changes keep the major; a breaking change bumps it (reporters/README.md). /2: the
+ * outcome `info` (an observed INFO clause, formerly `pass`) and its count in `verdict.counts`.
+ */
+export const RESULTS_FORMAT = 'pmv6-results/2';
 
 export interface CleanupSummary {
   deleted: number;

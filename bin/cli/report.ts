@@ -1,6 +1,7 @@
 import { scrub } from '../../suites/harness/redact.ts';
 import { diffResults, diffText } from '../../reporters/diff.ts';
 import { readResultsFile } from '../../reporters/read-results.ts';
+import { RESULTS_FORMAT } from '../../reporters/results-json.ts';
 import { renderReports } from '../../reporters/write-reports.ts';
 import { parse, UsageError } from './args.ts';
 
@@ -13,7 +14,7 @@ Usage:
   pmv6 report --diff OLD.json NEW.json
       list the clauses whose outcome changed (old → new, with their level)
 
-Both files are checked against reporters/schema/results.schema.json (format pmv6-results/1).
+Both files are checked against reporters/schema/results.schema.json (format ${RESULTS_FORMAT}).
 
 Exit codes: 0 written / no MUST regressed, 1 a MUST clause went from pass to fail (--diff),
 2 usage error or an unreadable or invalid results file.`;

@@ -168,7 +168,10 @@ export async function run(argv: string[]): Promise<number> {
       return signal === 'SIGTERM' ? 143 : 130;
     }
     const verdict = verdictOf(result, values.strict, expectations);
-    process.stdout.write(scrub(values.quiet ? verdictText(result, verdict).split('\n').slice(-2).join('\n') : verdictText(result, verdict)));
+    // Outcome colours only on a terminal that has not asked for none (https://no-color.org).
+    const colour = process.stdout.isTTY === true && !env.NO_COLOR && env.TERM !== 'dumb';
+    const text = verdictText(result, verdict, { colour });
+    process.stdout.write(scrub(values.quiet ? text.split('\n').slice(-2).join('\n') : text));
     // Cleanup is reported apart from the verdict (also under --quiet when something is left).
     if (!values.quiet || (result.cleanup?.leftovers.length ?? 0) > 0) process.stdout.write(cleanupLine);
     if (!values.quiet && result.requests !== undefined) process.stdout.write(`requests: ${result.requests} sent to the target\n`);

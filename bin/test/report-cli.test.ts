@@ -73,8 +73,8 @@ describe('pmv6 report', () => {
     for (const [args, message] of [
       [['report', join(dir, 'missing.json'), '--out', dir], /cannot read .*missing\.json: ENOENT/],
       [['report', '--diff', good, notJson], /not\.json is not JSON/],
-      [['report', '--diff', invalid, good], /invalid\.json is not a valid pmv6-results\/1 document: \/clauses must be array/],
-      [['report', '--diff', good, old], /old\.json is format pmv6-results\/0; this pmv6 reads pmv6-results\/1/],
+      [['report', '--diff', invalid, good], /invalid\.json is not a valid pmv6-results\/2 document: \/clauses must be array/],
+      [['report', '--diff', good, old], /old\.json is format pmv6-results\/0; this pmv6 reads pmv6-results\/2/],
     ] as const) {
       const r = await pmv6([...args]);
       expect(r.code, args.join(' ')).toBe(2);

@@ -1,9 +1,14 @@
-// Outcome colours: a known outcome has its own; any other outcome string gets the neutral `o-other`.
+import { OUTCOME_ORDER, OUTCOMES } from '../../core/outcomes.ts';
+
+// Outcome colours come from core/outcomes.ts; the expectation statuses have their own here, and
+// any other outcome string gets the neutral `o-other`.
+const OUTCOME_RULES = OUTCOME_ORDER.map((o) => `.${OUTCOMES[o].html.className} { --o: ${OUTCOMES[o].html.background}; --o-fg: ${OUTCOMES[o].html.ink}; }`).join('\n');
+const FAIL = OUTCOMES.fail.html.background;
+
 export const STYLE = `
 :root {
   --fg: #1f2328; --muted: #59636e; --bg: #ffffff; --panel: #f6f8fa; --line: #d1d9e0; --code-bg: #f6f8fa;
-  --pass: #1a7f37; --fail: #cf222e; --warn: #bf8700; --harness: #8250df; --setup: #bc4c00;
-  --unverifiable: #afb8c1; --disabled: #eaeef2; --stale: #0550ae; --expected: #f5c2c7; --other: #d0d7de;
+  --stale: #0550ae; --expected: #f5c2c7; --other: #d0d7de;
   --mono: ui-monospace, SFMono-Regular, "SF Mono", Menlo, Consolas, "Liberation Mono", monospace;
 }
 * { box-sizing: border-box; }
@@ -17,9 +22,9 @@ code, pre, .mono { font-family: var(--mono); font-size: 13px; }
 .top { border-bottom: 1px solid var(--line); background: var(--panel); padding: 20px 0 16px; }
 .brand { margin: 0; font-size: .85rem; font-weight: 600; letter-spacing: .04em; text-transform: uppercase; color: var(--muted); }
 .verdict { display: inline-block; margin: .5rem 0 .25rem; padding: .3rem .9rem; border-radius: 6px; font-size: 1.6rem; font-weight: 700; letter-spacing: .02em; color: #fff; background: #57606a; }
-.verdict.v-conformant { background: var(--pass); }
-.verdict.v-not-conformant { background: var(--fail); }
-.verdict.v-inconclusive { background: var(--harness); }
+.verdict.v-conformant { background: ${OUTCOMES.pass.html.background}; }
+.verdict.v-not-conformant { background: ${FAIL}; }
+.verdict.v-inconclusive { background: ${OUTCOMES['harness-error'].html.background}; }
 .verdict-line { margin: .25rem 0 1rem; color: var(--muted); }
 .facts { display: grid; grid-template-columns: repeat(auto-fill, minmax(220px, 1fr)); gap: 10px 24px; margin: 0; }
 .facts div { min-width: 0; }
@@ -36,25 +41,18 @@ code, pre, .mono { font-family: var(--mono); font-size: 13px; }
 .counts b { font-variant-numeric: tabular-nums; }
 .swatch { display: inline-block; width: 14px; height: 14px; border-radius: 3px; flex: none; border: 1px solid rgba(0,0,0,.15); }
 
-.o-pass { --o: var(--pass); --o-fg: #fff; }
-.o-fail { --o: var(--fail); --o-fg: #fff; }
-.o-warn { --o: var(--warn); --o-fg: #fff; }
-.o-harness-error { --o: var(--harness); --o-fg: #fff; }
-.o-setup-failed { --o: var(--setup); --o-fg: #fff; }
-.o-skipped-unverifiable { --o: var(--unverifiable); --o-fg: #1f2328; }
-.o-disabled { --o: var(--disabled); --o-fg: #59636e; }
-.o-untested { --o: #fff; --o-fg: #59636e; }
+${OUTCOME_RULES}
 .o-stale-expectation { --o: var(--stale); --o-fg: #fff; }
 .o-expected-failure { --o: var(--expected); --o-fg: #82071e; }
 .o-other { --o: var(--other); --o-fg: #1f2328; }
 .swatch, .badge, .cell { background: var(--o); color: var(--o-fg); }
 .o-untested.swatch, .o-untested.badge, .o-untested.cell { border: 1px dashed #8c959f; }
-.o-expected-failure.swatch, .o-expected-failure.badge, .o-expected-failure.cell { border: 1px solid var(--fail); }
+.o-expected-failure.swatch, .o-expected-failure.badge, .o-expected-failure.cell { border: 1px solid ${FAIL}; }
 .o-other.swatch, .o-other.badge, .o-other.cell { border: 1px solid #8c959f; }
 .x-expected { background-image: repeating-linear-gradient(135deg, rgba(255,255,255,.55) 0 3px, transparent 3px 7px); }
 .x-stale { box-shadow: inset 0 0 0 2px var(--stale); }
 .x-unconfirmed { box-shadow: inset 0 0 0 2px #8c959f; }
-.swatch.x-expected { background-color: var(--fail); }
+.swatch.x-expected { background-color: ${FAIL}; }
 
 .matrix { display: grid; gap: 6px; }
 .area { display: grid; grid-template-columns: 230px 1fr; gap: 8px; align-items: start; padding: 6px 0; border-bottom: 1px solid #eef1f4; }
@@ -101,7 +99,7 @@ blockquote footer { margin-top: .15rem; color: var(--muted); font-size: .8rem; }
 .t-title { font-weight: 500; }
 .t-meta { color: var(--muted); font-size: .8rem; text-align: right; }
 .note { margin: .3rem 0 0; color: var(--muted); font-size: .9rem; }
-.observed { margin: .35rem 0 0; }
+.observations { margin: .35rem 0 0; }
 
 .failure { margin: .5rem 0 .25rem; }
 .failure > summary { cursor: pointer; font-size: .85rem; font-weight: 600; color: var(--muted); }

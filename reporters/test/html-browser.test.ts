@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { OUTCOMES } from '../../core/outcomes.ts';
 import { verdictOf } from '../../suites/runner/verdict.ts';
 import { renderHtml } from '../html.ts';
 import { resultsDocument, type ResultsDocument } from '../results-json.ts';
@@ -23,6 +24,8 @@ const ARGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
+/** `#1f6feb` → `rgb(31, 111, 235)`, as getComputedStyle writes it. */
+const rgb = (hex: string) => `rgb(${[1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(', ')})`;
 const LONG_BODY = Array.from({ length: 300 }, (_, i) => `<p>line ${i} ${'x'.repeat(i % 7 === 0 ? 400 : 20)}</p>`).join('\n');
 
 let doc: ResultsDocument;
@@ -124,9 +127,19 @@ describe('HTML report in Chromium', () => {
 
     expect(await page.locator('#clause-GEN-03 .response pre').last().innerText()).toContain('<script>alert(1)</script>');
 
+    // An observed INFO clause is apart from the passes: its own colour and filter, what it recorded shown.
+    type Window = { getComputedStyle(el: unknown): { backgroundColor: string } };
+    const background = (href: string) =>
+      page.locator(`#matrix .cell[href="${href}"]`).evaluate((el) => (globalThis as unknown as Window).getComputedStyle(el).backgroundColor);
+    expect(await background('#clause-GEN-02')).toBe(rgb(OUTCOMES.info.html.background));
+    expect(await background('#clause-RES-16')).toBe(rgb(OUTCOMES.pass.html.background));
+    expect(await page.locator('#clause-GEN-02 .badge.o-info').first().innerText()).toBe('observed');
+    expect(await page.locator('#clause-GEN-02 .observations pre').innerText()).toContain('"PATCH /passwords.json": 405');
+
     expect(await page.locator('#clause-PAG-03').isVisible()).toBe(true);
     await page.locator('#filter input[value="pass"]').uncheck();
     expect(await page.locator('#clause-PAG-03').isVisible()).toBe(false);
+    expect(await page.locator('#clause-GEN-02').isVisible()).toBe(true);
     expect(await pag04.isVisible()).toBe(true);
     expect(await page.locator('#matrix .cell[href="#clause-PAG-03"]').getAttribute('class')).toContain('dim');
     await page.locator('[data-preset="problems"]').click();

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, test } from 'vitest';
+import { OUTCOMES } from '../../core/outcomes.ts';
 import type { TestResult } from '../../suites/runner/outcomes.ts';
 import type { RunResult } from '../../suites/runner/run-suites.ts';
 import { verdictOf } from '../../suites/runner/verdict.ts';
@@ -105,6 +106,30 @@ describe('HTML report', () => {
     expect(out).toContain('<a class="cell o-fail x-expected" data-outcome="fail" href="#clause-PAG-04"');
     expect(out).toContain('<a class="cell o-pass x-stale" data-outcome="pass" href="#clause-PAG-03"');
     expect(card(out, 'PAG-04')).toContain('<b>Known deviation:</b> paging is broken, issue #12');
+  });
+
+  test('shows an observed INFO clause as observed, with what its tests recorded, apart from the passes', () => {
+    expect(html).toContain(`<a class="cell ${OUTCOMES.info.html.className}" data-outcome="info" href="#clause-GEN-02"`);
+    const gen02 = card(html, 'GEN-02');
+    expect(gen02).toMatch(/^id="clause-GEN-02" data-outcome="info">/);
+    expect(gen02).toContain(`<span class="badge o-info" title="${OUTCOMES.info.meaning}">observed</span>`);
+    expect(gen02).not.toMatch(/o-pass|>pass</);
+    expect(gen02).toContain('<div class="observations"><div class="box-h">Observed</div><pre>{\n  &#34;PATCH /passwords.json&#34;: 405,');
+    expect(card(html, 'RES-17')).toMatch(/^id="clause-RES-17" data-outcome="info">/);
+    expect(html).toMatch(/<li title="[^"]*"><span class="swatch o-info"><\/span>observed <b>2<\/b><\/li>/);
+    expect(html).toMatch(/<input type="checkbox" value="info" checked><span class="swatch o-info"><\/span>observed<\/label>/);
+    expect(html).toMatch(/<p class="verdict-line">\d+ of \d+ clauses passed · 2 INFO clauses observed · /);
+    // Its colour is its own, not the pass colour.
+    expect(OUTCOMES.info.html.background).not.toBe(OUTCOMES.pass.html.background);
+    expect(html).toContain(`.o-info { --o: ${OUTCOMES.info.html.background}; --o-fg: ${OUTCOMES.info.html.ink}; }`);
+  });
+
+  test('an observed INFO test that recorded nothing says so', () => {
+    const changed = structuredClone(doc);
+    const gen02 = changed.clauses.find((c) => c.id === 'GEN-02')?.tests[0];
+    if (!gen02) throw new Error('no GEN-02 test');
+    delete gen02.observed;
+    expect(card(renderHtml(changed), 'GEN-02')).toContain('<p class="note">Observed: nothing recorded; the test ran to its end.</p>');
   });
 
   test('an unknown outcome string gets the neutral colour and its own filter', () => {

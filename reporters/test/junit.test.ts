@@ -101,6 +101,22 @@ describe('junit.xml', () => {
     }
   });
 
+  test('an observed INFO test is a passed testcase with status "observed" and what it recorded; never a failure', async () => {
+    for (const strict of [false, true]) {
+      const xml = await junitOf(fake, strict);
+      const gen02 = testcase(xml, 'GEN-02');
+      expect(gen02).toMatch(/^<testcase name="\[GEN-02\] INFO [^"]*" classname="pmv6\.GEN" time="[\d.]+" file="[^"]+" status="observed">/);
+      expect(gen02).toContain('<system-out>observed (INFO, implementation-defined; not a pass, does not fail the run):\nPATCH /passwords.json: 405\nreply: {"status":405,"type":"Method Not Allowed"}\n\n[GEN-02] INFO ');
+      expect(gen02).not.toMatch(/<failure|<error|<skipped/);
+      // The MUST test that also cites the INFO clause RES-17 passed: a plain passed testcase.
+      expect(testcase(xml, 'RES-16, RES-17')).toMatch(/file="[^"]+"\/>$/);
+      expect(testcase(xml, 'RES-17')).toMatch(/status="observed">[\s\S]*password list item: \["id","name"\]/);
+    }
+    const quiet = await junitOf(syntheticRun({ 'AUTH-03': 'info' }));
+    expect(testcase(quiet, 'AUTH-03')).toMatch(/status="observed">\n\s*<system-out>observed \(INFO, [^\n]*\nseen at AUTH-03: \{"status":405\}/);
+    expect(quiet).toMatch(/<testsuites [^>]* failures="0" errors="0" skipped="0"/);
+  });
+
   test('a disabled test is skipped', async () => {
     expect(testcase(await junitOf(syntheticRun({ 'PAG-03': 'disabled' })), 'PAG-03')).toMatch(/<skipped message="disabled: left out by --only\/--skip"\/>/);
   });

@@ -20,9 +20,10 @@ const summaryOf = (result: RunResult, strict = false, expectations?: ReturnType<
 describe('summary.md', () => {
   test('says the verdict, counts by area and outcome, the failed clauses and why clauses were unverifiable', () => {
     const md = summaryOf(fake);
-    expect(md).toMatch(/^## ❌ pmv6: NOT CONFORMANT \(exit 1\)\n\n\d+\/\d+ clauses passed, 2 failed, \d+ warned, 2 unverifiable/);
-    expect(md).toMatch(/^\| area \| pass \| fail \| warn \| unverifiable \| setup failed \| harness error \| untested \|$/m);
-    expect(md).toMatch(/^\| PAG Pagination \| 1 \| 1 \|  \|  \| 1 \| 1 \| \d+ \|$/m);
+    expect(md).toMatch(/^## ❌ pmv6: NOT CONFORMANT \(exit 1\)\n\n\d+\/\d+ clauses passed, 2 failed, 2 observed, \d+ warned, 2 unverifiable/);
+    expect(md).toMatch(/^\| area \| pass \| fail \| observed \| warn \| unverifiable \| setup failed \| harness error \| untested \|$/m);
+    expect(md).toMatch(/^\| PAG Pagination \| 1 \| 1 \|  \|  \|  \| 1 \| 1 \| \d+ \|$/m);
+    expect(md).toMatch(/^\| GEN General rules \|  \| 1 \| 1 \| 1 \|  \|  \|  \| \d+ \|$/m);
     expect(md).toMatch(/### Failed MUST clauses \(2\)\n\n- \*\*GEN-03\*\* MUST /);
     expect(md).toContain('- **PAG-04** MUST omit rel="next" on the last page\\\n  spec: “On the last page, rel next is not returned.”\\\n  expected status 201; actual status 200\n');
     expect(md).toMatch(/### Warnings \(\d+\)\n\n[\s\S]*\*\*ADDR-02\*\* SHOULD/);
@@ -31,10 +32,21 @@ describe('summary.md', () => {
     expect(md).toMatch(/### Harness errors \(1\)/);
   });
 
-  test('a conformant run has a green verdict and no failure sections', () => {
-    const md = summaryOf(syntheticRun());
-    expect(md).toMatch(/^## ✅ pmv6: CONFORMANT \(exit 0\)/);
-    expect(md).not.toMatch(/###/);
+  test('a conformant run has a green verdict and no failure sections; its INFO clauses are observations', () => {
+    const run = syntheticRun();
+    const md = summaryOf(run);
+    const info = run.clauses.filter((c) => c.clause.level === 'INFO');
+    expect(md).toMatch(new RegExp(`^## ✅ pmv6: CONFORMANT \\(exit 0\\)\n\n${run.clauses.length - info.length}/${run.clauses.length} clauses passed, 0 failed, ${info.length} observed, 0 warned,`));
+    expect(md.match(/^###.*$/gm)).toEqual([`### Observed: INFO clauses, what the server was seen to do; not passes (${info.length})`]);
+  });
+
+  test('lists each observed INFO clause with what its tests recorded, apart from the passes', () => {
+    const md = summaryOf(fake);
+    const observed = md.slice(md.indexOf('### Observed'));
+    expect(observed).toMatch(/^### Observed: [^\n]* \(2\)\n\n/);
+    expect(observed).toContain('- **GEN-02** INFO record the reply to a method other than GET, POST, PUT and DELETE\\\n  PATCH /passwords.json = 405; reply = {"status":405,"type":"Method Not Allowed"}\n');
+    expect(observed).toMatch(/- \*\*RES-17\*\* INFO [^\n]*\\\n {2}password list item = \\\["id","name"\\\]\n/);
+    expect(observed).not.toMatch(/RES-16|GEN-05|PAG-03/);
   });
 
   test('names expected failures and stale expectations apart from the failures', () => {

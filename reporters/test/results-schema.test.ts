@@ -2,6 +2,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
+import { OUTCOME_ORDER } from '../../core/outcomes.ts';
 import { AREAS } from '../../suites/catalogue/clauses.ts';
 import type { RunResult } from '../../suites/runner/run-suites.ts';
 import { verdictOf } from '../../suites/runner/verdict.ts';
@@ -19,14 +20,18 @@ beforeAll(async () => {
 
 const clone = (): Record<string, unknown> => JSON.parse(JSON.stringify(doc)) as Record<string, unknown>;
 
-describe('results.json format pmv6-results/1', () => {
+describe('results.json format pmv6-results/2', () => {
   test('a document from a real run validates against the published schema', () => {
-    expect(doc.format).toBe('pmv6-results/1');
+    expect(doc.format).toBe('pmv6-results/2');
     expect(resultsErrors(JSON.parse(JSON.stringify(doc)))).toEqual([]);
     const pag04 = doc.clauses.find((c) => c.id === 'PAG-04');
     expect(pag04).toMatchObject({ behaviour: expect.any(String), needsControl: false, outcome: 'fail' });
     expect(doc.clauses.find((c) => c.id === 'AUTH-04')).toMatchObject({ dependsOn: ['AUTH-03'], note: expect.stringMatching(/AUTH-03/) });
     expect(doc.durationMs).toBeGreaterThan(0);
+    // An observed INFO clause is info, with what its test recorded; never pass.
+    expect(doc.clauses.find((c) => c.id === 'GEN-02')).toMatchObject({ outcome: 'info', tests: [{ outcome: 'info', observed: { 'PATCH /passwords.json': 405 } }] });
+    expect(doc.verdict.counts).toMatchObject({ info: 2 });
+    expect(doc.clauses.filter((c) => c.level === 'INFO' && c.outcome === 'pass')).toEqual([]);
   });
 
   test('strict, known deviations and cleanup validate too', () => {
@@ -41,6 +46,15 @@ describe('results.json format pmv6-results/1', () => {
     expect(withAll.clauses.find((c) => c.id === 'VER-01')?.expectation).toEqual({ reason: 'not run', status: 'unconfirmed' });
   });
 
+  test('the schema knows every outcome of the outcome table, and counts each', async () => {
+    type Schema = { $defs: { outcome: { enum: string[] } }; properties: { verdict: { properties: { counts: { required: string[]; properties: object } } } } };
+    const schema = JSON.parse(await readFile(RESULTS_SCHEMA_FILE, 'utf8')) as Schema;
+    expect(schema.$defs.outcome.enum).toEqual(OUTCOME_ORDER);
+    expect(schema.properties.verdict.properties.counts.required).toEqual(OUTCOME_ORDER);
+    expect(Object.keys(schema.properties.verdict.properties.counts.properties)).toEqual(OUTCOME_ORDER);
+    expect(Object.keys(doc.verdict.counts)).toEqual(OUTCOME_ORDER);
+  });
+
   test('the schema knows every area of the catalogue', async () => {
     const schema = JSON.parse(await readFile(RESULTS_SCHEMA_FILE, 'utf8')) as { $defs: { clause: { properties: { area: { enum: string[] } } } } };
     expect(schema.$defs.clause.properties.area.enum).toEqual(Object.keys(AREAS));
@@ -51,6 +65,8 @@ describe('results.json format pmv6-results/1', () => {
     ['an undocumented field', (d) => (d.extra = 1), /additional properties/],
     ['an unknown outcome', (d) => ((d.clauses as Array<{ outcome: string }>)[0]!.outcome = 'passed'), /clauses\/0\/outcome/],
     ['another format', (d) => (d.format = 'pmv6-results/0'), /format/],
+    ['the format before the outcome info', (d) => (d.format = 'pmv6-results/1'), /format/],
+    ['counts without info', (d) => delete (d.verdict as { counts: Record<string, number> }).counts.info, /verdict\/counts/],
     ['a password that is not redacted', (d) => ((d.config as { password: string }).password = 'hunter22'), /config\/password/],
     ['a bad date', (d) => (d.startedAt = 'yesterday'), /startedAt/],
     ['an unknown expectation status', (d) => ((d.clauses as Array<Record<string, unknown>>)[0]!.expectation = { reason: 'r', status: 'maybe' }), /expectation\/status/],
@@ -80,7 +96,8 @@ describe('results.json format pmv6-results/1', () => {
     };
     await expect(readResultsFile(join(dir, 'missing.json'))).rejects.toThrow(/cannot read .*ENOENT/);
     await expect(readResultsFile(await write('a.json', '{'))).rejects.toThrow(/is not JSON/);
-    await expect(readResultsFile(await write('b.json', JSON.stringify({ ...clone(), format: 'pmv6-results/0' })))).rejects.toThrow(/format pmv6-results\/0; this pmv6 reads pmv6-results\/1/);
+    await expect(readResultsFile(await write('b.json', JSON.stringify({ ...clone(), format: 'pmv6-results/0' })))).rejects.toThrow(/format pmv6-results\/0; this pmv6 reads pmv6-results\/2/);
+    await expect(readResultsFile(await write('b1.json', JSON.stringify({ ...clone(), format: 'pmv6-results/1' })))).rejects.toThrow(/format pmv6-results\/1; this pmv6 reads pmv6-results\/2/);
     const invalid = readResultsFile(await write('c.json', JSON.stringify({ ...clone(), seed: -1 })));
     await expect(invalid).rejects.toMatchObject({ name: 'ResultsFileError', message: expect.stringMatching(/^[^\n]*\/seed must be >= 0[^\n]*$/) });
   });

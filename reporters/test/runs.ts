@@ -3,7 +3,8 @@ import { CLAUSES } from '../../suites/catalogue/clauses.ts';
 import type { RunConfig } from '../../suites/harness/config.ts';
 import type { Exchange } from '../../suites/harness/exchange.ts';
 import { registerSecret } from '../../suites/harness/redact.ts';
-import type { Outcome, TestResult } from '../../suites/runner/outcomes.ts';
+import type { Outcome } from '../../core/outcomes.ts';
+import type { TestResult } from '../../suites/runner/outcomes.ts';
 import { runSuites, type RunResult } from '../../suites/runner/run-suites.ts';
 
 export const password = randomBytes(12).toString('hex');
@@ -76,10 +77,13 @@ export function withSecretTest(result: RunResult): RunResult {
   };
 }
 
-/** A run without vitest: every active clause with one test of the given outcome (default pass). */
+/**
+ * A run without vitest: every active clause with one test of the given outcome (default pass, and
+ * info for an INFO clause, as the runner makes it), an info test with an observation.
+ */
 export function syntheticRun(outcomes: Record<string, Outcome> = {}, rest: Outcome = 'pass'): RunResult {
   const clauses = CLAUSES.filter((c) => !c.retired).map((clause) => {
-    const outcome = outcomes[clause.id] ?? rest;
+    const outcome = outcomes[clause.id] ?? (rest === 'pass' && clause.level === 'INFO' ? 'info' : rest);
     const test: TestResult = {
       title: `[${clause.id}] ${clause.level} ${clause.behaviour}`,
       file: `suites/${clause.area.toLowerCase()}/x.test.ts`,
@@ -88,6 +92,7 @@ export function syntheticRun(outcomes: Record<string, Outcome> = {}, rest: Outco
       outcome,
       durationMs: 5,
       ...(outcome === 'skipped-unverifiable' ? { note: 'needs the control protocol' } : {}),
+      ...(outcome === 'info' ? { observed: { [`seen at ${clause.id}`]: { status: 405 } } } : {}),
       ...(['fail', 'warn'].includes(outcome) ? { failure: { kind: 'violation' as const, message: 'expected: a\nactual:   b', expected: 'a', actual: 'b' } } : {}),
     };
     return { clause, outcome, tests: outcome === 'untested' ? [] : [test] };

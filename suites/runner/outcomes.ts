@@ -1,15 +1,8 @@
+import { weightiest, type Outcome } from '../../core/outcomes.ts';
 import type { Level } from '../catalogue/clauses.ts';
 import type { Exchange } from '../harness/exchange.ts';
 
-export type Outcome =
-  | 'pass'
-  | 'fail'
-  | 'warn'
-  | 'skipped-unverifiable'
-  | 'disabled'
-  | 'setup-failed'
-  | 'harness-error'
-  | 'untested';
+export type { Outcome } from '../../core/outcomes.ts';
 
 export interface FailureRecord {
   kind: 'violation' | 'setup' | 'harness';
@@ -48,9 +41,10 @@ export interface TestResult {
   observed?: Record<string, unknown>;
 }
 
-// A failed test's outcome follows its level: a MUST violation fails, a SHOULD or INFO one warns.
+// A test's outcome follows its level: a MUST violation fails, a SHOULD or INFO one warns; an
+// INFO test that ran to its end recorded what the server does, which is an observation, not a pass.
 export function testOutcome(level: Level, state: 'passed' | 'failed' | 'skipped' | 'pending', meta: TestMeta | undefined): Outcome {
-  if (state === 'passed') return 'pass';
+  if (state === 'passed') return level === 'INFO' ? 'info' : 'pass';
   if (state === 'skipped' || state === 'pending') return meta?.outcome ?? 'disabled';
   const kind = meta?.failure?.kind ?? 'harness';
   if (kind === 'setup') return 'setup-failed';
@@ -58,24 +52,11 @@ export function testOutcome(level: Level, state: 'passed' | 'failed' | 'skipped'
   return level === 'MUST' ? 'fail' : 'warn';
 }
 
-// A clause takes the weightiest outcome among its tests: a shown violation outweighs a harness
-// error in another test of the same clause, which outweighs a pass; a clause passes when some of
-// its tests passed and the others could not be verified on this target.
-const WEIGHT: Record<Outcome, number> = {
-  fail: 7,
-  warn: 6,
-  'harness-error': 5,
-  'setup-failed': 4,
-  pass: 3,
-  'skipped-unverifiable': 2,
-  disabled: 1,
-  untested: 0,
-};
-
-export function clauseOutcome(outcomes: Outcome[]): Outcome {
-  let best: Outcome = 'untested';
-  for (const o of outcomes) if (WEIGHT[o] > WEIGHT[best]) best = o;
-  return best;
+// A clause takes the weightiest outcome of its tests (core/outcomes.ts). An INFO clause never
+// passes: a test of a MUST that also cites it and passed leaves it observed.
+export function clauseOutcome(outcomes: Outcome[], level: Level): Outcome {
+  const outcome = weightiest(outcomes);
+  return level === 'INFO' && outcome === 'pass' ? 'info' : outcome;
 }
 
 export const EXIT = { conformant: 0, violations: 1, usage: 2, inconclusive: 3 } as const;

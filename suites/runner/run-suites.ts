@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { startVitest } from 'vitest/node';
+import { OUTCOMES } from '../../core/outcomes.ts';
 import { CLAUSES, type Clause } from '../catalogue/clauses.ts';
 import type { RunConfig } from '../harness/config.ts';
 import type { CleanupReport } from '../harness/fixtures.ts';
@@ -118,14 +119,18 @@ export function summarise(config: RunConfig, started: number, run: CollectedRun)
   for (const t of run.tests) for (const id of t.clauses) byClause.set(id, [...(byClause.get(id) ?? []), t]);
   const clauses: ClauseResult[] = CLAUSES.filter((c) => !c.retired).map((clause) => {
     const tests = byClause.get(clause.id) ?? [];
-    return { clause, tests, outcome: clauseOutcome(tests.map((t) => t.outcome)) };
+    return { clause, tests, outcome: clauseOutcome(tests.map((t) => t.outcome), clause.level) };
   });
   // A clause that depends on another (an HMAC refusal on HMAC acceptance) proves nothing while
-  // its dependency does not pass: a server that refuses every signature "refuses" a bad one too.
+  // its dependency does not hold (pass, or observed for an INFO one such as AUTH-03): a server
+  // that refuses every signature "refuses" a bad one too.
   const outcomeOf = new Map(clauses.map((c) => [c.clause.id, c.outcome]));
   for (const c of clauses) {
-    const unmet = (c.clause.dependsOn ?? []).filter((id) => outcomeOf.get(id) !== 'pass');
-    if (unmet.length > 0 && ['pass', 'fail', 'warn'].includes(c.outcome)) {
+    const unmet = (c.clause.dependsOn ?? []).filter((id) => {
+      const outcome = outcomeOf.get(id);
+      return outcome === undefined || !OUTCOMES[outcome].holds;
+    });
+    if (unmet.length > 0 && OUTCOMES[c.outcome].judged) {
       c.outcome = 'skipped-unverifiable';
       c.note = `depends on ${unmet.join(', ')}, which did not pass`;
     }

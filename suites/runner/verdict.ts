@@ -1,5 +1,6 @@
+import { OUTCOMES, zeroCounts, type Outcome } from '../../core/outcomes.ts';
 import { applyExpectations, type ExpectationReport, type Expectations } from '../../reporters/expectations.ts';
-import { EXIT, type Outcome } from './outcomes.ts';
+import { EXIT } from './outcomes.ts';
 import type { RunResult } from './run-suites.ts';
 
 export interface Verdict {
@@ -12,32 +13,25 @@ export interface Verdict {
 }
 
 // Exit 1 only for a failed MUST (or a SHOULD under --strict); harness errors and failed setups
-// make the run inconclusive (exit 3), never a violation of the server.
+// make the run inconclusive (exit 3), never a violation of the server. What each outcome does is
+// its `verdict` in core/outcomes.ts: an observed INFO clause (`info`) does neither.
 //
 // Known deviations: a listed clause that fails or warns does not fail the run. A listed clause
 // that passes is a stale expectation; under --strict it fails the run (exit 1) like pytest's
 // strict xfail, but the label still describes the server, so it is not NOT CONFORMANT.
 export function verdictOf(result: RunResult, strict = false, expectations?: Expectations): Verdict {
-  const counts: Record<Outcome, number> = {
-    pass: 0,
-    fail: 0,
-    warn: 0,
-    'skipped-unverifiable': 0,
-    disabled: 0,
-    'setup-failed': 0,
-    'harness-error': 0,
-    untested: 0,
-  };
+  const counts = zeroCounts();
   for (const c of result.clauses) counts[c.outcome]++;
   const report = expectations ? applyExpectations(result, expectations) : undefined;
   const expected = new Set(report?.expectedFailures ?? []);
   const extra = { strict, ...(report ? { expectations: report } : {}) };
-  const violated = result.clauses.some(
-    (c) => !expected.has(c.clause.id) && (c.outcome === 'fail' || (strict && c.outcome === 'warn' && c.clause.level === 'SHOULD')),
-  );
+  const violated = result.clauses.some((c) => {
+    const effect = OUTCOMES[c.outcome].verdict;
+    return !expected.has(c.clause.id) && (effect === 'violation' || (strict && effect === 'violation-under-strict' && c.clause.level === 'SHOULD'));
+  });
   if (violated) return { label: 'NOT CONFORMANT', exitCode: EXIT.violations, counts, ...extra };
   const stale = strict && (report?.stale.length ?? 0) > 0;
-  const broken = counts['harness-error'] + counts['setup-failed'] + result.harnessErrors.length;
+  const broken = result.clauses.filter((c) => OUTCOMES[c.outcome].verdict === 'inconclusive').length + result.harnessErrors.length;
   if (broken > 0) return { label: 'INCONCLUSIVE', exitCode: stale ? EXIT.violations : EXIT.inconclusive, counts, ...extra };
   return { label: 'CONFORMANT', exitCode: stale ? EXIT.violations : EXIT.conformant, counts, ...extra };
 }

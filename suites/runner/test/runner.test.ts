@@ -26,6 +26,12 @@ describe('runner', () => {
     expect(outcome(result, 'AUTH-04')).toBe('skipped-unverifiable');
     expect(outcome(result, 'SIZE-03')).toBe('setup-failed');
     expect(outcome(result, 'GEN-01')).toBe('untested');
+    expect(outcome(result, 'GEN-02')).toBe('info');
+    expect(outcome(result, 'RES-16')).toBe('pass');
+    expect(outcome(result, 'RES-17')).toBe('info');
+    expect(outcome(result, 'GEN-05')).toBe('warn');
+    const gen02 = result.clauses.find((c) => c.clause.id === 'GEN-02')?.tests;
+    expect(gen02).toEqual([expect.objectContaining({ outcome: 'info', observed: { 'PATCH /passwords.json': 405, reply: { status: 405, type: 'Method Not Allowed' } } })]);
     const verdict = verdictOf(result);
     expect(verdict.label).toBe('NOT CONFORMANT');
     expect(verdict.exitCode).toBe(1);
@@ -47,5 +53,16 @@ describe('runner', () => {
     const should = await runSuites({ ...config, selection: { only: ['ADDR-02', 'PAG-03'] } }, { files });
     expect(verdictOf(should)).toMatchObject({ label: 'CONFORMANT', exitCode: 0 });
     expect(verdictOf(should, true)).toMatchObject({ label: 'NOT CONFORMANT', exitCode: 1 });
+  }, 60_000);
+
+  test('observed INFO clauses neither fail a run nor make it inconclusive, also under --strict', async () => {
+    const result = await runSuites({ ...config, selection: { only: ['GEN-02', 'RES-16', 'RES-17', 'PAG-03'] } }, { files });
+    expect(['GEN-02', 'RES-16', 'RES-17', 'PAG-03'].map((id) => outcome(result, id))).toEqual(['info', 'pass', 'info', 'pass']);
+    for (const strict of [false, true]) {
+      const verdict = verdictOf(result, strict);
+      expect(verdict).toMatchObject({ label: 'CONFORMANT', exitCode: 0 });
+      expect(verdict.counts).toMatchObject({ pass: 2, info: 2, fail: 0, warn: 0 });
+    }
+    expect(verdictText(result, verdictOf(result))).toMatch(/verdict: CONFORMANT: 2\/\d+ clauses passed, 0 failed, 2 observed, 0 warned, /);
   }, 60_000);
 });

@@ -33,3 +33,17 @@ clauseTest('AUTH-03', 'fail the dependency of AUTH-04', () => {
   violation(undefined, 'HMAC accepted', '401');
 });
 clauseTest('AUTH-04', 'pass while the dependency fails', () => {});
+// INFO: a test that ran to its end recorded what the server does; observed, never a pass.
+clauseTest('GEN-02', 'record what the server does', (t) => {
+  t.observe('PATCH /passwords.json', 405);
+  t.observe('reply', { status: 405, type: 'Method Not Allowed' });
+});
+// A passed MUST test that also cites an INFO clause leaves that clause observed, not passed.
+clauseTest(['RES-16', 'RES-17'], 'pass a MUST that also cites an INFO clause', () => {});
+clauseTest('RES-17', 'record the fields of a record', (t) => {
+  t.observe('password list item', ['id', 'name']);
+});
+// A deviation found by an INFO test still warns.
+clauseTest('GEN-05', 'find a deviation in an INFO clause', () => {
+  violation(undefined, 'a JSON body', 'form data');
+});
