@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import { CONFORMANCE_EXCLUDE, CONFORMANCE_INCLUDE } from './suites/runner/layout.ts';
+import { CONFORMANCE_EXCLUDE, CONFORMANCE_INCLUDE, ORACLE_SETUP } from './suites/runner/layout.ts';
 
 // Two projects: `unit` is the project's own tests; `conformance` runs the suites against the
 // embedded reference server started by the global setup (the same files `pmv6 run` runs).
@@ -27,6 +27,7 @@ export default defineConfig({
           include: CONFORMANCE_INCLUDE,
           exclude: CONFORMANCE_EXCLUDE,
           globalSetup: ['suites/runner/global-setup.ts'],
+          setupFiles: [ORACLE_SETUP],
           fileParallelism: false,
           isolate: false,
           testTimeout: 30_000,

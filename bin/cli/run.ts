@@ -166,6 +166,7 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(scrub(values.quiet ? verdictText(result, verdict).split('\n').slice(-2).join('\n') : verdictText(result, verdict)));
     // Cleanup is reported apart from the verdict (also under --quiet when something is left).
     if (!values.quiet || (result.cleanup?.leftovers.length ?? 0) > 0) process.stdout.write(cleanupLine);
+    if (!values.quiet && result.requests !== undefined) process.stdout.write(`requests: ${result.requests} sent to the target\n`);
     if (values['report-dir']) {
       const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
       const doc = resultsDocument(result, verdict, { pmv6Version: pkg.version, targetVersion, ...(cleanup ? { cleanup } : {}) });

@@ -192,10 +192,14 @@ export const CLAUSES: readonly Clause[] = [
     'return version_date as a YYYY-MM-DD date string'),
   C('RES-14', 'MUST', S.error, 'error | boolean | always true',
     'set error to true in every error object'),
+  // "description of the status code" paraphrases: a non-empty type string is MUST, its wording
+  // (the reason phrase or the number) is SHOULD (RES-18).
   C('RES-15', 'MUST', S.error, 'type | string | description of the status code',
-    'describe the status code in the error object\'s type string'),
+    'give a type string in every error object'),
   C('RES-16', 'MUST', S.error, 'message | string | reason for the failure',
     'give the reason for the failure in the error object\'s message string'),
+  C('RES-18', 'SHOULD', S.error, 'type | string | description of the status code',
+    'describe the status code in the error object\'s type, e.g. by its reason phrase'),
   C('RES-17', 'INFO', S.notShown, 'Fields of the project and password records as returned by list and show: not shown.',
     'record the fields of project and password records returned by list and show'),
 
@@ -273,7 +277,7 @@ export const CLAUSES: readonly Clause[] = [
   C('PAG-06', 'MUST', S.pag, 'When the result has one page or no data, only rel self is returned.',
     'return only rel="self" when the result has no data', true),
   C('PAG-07', 'MUST', S.pag, 'link relations (rel): self, prev, next, first, last',
-    'send self, prev, next, first and last on a middle page'),
+    'send self, prev, next, first and last on every page of a list of several pages, less prev on the first and next on the last'),
   // The spec names the relations but not their targets; the registered meaning of each name
   // (RFC 8288, IANA link relations) is taken as the requirement.
   C('PAG-08', 'MUST', S.pag, 'Each entry is the URL of a page',
@@ -307,6 +311,11 @@ export const CLAUSES: readonly Clause[] = [
     'record the reply to an X-Page-Size that is not an unsigned integer'),
   C('SIZE-09', 'MUST', S.pag, 'To get correct counts for a page size, send the same X-Page-Size with the count request.',
     'compute num_items_per_page and num_pages of count.json from the X-Page-Size sent with it'),
+  // The range is stated; the reply outside it is not (SIZE-06..08 record it). Serving a page of
+  // 4 or 2,000 items, or counting with them, goes against the stated range: SHOULD, not MUST,
+  // because "its value is" describes the header rather than commanding the server.
+  C('SIZE-11', 'SHOULD', S.pag, 'Its value is an unsigned integer from 5 to 1000 inclusive.',
+    'not honour an X-Page-Size below 5 or above 1000 in a list or a count'),
   C('SIZE-10', 'MUST', S.pag, 'To get correct counts for a page size, send the same X-Page-Size with the count request.',
     'agree in count.json with the items and pages the list returns for the same X-Page-Size'),
 
@@ -342,8 +351,11 @@ export const CLAUSES: readonly Clause[] = [
     'accept HMAC keys younger than the set number of days, and old keys when they never expire', true, HMAC),
   C('AUTH-12', 'MUST', S.auth, 'A failed HTTP Basic authentication gives 401 Unauthorized with type "Unauthorized"',
     'answer a failed HTTP Basic authentication with 401 Unauthorized and type "Unauthorized"'),
-  // The wording is not given, only its sense; the check looks for "username" or "password".
+  // The wording is paraphrased ("a message saying…"): a message is MUST (AUTH-13), its sense is
+  // SHOULD (AUTH-14: it names the user name, password or credentials).
   C('AUTH-13', 'MUST', S.auth, 'a message saying the username or password is incorrect or missing',
+    'give a message with the 401 of a failed HTTP Basic authentication'),
+  C('AUTH-14', 'SHOULD', S.auth, 'a message saying the username or password is incorrect or missing',
     'say in the 401 message that the username or password is incorrect or missing'),
 
   // ── ERR: section 7, known error conditions ───────────────────────────────────────────────
@@ -370,6 +382,10 @@ export const CLAUSES: readonly Clause[] = [
   // implementation-defined.
   C('LOG-02', 'INFO', S.gen, 'The log has a column "Origin" that tells whether an action came from the API',
     'record how the log resource marks an action that came from the API'),
+  // What the Origin column holds is not shown; a column that tells API actions apart must not
+  // read as the web interface for an API action, so an entry that says "web" is a SHOULD warning.
+  C('LOG-05', 'SHOULD', S.gen, 'The log has a column "Origin" that tells whether an action came from the API',
+    'not mark an action made through the API as coming from the web interface'),
   C('LOG-03', 'MUST', S.gen, 'Requests that end in an error are not logged',
     'leave a request that ends in an error other than 401 out of the log'),
   C('LOG-04', 'MUST', S.gen, 'except 401 Unauthorized, which is logged.',
@@ -397,8 +413,13 @@ export const CLAUSES: readonly Clause[] = [
     'serve the action log as a resource that can be queried'),
 
   // ── LIM: section 8 (its page-size rows are RESTATED under SIZE) ──────────────────────────
+  // "Character set | UTF-8" says how text is encoded, nothing more: printable text (astral
+  // characters included) must come back as sent (MUST); what a server does with U+0000, other
+  // controls, noncharacters or Unicode normalisation is not stated, so LIM-04 records it.
   C('LIM-01', 'MUST', S.lim, 'Character set | UTF-8',
-    'return non-ASCII text, including characters outside the BMP, exactly as it was sent'),
+    'return printable non-ASCII text, including characters outside the BMP, as it was sent'),
+  C('LIM-04', 'INFO', S.lim, 'Character set | UTF-8',
+    'record what becomes of control characters, U+0000, noncharacters and decomposed text'),
   C('LIM-02', 'INFO', S.lim, 'Rate limits: not shown.',
     'record whether a burst of requests is rate-limited'),
   C('LIM-03', 'INFO', S.lim, 'Maximum request body size: not shown.',

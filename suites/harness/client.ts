@@ -1,6 +1,7 @@
 import { Agent, errors as undiciErrors } from 'undici';
 import { ReadOnlyError } from './assert.ts';
 import type { Exchange } from './exchange.ts';
+import { emitExchange, type Channel } from './traffic.ts';
 import { basicAuthorization, hmacSign, signedUri } from './signers.ts';
 
 export type HmacParts = { uri: string; timestamp: string; body: string; hash: string };
@@ -36,6 +37,8 @@ export interface ApiRequest {
   contentType?: string | null;
   auth?: Auth;
   timeoutMs?: number;
+  /** The response oracle's own look-ups: counted, not judged again. */
+  quiet?: boolean;
 }
 
 type RequestOptions = Omit<ApiRequest, 'method' | 'path' | 'json'>;
@@ -85,12 +88,15 @@ export class ApiClient {
   readonly timeoutMs: number;
   /** Refuse (throw ReadOnlyError) every method but GET, HEAD and OPTIONS: --read-only runs. */
   readonly readOnly: boolean;
+  /** 'control' for the control protocol's client: the oracle reads it for settings, never judges it. */
+  readonly channel: Channel;
   private readonly agent: Agent;
   private readonly ownsAgent: boolean;
 
-  constructor(opts: { target: string; auth: Auth; timeoutMs?: number; tls?: TlsTrust; readOnly?: boolean }, shared?: Agent) {
+  constructor(opts: { target: string; auth: Auth; timeoutMs?: number; tls?: TlsTrust; readOnly?: boolean; channel?: Channel }, shared?: Agent) {
     this.target = opts.target.replace(/\/+$/, '');
     this.auth = opts.auth;
+    this.channel = opts.channel ?? 'api';
     this.readOnly = opts.readOnly ?? false;
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.ownsAgent = !shared;
@@ -110,7 +116,7 @@ export class ApiClient {
 
   /** Decision: derived clients share this client's connection pool; only the root client closes it. */
   withAuth(auth: Auth): ApiClient {
-    return new ApiClient({ target: this.target, auth, timeoutMs: this.timeoutMs, readOnly: this.readOnly }, this.agent);
+    return new ApiClient({ target: this.target, auth, timeoutMs: this.timeoutMs, readOnly: this.readOnly, channel: this.channel }, this.agent);
   }
 
   apiUrl(path: string): string {
@@ -208,6 +214,7 @@ export class ApiClient {
       exchange.error = describeError(e, timeoutMs);
     }
     exchange.durationMs = Math.round(performance.now() - started);
+    await emitExchange({ exchange, channel: this.channel, auth, client: this, quiet: req.quiet ?? false });
     return exchange;
   }
 

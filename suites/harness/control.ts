@@ -37,6 +37,7 @@ export class ControlClient {
     this.client = new ApiClient({
       target: this.url,
       auth: { kind: 'raw', headers: { Authorization: `Bearer ${opts.token}` } },
+      channel: 'control',
       ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
       ...(opts.tls ? { tls: opts.tls } : {}),
       ...(opts.readOnly ? { readOnly: true } : {}),

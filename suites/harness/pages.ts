@@ -34,6 +34,22 @@ export function itemIds(ex: Exchange): number[] {
   });
 }
 
+/**
+ * The same items, in any order: the spec states no order of a list, so pages are compared as
+ * sets of ids (a repeated id still counts, so a page that repeats an item differs).
+ */
+export function sameItems(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  const x = [...a].sort((p, q) => p - q);
+  const y = [...b].sort((p, q) => p - q);
+  return x.every((v, i) => v === y[i]);
+}
+
+/** A Link target as an absolute URL: resolved against the URL of the request that got it (RFC 8288 §3.2). */
+export function linkTarget(ex: Exchange, url: string): string {
+  return new URL(url, ex.request.url).href;
+}
+
 export async function getPage(client: ApiClient, list: string, page: number | undefined, size: number): Promise<Exchange> {
   const path = page === undefined ? `${list}.json` : `${list}/page/${page}.json`;
   return client.get(path, { headers: { 'X-Page-Size': String(size) } });

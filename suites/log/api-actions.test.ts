@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import { useSession } from '../harness/session.ts';
-import { entriesMentioning, logPage, originMarks, saysApi } from './log-reader.ts';
+import { entriesMentioning, logPage, originMarks, saysApi, saysWeb } from './log-reader.ts';
 
 const s = useSession();
 
@@ -14,12 +14,13 @@ async function createMarked(label: string): Promise<{ id: number; name: string; 
 }
 
 // "Every action caused by an API request is written to the action log". The log's fields are
-// not shown, so the entry is found by the unique name of the password it concerns.
+// not shown, so the entry is found by the unique name of the password it concerns or by its id
+// in a field that relates the entry to a password.
 clauseTest('LOG-01', 'write the creation of a password through the API to the action log', async (t) => {
   await logPage(s, t);
   const created = await createMarked('log-created');
-  const { ex, found } = await entriesMentioning(s, t, created.name);
-  if (found.length === 0) violation(ex, `a log entry about the creation of password ${created.id} (${created.name})`, 'no entry mentions it');
+  const { ex, found } = await entriesMentioning(s, t, created.name, { kind: 'password', id: created.id });
+  if (found.length === 0) violation(ex, `a log entry about the creation of password ${created.id} (${created.name})`, 'no entry names it or its id');
   t.observe('entry', found[0]);
 });
 
@@ -31,7 +32,7 @@ clauseTest('LOG-01', 'write the creation of a password through the API to the ac
 clauseTest('LOG-02', 'record how the log resource marks an action that came from the API', async (t) => {
   await logPage(s, t);
   const created = await createMarked('log-origin');
-  const { ex, found } = await entriesMentioning(s, t, created.name);
+  const { ex, found } = await entriesMentioning(s, t, created.name, { kind: 'password', id: created.id });
   if (found.length === 0) t.unverifiable('no log entry mentions the password just created (LOG-01)');
   const entry = found[0] as Record<string, unknown>;
   const marks = originMarks(entry);
@@ -41,4 +42,15 @@ clauseTest('LOG-02', 'record how the log resource marks an action that came from
   if (!marks.some(([, v]) => saysApi(v))) {
     violation(ex, 'an origin that says the action came from the API', marks.map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join(', '));
   }
+});
+
+// The Origin column "tells whether an action came from the API": an API action whose origin reads
+// as the web interface goes against it. SHOULD, because what the column holds is not shown.
+clauseTest('LOG-05', 'not mark the creation of a password through the API as coming from the web interface', async (t) => {
+  await logPage(s, t);
+  const created = await createMarked('log-not-web');
+  const { ex, found } = await entriesMentioning(s, t, created.name, { kind: 'password', id: created.id });
+  if (found.length === 0) t.unverifiable('no log entry mentions the password just created (LOG-01)');
+  const web = originMarks(found[0]).filter(([, v]) => saysWeb(v) && !saysApi(v));
+  if (web.length > 0) violation(ex, 'an origin that does not say the web interface for an action made through the API', web.map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join(', '));
 });

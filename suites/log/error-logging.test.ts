@@ -16,16 +16,25 @@ const project = lazy(() => s.fixtures.createProject());
 clauseTest('LOG-03', 'leave requests that end in an error other than 401 out of the log', async (t) => {
   const marker = `pmv6-${s.config.runId}-unlogged-${randomBytes(4).toString('hex')}`;
   const projectId = await project();
+  const hmac = await s.adminHmac();
   const requests: Array<[string, () => Promise<Exchange>]> = [
     ['POST /passwords.json without name', () => create('password', { project_id: projectId, username: marker, access_info: marker })],
     ['GET of a password id that does not exist', () => s.admin.get(`/passwords/${UNLIKELY_ID}.json`)],
     ['GET of a page above the last', () => s.admin.get('/passwords/page/1000000.json')],
+    ['GET of a project list page above the last', () => s.admin.get('/projects/page/1000000.json')],
     ['GET without Content-Type', () => s.admin.get('/passwords.json', { contentType: null })],
+    ['POST without Content-Type', () => s.admin.post('/projects.json', { name: marker, parent_id: 0 }, { contentType: null })],
+    ['PUT of a project id that does not exist', () => s.admin.put(`/projects/${UNLIKELY_ID}.json`, { name: marker })],
+    ['DELETE of a password id that does not exist', () => s.admin.delete(`/passwords/${UNLIKELY_ID}.json`)],
+    ['GET with X-Page-Size "abc"', () => s.admin.get('/passwords.json', { headers: { 'X-Page-Size': 'abc' } })],
+    ['POST with a body that is not JSON', () => s.admin.post('/projects.json', undefined, { rawBody: '{"name":' })],
+    ...(hmac ? ([['GET of a password id that does not exist, over HMAC', () => hmac.get(`/passwords/${UNLIKELY_ID}.json`)]] as Array<[string, () => Promise<Exchange>]>) : []),
   ];
   const judged: string[] = [];
   let markerRefused = false;
+  const { drift } = await countDrift(s, t);
   for (const [i, [label, send]] of requests.entries()) {
-    const { drift, count: before } = await countDrift(s, t);
+    const before = await logCount(s, t);
     const ex = await send();
     const status = ex.response?.status;
     if (status === undefined || status < 400 || status === 401) continue;
@@ -42,21 +51,55 @@ clauseTest('LOG-03', 'leave requests that end in an error other than 401 out of 
   if (found.length > 0) violation(ex, `no log entry for the refused POST carrying ${marker}`, JSON.stringify(found[0]).slice(0, 300));
 });
 
-clauseTest('LOG-04', 'write requests that end in 401 Unauthorized to the log', async (t) => {
-  const { user, password } = s.config;
-  const requests: Array<[string, () => Promise<Exchange>]> = [
-    ['a wrong password', () => s.admin.withAuth({ kind: 'basic', user, password: `${password}x` }).get('/passwords.json')],
-    ['an unknown user', () => s.admin.withAuth({ kind: 'basic', user: `pmv6-${s.config.runId}-nobody-${randomBytes(3).toString('hex')}`, password }).get('/passwords.json')],
+type Refusal = [string, (measure: (send: () => Promise<Exchange>) => Promise<void>) => Promise<void>];
+
+const plainly = (label: string, send: () => Promise<Exchange>): Refusal => [label, (measure) => measure(send)];
+
+/** HMAC refusals: a changed hash, a key nobody has, and (with the control protocol) an expired key on a write. */
+async function hmacRefusals(): Promise<Refusal[]> {
+  const hmac = await s.adminHmac();
+  if (!hmac || hmac.auth.kind !== 'hmac') return [];
+  const auth = hmac.auth;
+  const out: Refusal[] = [
+    plainly('an HMAC hash that does not match', () => hmac.withAuth({ ...auth, mutate: (p) => ({ hash: (p.hash[0] === 'a' ? 'b' : 'a') + p.hash.slice(1) }) }).get('/passwords.json')),
+    plainly('an HMAC public key nobody has', () => hmac.withAuth({ ...auth, publicKey: randomBytes(32).toString('hex') }).get('/passwords.json')),
   ];
-  let judged = 0;
-  for (const [label, send] of requests) {
-    const { drift, count: before } = await countDrift(s, t);
-    const ex = await send();
-    if (ex.response?.status !== 401) continue;
-    const after = await logCount(s, t);
-    const added = after - before - drift;
-    if (added < 1) violation(ex, `a log entry for the 401 reply to ${label}`, `${added} new log entries`);
-    judged++;
+  const control = s.control;
+  if (control && !s.config.readOnly) {
+    out.push([
+      'an expired HMAC key on a POST',
+      async (measure) => {
+        const user = await s.user('normal user', { label: 'log04-expired' });
+        const keys = await control.issueApiKeys(user.id, 10);
+        const client = user.hmacClient.withAuth({ kind: 'hmac', publicKey: keys.public_key, privateKey: keys.private_key });
+        await s.withSettings({ hmac_key_expiry_days: 1 }, () => measure(() => client.post('/projects.json', { name: s.fixtures.name('log04-expired'), parent_id: 0 })));
+      },
+    ]);
   }
-  if (judged === 0) t.unverifiable('no request ended in 401 (AUTH-12)');
+  return out;
+}
+
+clauseTest('LOG-04', 'write requests that end in 401 Unauthorized to the log: wrong password, unknown user, no credentials, HMAC refusals, on reads and writes', async (t) => {
+  const { user, password } = s.config;
+  const refusals: Refusal[] = [
+    plainly('a wrong password', () => s.admin.withAuth({ kind: 'basic', user, password: `${password}x` }).get('/passwords.json')),
+    plainly('an unknown user', () => s.admin.withAuth({ kind: 'basic', user: `pmv6-${s.config.runId}-nobody-${randomBytes(3).toString('hex')}`, password }).get('/passwords.json')),
+    plainly('no credentials', () => s.anonymous.get('/passwords.json')),
+    plainly('a wrong password on a POST', () => s.admin.withAuth({ kind: 'basic', user, password: `${password}x` }).post('/projects.json', { name: s.fixtures.name('log04-refused'), parent_id: 0 })),
+    ...(await hmacRefusals()),
+  ];
+  const judged: string[] = [];
+  const { drift } = await countDrift(s, t);
+  for (const [label, run] of refusals) {
+    await run(async (send) => {
+      const before = await logCount(s, t);
+      const ex = await send();
+      if (ex.response?.status !== 401) return;
+      const added = (await logCount(s, t)) - before - drift;
+      if (added < 1) violation(ex, `a log entry for the 401 reply to ${label}`, `${added} new log entries`);
+      judged.push(label);
+    });
+  }
+  t.observe('401 replies judged', judged);
+  if (judged.length === 0) t.unverifiable('no request ended in 401 (AUTH-12)');
 });

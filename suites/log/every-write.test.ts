@@ -4,7 +4,7 @@ import type { Exchange } from '../harness/exchange.ts';
 import { useSession } from '../harness/session.ts';
 import { isSuccess } from '../general/checks.ts';
 import { WRITING, label, notServed, useEndpoints, type Endpoint } from '../general/endpoints.ts';
-import { countDrift, logCount, logPage, originMarks, saysApi } from './log-reader.ts';
+import { countDrift, logCount, logPage, originMarks, saysApi, saysWeb } from './log-reader.ts';
 
 // "Every action caused by an API request is written to the action log": every writing entry of
 // the endpoint table (POST, PUT, DELETE) is called once as the Admin on objects the run made for
@@ -69,5 +69,14 @@ clauseTest('LOG-02', 'record how the log marks each write of the endpoint table 
   t.observe('origins', Object.fromEntries(found.map((w) => [label(w.endpoint), originMarks(w.entries[0]).map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join(', ') || 'none'])));
   if (unmarked.length > 0) {
     violation(unmarked[0]!.ex, 'a log entry that says the write came from the API', unmarked.map((w) => `${label(w.endpoint)}: ${JSON.stringify(w.entries[0]).slice(0, 200)}`).join('; '));
+  }
+});
+
+clauseTest('LOG-05', 'not mark any write of the endpoint table made through the API as coming from the web interface', async (t) => {
+  const found = (await everyWrite(t)).filter((w) => w.entries.length > 0);
+  if (found.length === 0) t.unverifiable('no write left a new entry on the log\'s first page (LOG-01)');
+  const web = found.filter((w) => w.entries.some((e) => originMarks(e).some(([, v]) => saysWeb(v) && !saysApi(v))));
+  if (web.length > 0) {
+    violation(web[0]!.ex, 'no log entry of an API write whose origin says the web interface', web.map((w) => `${label(w.endpoint)}: ${JSON.stringify(w.entries[0]).slice(0, 200)}`).join('; '));
   }
 });

@@ -32,15 +32,26 @@ export async function logPage(s: Session, t: ClauseTestContext, page?: number): 
 }
 
 /**
- * Entries of the first and the last page whose text holds `marker`. Decision: both ends are
- * read because the order of the log is not shown (the product lists newest first).
+ * True when a log entry names the object: its name anywhere in the entry's text, or its id in a
+ * field that relates the entry to an object of that kind (the product's `related_password`,
+ * `related_project`: `{id, name, deleted}`). Decision: the fields are not shown, so either will do.
  */
-export async function entriesMentioning(s: Session, t: ClauseTestContext, marker: string): Promise<{ ex: Exchange; found: unknown[] }> {
+export function mentions(entry: unknown, marker: string, object?: { kind: string; id: number }): boolean {
+  if (JSON.stringify(entry).includes(JSON.stringify(marker).slice(1, -1))) return true;
+  if (!object || entry === null || typeof entry !== 'object') return false;
+  return Object.entries(entry).some(([k, v]) => k.toLowerCase().includes(object.kind) && v !== null && typeof v === 'object' && (v as { id?: unknown }).id === object.id);
+}
+
+/**
+ * Entries of the first and the last page that name the object (`mentions`). Decision: both ends
+ * are read because the order of the log is not shown (the product lists newest first).
+ */
+export async function entriesMentioning(s: Session, t: ClauseTestContext, marker: string, object?: { kind: string; id: number }): Promise<{ ex: Exchange; found: unknown[] }> {
   const first = await logPage(s, t);
   const count = await logCount(s, t);
   const lastPage = Math.ceil(count / LOG_PAGE_SIZE);
   const pages = lastPage > 1 ? [first, await logPage(s, t, lastPage)] : [first];
-  const found = pages.flatMap((p) => p.entries).filter((e) => JSON.stringify(e).includes(JSON.stringify(marker).slice(1, -1)));
+  const found = pages.flatMap((p) => p.entries).filter((e) => mentions(e, marker, object));
   return { ex: first.ex, found };
 }
 
@@ -62,6 +73,11 @@ export async function countDrift(s: Session, t: ClauseTestContext): Promise<{ dr
 export function originMarks(entry: unknown): Array<[string, unknown]> {
   if (entry === null || typeof entry !== 'object') return [];
   return Object.entries(entry).filter(([k, v]) => /origin|source/i.test(k) || (typeof v === 'string' && v.toLowerCase() === 'api'));
+}
+
+/** True when a mark says the web interface: an origin or source that reads "web" (the product's value for actions in the UI). */
+export function saysWeb(v: unknown): boolean {
+  return typeof v === 'string' ? /\bweb\b/i.test(v) : v !== null && typeof v === 'object' && Object.values(v).some(saysWeb);
 }
 
 /** True when a mark says API (a string holding the word, or an object with such a string). */

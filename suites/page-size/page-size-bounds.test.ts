@@ -168,3 +168,18 @@ clauseTest('SIZE-02', 'use NUM_ITEMS_LISTS 7 and 11 as the page size of lists an
     });
   }
 });
+
+// "Its value is an unsigned integer from 5 to 1000 inclusive": a page of 4 items for X-Page-Size 4
+// (at least 21 exist), or a count that says 4 or 2000 items a page, honours a value outside the
+// range. SHOULD: the reply outside the range is not stated (SIZE-06/07 record it).
+clauseTest('SIZE-11', 'not honour X-Page-Size 4 or 2000 in GET /passwords.json or its count.json', async () => {
+  const ex = await list('4');
+  if (ex.response?.status === 200 && Array.isArray(ex.json) && ex.json.length === 4) {
+    violation(ex, 'X-Page-Size 4 refused or not honoured (at least 21 passwords exist)', 'a page of 4 items');
+  }
+  for (const value of ['4', '2000']) {
+    const c = await s.admin.get(`${LIST}/count.json`, { headers: sizeHeader(value) });
+    const per = (c.json as Partial<Count> | undefined)?.num_items_per_page;
+    if (c.response?.status === 200 && per === Number(value)) violation(c, `X-Page-Size ${value} refused or not honoured in count.json`, `num_items_per_page ${per}`);
+  }
+});

@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node';
-import { CLAUSES } from '../catalogue/clauses.ts';
+import { CLAUSES, clauseById } from '../catalogue/clauses.ts';
 import { READ_ONLY_MARK, READ_ONLY_NOTE } from '../harness/assert.ts';
 import type { CleanupReport } from '../harness/fixtures.ts';
 import { scrub } from '../harness/redact.ts';
@@ -11,11 +11,13 @@ export interface CollectedRun {
   harnessErrors: string[];
   /** What the files' sessions deleted and left behind. */
   cleanup: CleanupReport;
+  /** Requests the suite files sent (API, control, the oracle's look-ups). */
+  requests: number;
 }
 
 // Gathers every conformance test's result and meta; reports progress through `onModuleDone`.
 export class Collector implements Reporter {
-  readonly run: CollectedRun = { tests: [], harnessErrors: [], cleanup: { deleted: [], leftovers: [] } };
+  readonly run: CollectedRun = { tests: [], harnessErrors: [], cleanup: { deleted: [], leftovers: [] }, requests: 0 };
 
   constructor(
     private readonly root: string,
@@ -56,6 +58,12 @@ export class Collector implements Reporter {
     } else {
       for (const message of errors) this.run.harnessErrors.push(`${file}: ${message}`);
     }
+    const oracle = module.meta().pmv6Oracle;
+    if (oracle) {
+      results.push(...oracle.findings.flatMap((f) => oracleResult(file, f)));
+      for (const e of oracle.errors) this.run.harnessErrors.push(`${file}: ${scrub(e)}`);
+    }
+    this.run.requests += module.meta().pmv6Requests ?? 0;
     this.run.tests.push(...results);
     this.onModuleDone(file, results);
   }
@@ -93,4 +101,26 @@ export class Collector implements Reporter {
 
 export function knownClauseIds(): Set<string> {
   return new Set(CLAUSES.filter((c) => !c.retired).map((c) => c.id));
+}
+
+/**
+ * A clause the response oracle saw broken in a file's traffic, as a result of its own: it fails
+ * (MUST) or warns (SHOULD, INFO) the clause like a test, with the first exchanges that broke it.
+ */
+export function oracleResult(file: string, f: { clause: string; count: number; failures: TestResult['failure'][] }): TestResult[] {
+  const clause = clauseById(f.clause);
+  const first = f.failures[0];
+  if (!clause || !first) return [];
+  return [
+    {
+      title: `[${clause.id}] ${clause.level} ${clause.behaviour} (every response: ${f.count} in this file's traffic)`,
+      file,
+      clauses: [clause.id],
+      level: clause.level,
+      outcome: clause.level === 'MUST' ? 'fail' : 'warn',
+      durationMs: 0,
+      note: `response oracle: ${f.count} exchange(s) broke the clause${f.failures.length > 1 ? `; ${f.failures.length} shown` : ''}`,
+      failure: first,
+    },
+  ];
 }

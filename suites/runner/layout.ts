@@ -7,3 +7,6 @@ export const CONFORMANCE_EXCLUDE = [
   'suites/runner/**',
   '**/node_modules/**',
 ];
+
+/** The conformance suites' setup file: the response oracle over every exchange (suites/oracle/). */
+export const ORACLE_SETUP = 'suites/oracle/setup.ts';

@@ -5,7 +5,8 @@ import type { RunConfig } from '../harness/config.ts';
 import type { CleanupReport } from '../harness/fixtures.ts';
 import { mergeCleanup, restoreSettings, snapshotSettings, sweep, type SettingsRestore } from './cleanup.ts';
 import { Collector, type CollectedRun } from './collector.ts';
-import { CONFORMANCE_EXCLUDE, CONFORMANCE_INCLUDE } from './layout.ts';
+import { CONFORMANCE_EXCLUDE, CONFORMANCE_INCLUDE, ORACLE_SETUP } from './layout.ts';
+import { requestsSent } from '../harness/traffic.ts';
 import { clauseOutcome, type Outcome, type TestResult } from './outcomes.ts';
 
 export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -31,6 +32,8 @@ export interface RunResult {
   settings?: SettingsRestore;
   /** The run was stopped (options.signal) before every file ran. */
   interrupted?: boolean;
+  /** Requests sent to the target: the suite files' (API, control, oracle look-ups) and the runner's own. */
+  requests?: number;
 }
 
 export interface RunSuitesOptions {
@@ -50,6 +53,7 @@ export interface RunSuitesOptions {
 // server-wide settings (maintenance mode, API switch) that would disturb a concurrent file.
 export async function runSuites(config: RunConfig, options: RunSuitesOptions = {}): Promise<RunResult> {
   const started = Date.now();
+  const sentBefore = requestsSent();
   const settingsBefore = await snapshotSettings(config);
   // Vitest's logger exits the process on SIGINT/SIGTERM; a caller that passes a signal handles
   // them itself (and must get to clean up), so those listeners are taken off again.
@@ -69,6 +73,8 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
     else signal.addEventListener('abort', cancel, { once: true });
   });
   if (!options.signal?.aborted) {
+    // The suite files' setup (suites/oracle/setup.ts) hands the oracle's findings to the Collector.
+    process.env['PMV6_RUNNER'] = '1';
     const vitest = await startVitest(
       'test',
       [],
@@ -80,6 +86,7 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
         include: options.files?.include ?? CONFORMANCE_INCLUDE,
         exclude: options.files?.exclude ?? CONFORMANCE_EXCLUDE,
         reporters: [collector],
+        setupFiles: [ORACLE_SETUP],
         provide: { pmv6: config },
         fileParallelism: false,
         // One worker imports the harness once for every file; each file still has its own session.
@@ -98,6 +105,7 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
   const result = summarise(config, started, collector.run);
   result.cleanup = mergeCleanup(collector.run.cleanup, swept);
   result.settings = settings;
+  result.requests = collector.run.requests + (requestsSent() - sentBefore);
   if (interrupted) result.interrupted = true;
   return result;
 }

@@ -1,0 +1,473 @@
+/**
+ * The response oracle: every exchange the run makes (tests, fixtures, setup and cleanup alike)
+ * passes through the checks of every clause that applies to that kind of response. Tests still
+ * provoke the places; the oracle makes each rule hold wherever the traffic reaches it. A finding
+ * fails (MUST) or warns (SHOULD, INFO) its clause with the exchange, as a test does.
+ *
+ * Decisions:
+ * - Only API traffic to the target's own origin under /index.php/api/v6/ with the methods of §1
+ *   rule 1 is judged; the control protocol is read for the settings it shows and never judged.
+ * - The position of a list page (only, first, middle, last) comes from the page itself where it
+ *   can: fewer items than the page size is the last page, none on page 1 is no data. A full page
+ *   needs the list's count: the oracle asks count.json once per list, credentials and page size
+ *   while nothing has changed (any write, any 401, any control write starts a new epoch). The log
+ *   grows while it is read, so a full log page is judged only where its position cannot matter.
+ * - Settings (maintenance, API switch, default page size, auth methods) are known only from the
+ *   control protocol's answers; without them the checks that need them do not run.
+ * - Link targets are resolved against the request URL (RFC 8288 §3.2) and compared by their path
+ *   below /index.php/api/v6: a server behind a proxy may name its public origin.
+ */
+import { STATUS_CODES } from 'node:http';
+import { clauseById } from '../catalogue/clauses.ts';
+import { selects } from '../catalogue/selection.ts';
+import { ViolationError } from '../harness/assert.ts';
+import { failureRecord } from '../harness/clause-test.ts';
+import { API_PREFIX, type ApiClient, type Auth } from '../harness/client.ts';
+import type { RunConfig } from '../harness/config.ts';
+import type { Settings } from '../harness/control.ts';
+import { headerValue, type Exchange } from '../harness/exchange.ts';
+import { parseLinkHeader, relMap } from '../harness/link.ts';
+import { validate } from '../harness/schemas.ts';
+import type { Observed } from '../harness/traffic.ts';
+import type { FailureRecord } from '../runner/outcomes.ts';
+import { listAddress, pageNumber, type ListAddress } from './lists.ts';
+
+export interface OracleFinding {
+  clause: string;
+  /** How many exchanges of the file broke the clause. */
+  count: number;
+  /** The first few, with their exchanges. */
+  failures: FailureRecord[];
+}
+
+interface Count {
+  num_items: number;
+  num_pages: number;
+  num_items_per_page: number;
+}
+
+const KEEP = 3;
+const METHODS = new Set(['GET', 'POST', 'PUT', 'DELETE']);
+const TOO_HIGH = 'The page number is too high';
+const MAINTENANCE = 'This installation is in Maintenance Mode.';
+const API_DISABLED = /^API access is disabled\.?$/;
+/** Settings after the control protocol's reset: spec §1 rule 4 ("off by default"), §4 rule 6, §5. */
+const DEFAULTS: Settings = { api_enabled: false, maintenance_mode: false, auth_methods: 'basic+hmac', api_users: 'all', hmac_key_expiry_days: null, num_items_lists: 20 };
+
+// Later RFCs renamed some reason phrases; either name describes the status.
+const ALSO: Record<number, string[]> = { 413: ['Content Too Large', 'Request Entity Too Large'], 422: ['Unprocessable Content'], 416: ['Range Not Satisfiable'] };
+const letters = (text: string) => text.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+/**
+ * §2 "type | string | description of the status code": paraphrased, so the wording is SHOULD
+ * (RES-18). Met by a type holding the status's reason phrase (case, spaces and punctuation
+ * ignored) or the number itself.
+ */
+export function describesStatus(type: string, status: number): boolean {
+  const t = letters(type);
+  if (t === '') return false;
+  if (t.includes(String(status))) return true;
+  return [STATUS_CODES[status], ...(ALSO[status] ?? [])].some((phrase) => phrase !== undefined && t.includes(letters(phrase)));
+}
+
+/** §5 "a message saying the username or password is incorrect or missing": paraphrased, so SHOULD (AUTH-14). */
+export function saysCredentialsWrong(message: string): boolean {
+  return /user\s*-?\s*name|user|login|password|credential/i.test(message);
+}
+
+function identity(auth: Auth): string {
+  switch (auth.kind) {
+    case 'basic':
+      return `basic:${auth.user}:${auth.password}`;
+    case 'hmac':
+      return `hmac:${auth.publicKey}`;
+    case 'raw':
+      return `raw:${JSON.stringify(auth.headers)}`;
+    case 'none':
+      return 'none';
+  }
+}
+
+/** The same credentials without a test's deliberate distortions (old timestamps, changed hashes). */
+function plain(auth: Auth): Auth {
+  return auth.kind === 'hmac' ? { kind: 'hmac', publicKey: auth.publicKey, privateKey: auth.privateKey } : auth;
+}
+
+function isBasicAttempt(auth: Auth, ex: Exchange): boolean {
+  if (auth.kind === 'basic' || auth.kind === 'none') return true;
+  if (auth.kind === 'raw') {
+    const value = headerValue(ex.request.headers, 'authorization');
+    return value !== undefined && /^basic\b/i.test(value);
+  }
+  return false;
+}
+
+type Responded = Exchange & { response: NonNullable<Exchange['response']> };
+
+export class Oracle {
+  private readonly findings = new Map<string, OracleFinding>();
+  private readonly errors: string[] = [];
+  private settings: Settings | undefined;
+  private epoch = 0;
+  private readonly counts = new Map<string, { epoch: number; count: Count | undefined }>();
+  /** Product lists: whether they showed they are paginated (a Link header, or a count object). */
+  private readonly paginated = new Map<string, boolean>();
+  private readonly apiRoot: string;
+
+  constructor(private readonly config: RunConfig) {
+    const target = new URL(config.target);
+    this.apiRoot = `${target.origin}${target.pathname.replace(/\/+$/, '')}${API_PREFIX}`;
+  }
+
+  /** Findings and oracle errors since the last drain (one file's worth). */
+  drain(): { findings: OracleFinding[]; errors: string[] } {
+    const out = { findings: [...this.findings.values()], errors: [...this.errors] };
+    this.findings.clear();
+    this.errors.length = 0;
+    return out;
+  }
+
+  async observe(o: Observed): Promise<void> {
+    try {
+      if (o.channel === 'control') return this.learn(o.exchange);
+      await this.judge(o);
+    } catch (e) {
+      // A crash in the oracle is ours, never the server's violation.
+      if (!(e instanceof ViolationError)) this.errors.push(`response oracle: ${(e as Error)?.stack?.split('\n').slice(0, 4).join(' | ') ?? String(e)}`);
+    }
+  }
+
+  private learn(ex: Exchange): void {
+    const path = new URL(ex.request.url).pathname;
+    if (ex.request.method !== 'GET') this.epoch++;
+    if (!ex.response || ex.response.status >= 300) return;
+    if (path.endsWith('/reset')) this.settings = { ...DEFAULTS };
+    else if (path.endsWith('/settings') && ex.json !== null && typeof ex.json === 'object' && 'api_enabled' in ex.json) this.settings = { ...(ex.json as Settings) };
+  }
+
+  private report(clause: string, ex: Exchange | undefined, expected: string, actual: string): void {
+    const c = clauseById(clause);
+    if (!c || c.retired || !selects([c], this.config.selection)) return;
+    const finding = this.findings.get(clause) ?? { clause, count: 0, failures: [] };
+    finding.count++;
+    if (finding.failures.length < KEEP) finding.failures.push(failureRecord(new ViolationError({ expected, actual, ...(ex ? { exchange: ex } : {}) })));
+    this.findings.set(clause, finding);
+  }
+
+  /** The API path below /index.php/api/v6 of a URL on the target, or undefined. */
+  private apiPath(url: string): string | undefined {
+    const noQuery = url.split(/[?#]/)[0]!;
+    if (!noQuery.startsWith(`${this.apiRoot}/`)) return undefined;
+    return noQuery.slice(this.apiRoot.length);
+  }
+
+  private async judge(o: Observed): Promise<void> {
+    const ex = o.exchange;
+    const method = ex.request.method.toUpperCase();
+    if (!METHODS.has(method) || !ex.response) return;
+    const path = this.apiPath(ex.request.url);
+    if (path === undefined) return;
+    const status = ex.response.status;
+    if (method !== 'GET' || status === 401) this.epoch++;
+    const r = ex as Responded;
+    this.body(r);
+    const settings = this.settings;
+    if (settings?.maintenance_mode) {
+      if (status !== 503) this.report('ERR-04', ex, 'status 503 while the installation is in Maintenance Mode (all requests)', `status ${status}`);
+      else this.messageIs(r, 'ERR-05', MAINTENANCE, 'while in Maintenance Mode');
+      return;
+    }
+    if (status === 503 || !(status >= 200 && status < 300) && !(status >= 400 && status < 500) && status !== 500) {
+      this.report('STAT-01', ex, 'a 2XX, a 4XX or 500 (outside Maintenance Mode)', `status ${status}`);
+    }
+    if (settings && !settings.api_enabled) {
+      if (status >= 200 && status < 300) this.report('GEN-10', ex, 'no API service while API access is switched off (403 "API access is disabled")', `status ${status}`);
+      if (status === 403) this.messageIs(r, 'ERR-01', API_DISABLED, 'while API access is switched off');
+    }
+    if (status >= 400 && status < 500) this.errorObject(r, o.auth);
+    if (status >= 200 && status < 300 && ex.response.body.trim() !== '' && (ex.json === null || typeof ex.json !== 'object')) {
+      this.report('STAT-05', ex, 'a JSON object or array as the body of a success with content', ex.json === undefined ? 'a body that is not JSON' : `JSON ${typeof ex.json}`);
+    }
+    if (status === 500 && (ex.json === null || typeof ex.json !== 'object' || Array.isArray(ex.json))) {
+      this.report('STAT-08', ex, 'a JSON object describing the error', ex.json === undefined ? 'a body that is not JSON' : JSON.stringify(ex.json).slice(0, 100));
+    }
+    if (method === 'GET' && (status === 200 || status === 404)) {
+      const addr = listAddress(path);
+      if (addr) await this.list(o, r, addr);
+    }
+  }
+
+  /** §1 rule 2: JSON in UTF-8, every body. */
+  private body(ex: Responded): void {
+    const { body, validUtf8, headers } = ex.response;
+    if (validUtf8 === false) this.report('GEN-04', ex, 'a body in UTF-8', 'bytes that are not valid UTF-8');
+    const contentType = headerValue(headers, 'content-type');
+    const charset = contentType
+      ?.split(';')
+      .slice(1)
+      .map((p) => p.trim())
+      .find((p) => /^charset=/i.test(p))
+      ?.slice('charset='.length)
+      .replace(/^"|"$/g, '');
+    if (body !== '' && charset !== undefined && !/^utf-?8$/i.test(charset)) this.report('GEN-04', ex, 'charset UTF-8 when a charset is declared', `Content-Type: ${contentType}`);
+    if (body.trim() !== '' && ex.json === undefined) this.report('GEN-03', ex, 'a JSON body', `a body that is not JSON: ${JSON.stringify(body.slice(0, 120))}`);
+  }
+
+  private messageIs(ex: Responded, clause: string, want: string | RegExp, when: string): void {
+    const message = (ex.json as { message?: unknown } | undefined)?.message;
+    const ok = typeof message === 'string' && (typeof want === 'string' ? message === want : want.test(message));
+    if (!ok) this.report(clause, ex, `message ${typeof want === 'string' ? JSON.stringify(want) : String(want)} ${when}`, `message ${JSON.stringify(message)}`);
+  }
+
+  /** §7 "Client error | 4XX | error object (section 2)", §2's error object, §5's 401. */
+  private errorObject(ex: Responded, auth: Auth): void {
+    const status = ex.response.status;
+    const body = ex.json;
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      this.report('STAT-06', ex, `the error object as the body of the ${status} reply`, body === undefined ? 'a body that is not JSON' : JSON.stringify(body).slice(0, 120));
+      return;
+    }
+    const o = body as Record<string, unknown>;
+    if (o['error'] !== true) this.report('RES-14', ex, '"error": true', 'error' in o ? `"error": ${JSON.stringify(o['error'])}` : 'no error field');
+    const type = o['type'];
+    if (typeof type !== 'string' || type.trim() === '') this.report('RES-15', ex, `type: a string describing status ${status}`, 'type' in o ? `"type": ${JSON.stringify(type)}` : 'no type field');
+    else if (!describesStatus(type, status)) this.report('RES-18', ex, `a type describing status ${status}, e.g. ${JSON.stringify(STATUS_CODES[status])}`, `"type": ${JSON.stringify(type)}`);
+    const message = o['message'];
+    if (typeof message !== 'string' || message.trim() === '') this.report('RES-16', ex, 'message: a string giving the reason', 'message' in o ? `"message": ${JSON.stringify(message)}` : 'no message field');
+    if (status === 401 && isBasicAttempt(auth, ex) && this.settings?.auth_methods !== 'hmac') {
+      if (type !== 'Unauthorized') this.report('AUTH-12', ex, 'type "Unauthorized" for a failed HTTP Basic authentication', `"type": ${JSON.stringify(type)}`);
+      if (typeof message !== 'string' || message.trim() === '') this.report('AUTH-13', ex, 'a message for a failed HTTP Basic authentication', `"message": ${JSON.stringify(message)}`);
+      else if (!saysCredentialsWrong(message)) this.report('AUTH-14', ex, 'a message saying the username or password is incorrect or missing', `"message": ${JSON.stringify(message)}`);
+    }
+  }
+
+  /** The X-Page-Size the request sent: a valid size, an out-of-range or bad value, or none. */
+  private sizeOf(ex: Exchange): { header: string | undefined; size: number | undefined } {
+    const header = headerValue(ex.request.headers, 'x-page-size');
+    if (header === undefined) return { header, size: this.settings?.num_items_lists };
+    const n = /^\d{1,7}$/.test(header.trim()) ? Number(header.trim()) : undefined;
+    return { header, size: n !== undefined && n >= 5 && n <= 1000 ? n : undefined };
+  }
+
+  /** The clause whose page size applies: X-Page-Size (SIZE-03), else the default (SIZE-01 at 20, SIZE-02 otherwise). */
+  private sizeClause(header: string | undefined): string {
+    if (header !== undefined) return 'SIZE-03';
+    return this.settings?.num_items_lists === 20 ? 'SIZE-01' : 'SIZE-02';
+  }
+
+  private async countOf(o: Observed, addr: ListAddress, header: string | undefined): Promise<Count | undefined> {
+    if (o.quiet) return undefined;
+    const key = `${identity(o.auth)}|${addr.base}|${header ?? ''}`;
+    const cached = this.counts.get(key);
+    if (cached && cached.epoch === this.epoch && !addr.volatile) return cached.count;
+    const client: ApiClient = o.client.withAuth(plain(o.auth));
+    const ex = await client.request({ method: 'GET', path: `${addr.base}/count.json`, ...(header !== undefined ? { headers: { 'X-Page-Size': header } } : {}), quiet: true });
+    const count = ex.response?.status === 200 && validate('count', ex.json).length === 0 ? (ex.json as Count) : undefined;
+    this.counts.set(key, { epoch: this.epoch, count });
+    return count;
+  }
+
+  private async isPaginated(o: Observed, ex: Responded, addr: ListAddress): Promise<boolean> {
+    if (addr.source === 'spec') return true;
+    const hasLink = headerValue(ex.response.headers, 'link') !== undefined;
+    if (hasLink && ex.response.status === 200) this.paginated.set(addr.template, true);
+    const known = this.paginated.get(addr.template);
+    if (known !== undefined) return known;
+    const count = await this.countOf(o, addr, headerValue(ex.request.headers, 'x-page-size'));
+    if (o.quiet) return false;
+    this.paginated.set(addr.template, count !== undefined);
+    return count !== undefined;
+  }
+
+  private async list(o: Observed, ex: Responded, addr: ListAddress): Promise<void> {
+    if (addr.kind === 'count') {
+      if (ex.response.status === 200) this.count(ex, addr, o);
+      return;
+    }
+    if (!(await this.isPaginated(o, ex, addr))) return;
+    const page = pageNumber(addr.page);
+    if (page === undefined) return;
+    const { header, size: known } = this.sizeOf(ex);
+    const outOfRange = header !== undefined && known === undefined;
+    if (ex.response.status === 404) {
+      if (addr.page === undefined || outOfRange) return;
+      const count = await this.countOf(o, addr, header);
+      if (!count) return;
+      const per = known ?? count.num_items_per_page;
+      const last = Math.max(1, Math.ceil(count.num_items / per));
+      if (page > last) this.tooHighMessage(ex);
+      else if (!addr.volatile && count.num_items > 0) {
+        this.report(addr.source === 'spec' ? 'EP-05' : 'EP-13', ex, `page ${page} of ${last} (count.json: ${count.num_items} items, ${per} a page)`, 'status 404');
+      }
+      return;
+    }
+    if (!Array.isArray(ex.json)) {
+      if (addr.source === 'spec') this.report('EP-05', ex, 'a JSON array: the requested page of the list', ex.json === undefined ? 'a body that is not JSON' : typeof ex.json);
+      return;
+    }
+    const items = ex.json.length;
+    const linkValue = headerValue(ex.response.headers, 'link');
+    if (linkValue === undefined) {
+      this.report('PAG-01', ex, 'a Link header with the paginated list', 'no Link header');
+      return;
+    }
+    const rels = this.linkSyntax(ex, linkValue);
+    if (outOfRange) return;
+    // The page size: the request's, else the default; without the settings, what count.json says.
+    let size = known;
+    let count: Count | undefined;
+    if (size === undefined) {
+      count = await this.countOf(o, addr, header);
+      size = count?.num_items_per_page;
+      if (size === undefined || size < 1) return;
+    } else if (items > size) {
+      this.report(this.sizeClause(header), ex, `at most ${size} items on a page (${header === undefined ? 'the default page size' : `X-Page-Size ${header}`})`, `${items} items`);
+      return;
+    }
+    if (items === 0 && page > 1) {
+      this.report('PAG-11', ex, `404 Not Found with "${TOO_HIGH}" for page ${page}, above the last`, 'status 200 with no items');
+      return;
+    }
+    // The position from the page itself; a full page, or a page whose relations disagree with
+    // that position, is settled by the list's count before anything is reported.
+    let where: Place | undefined = items === 0 ? { position: 'empty', last: 1, items: 0 } : items < size ? { position: page === 1 ? 'only' : 'last', last: page, items } : undefined;
+    if (where === undefined || !relationsFit(rels, page, where.position)) {
+      if (addr.volatile) {
+        if (where === undefined) return this.relations(ex, rels, page, undefined);
+      } else {
+        count ??= await this.countOf(o, addr, header);
+        const counted = count ? placeOf(count.num_items, size, page) : undefined;
+        if (counted && counted.items !== items) {
+          const clause = known === undefined ? 'SIZE-10' : this.sizeClause(header);
+          this.report(clause, ex, `${counted.items} items on page ${page} of ${counted.last} (count.json: ${count!.num_items} items, ${size} a page)`, `${items} items`);
+          return;
+        }
+        if (counted) where = counted;
+        else if (where === undefined) return this.relations(ex, rels, page, undefined);
+      }
+    }
+    this.relations(ex, rels, page, where.position);
+    this.targets(ex, addr, rels, page, where.last);
+  }
+
+  /** PAG-02 (syntax), PAG-08 (one entry per relation), GEN-06 (every URL ends in .json). */
+  private linkSyntax(ex: Responded, value: string): Map<string, string> {
+    const parsed = parseLinkHeader(value);
+    if (parsed.errors.length > 0) this.report('PAG-02', ex, 'Link entries of the form <URL>; rel="name"', `malformed Link header: ${parsed.errors.join('; ')}`);
+    const outsideUrls = value.replace(/<[^>]*>/g, '<>');
+    const bare = [...outsideUrls.matchAll(/;\s*rel\s*=\s*([^"\s;,][^;,]*)/gi)].map((m) => `rel=${m[1]!.trim()}`);
+    if (bare.length > 0) this.report('PAG-02', ex, 'rel="<name>", the name in quotes', bare.join(', '));
+    const out = new Map<string, string>();
+    for (const [rel, urls] of relMap(parsed.entries)) {
+      if (urls.length > 1) this.report('PAG-08', ex, `one rel="${rel}" entry`, `${urls.length} rel="${rel}" entries`);
+      out.set(rel, urls[0]!);
+    }
+    for (const entry of parsed.entries) {
+      const path = resolve(entry.url, ex.request.url)?.pathname;
+      if (path === undefined || !path.endsWith('.json')) this.report('GEN-06', ex, `a Link URL ending in .json (rel="${entry.rels.join(' ')}")`, entry.url);
+    }
+    return out;
+  }
+
+  /** §4 rules 1–3: the relations a page carries by its position. */
+  private relations(ex: Responded, rels: Map<string, string>, page: number, position: Position | undefined): void {
+    const has = (r: string) => rels.has(r);
+    const seen = ['self', 'prev', 'next', 'first', 'last'].filter(has).join(', ') || 'none';
+    if (page === 1 && has('prev')) this.report('PAG-03', ex, 'no rel="prev" on the first page', `rels ${seen}`);
+    if (position === 'empty' || position === 'only') {
+      if (seen !== 'self') this.report(position === 'empty' ? 'PAG-06' : 'PAG-05', ex, `only rel="self" (${position === 'empty' ? 'no data' : 'one page'})`, `rels ${seen}`);
+      return;
+    }
+    if (position === undefined) return;
+    if (position === 'last' && has('next')) this.report('PAG-04', ex, `no rel="next" on the last page (page ${page})`, `rels ${seen}`);
+    const want = WANTED[position];
+    const missing = want.filter((r) => !has(r));
+    if (missing.length > 0) this.report('PAG-07', ex, `rels ${want.join(', ')} on the ${position} page (page ${page})`, `rels ${seen}`);
+  }
+
+  /** PAG-08: each relation points at the page its name says. */
+  private targets(ex: Responded, addr: ListAddress, rels: Map<string, string>, page: number, last: number | undefined): void {
+    const want: Array<[string, number | undefined]> = [
+      ['self', page],
+      ['first', 1],
+      ['prev', page - 1],
+      ['next', page + 1],
+      ['last', last],
+    ];
+    for (const [rel, target] of want) {
+      const url = rels.get(rel);
+      if (url === undefined || target === undefined || target < 1) continue;
+      const resolved = resolve(url, ex.request.url);
+      const path = resolved ? this.apiPathOfAnyOrigin(resolved) : undefined;
+      const ok = path !== undefined && (path === `${addr.base}/page/${target}.json` || (target === 1 && (path === `${addr.base}.json` || path === `${addr.base}/page/0.json`)));
+      if (!ok) this.report('PAG-08', ex, `rel="${rel}" pointing at page ${target} of ${addr.base}.json`, `<${url}>`);
+    }
+  }
+
+  private apiPathOfAnyOrigin(url: URL): string | undefined {
+    const i = url.pathname.indexOf(`${API_PREFIX}/`);
+    return i < 0 ? undefined : url.pathname.slice(i + API_PREFIX.length);
+  }
+
+  private tooHighMessage(ex: Responded): void {
+    this.messageIs(ex, 'PAG-11', TOO_HIGH, 'for a page above the last');
+  }
+
+  /** RES-11 and SIZE-09 on every count.json; SIZE-11 when an out-of-range X-Page-Size is honoured. */
+  private count(ex: Responded, addr: ListAddress, _o: Observed): void {
+    const problems = validate('count', ex.json);
+    if (problems.length > 0) {
+      this.report('RES-11', ex, 'a count object of integers num_items, num_pages, num_items_per_page', problems.join('; '));
+      return;
+    }
+    const { num_items: n, num_pages: pages, num_items_per_page: per } = ex.json as Count;
+    const { header, size } = this.sizeOf(ex);
+    if (header !== undefined && size === undefined) {
+      const asked = /^\d{1,7}$/.test(header.trim()) ? Number(header.trim()) : undefined;
+      if (asked !== undefined && per === asked) this.report('SIZE-11', ex, `an X-Page-Size outside 5..1000 (${header}) not honoured`, `num_items_per_page ${per}`);
+      return;
+    }
+    if (size === undefined) return;
+    if (per !== size) this.report(header === undefined ? this.sizeClause(header) : 'SIZE-09', ex, `num_items_per_page ${size} (${header === undefined ? 'the default page size' : `X-Page-Size ${header}`})`, `num_items_per_page ${per}`);
+    else if (!(n === 0 ? pages === 0 || pages === 1 : pages === Math.ceil(n / size))) this.report('SIZE-09', ex, `num_pages ceil(${n} / ${size})`, `num_pages ${pages}`);
+    void addr;
+  }
+}
+
+type Position = 'empty' | 'only' | 'first' | 'middle' | 'last';
+interface Place {
+  position: Position;
+  last: number;
+  /** The items the page holds at that position. */
+  items: number;
+}
+
+/** §4 rules 1–3: the relations each position carries (rule 1's five, less prev on the first and next on the last). */
+const WANTED: Record<Position, string[]> = {
+  empty: ['self'],
+  only: ['self'],
+  first: ['self', 'next', 'first', 'last'],
+  middle: ['self', 'prev', 'next', 'first', 'last'],
+  last: ['self', 'prev', 'first', 'last'],
+};
+const RELS = ['self', 'prev', 'next', 'first', 'last'];
+
+function relationsFit(rels: Map<string, string>, page: number, position: Position): boolean {
+  return RELS.every((r) => rels.has(r) === WANTED[position].includes(r));
+}
+
+/** Where page `page` of a list of n items, `size` a page, sits; undefined above the last page. */
+function placeOf(n: number, size: number, page: number): Place | undefined {
+  const last = n === 0 ? 1 : Math.ceil(n / size);
+  if (page > last) return undefined;
+  const position: Position = n === 0 ? 'empty' : last === 1 ? 'only' : page === 1 ? 'first' : page === last ? 'last' : 'middle';
+  return { position, last, items: n === 0 ? 0 : page < last ? size : n - (last - 1) * size };
+}
+
+function resolve(url: string, base: string): URL | undefined {
+  try {
+    return new URL(url, base);
+  } catch {
+    return undefined;
+  }
+}
