@@ -36,3 +36,19 @@ clauseTest('GEN-14', 'accept users flagged "API only" while the API is restricte
     expectStatus(await admin.client.get('/version.json'), 200);
   });
 });
+
+// The restriction holds whatever the method of authentication and whatever the request does.
+clauseTest('GEN-13', 'refuse a user not flagged "API only" over HMAC and on a write while the API is restricted', async () => {
+  const user = await s.user('normal user', { api_only: false, label: 'gen13-hmac' });
+  await s.withSettings({ api_users: 'api_only' }, async () => {
+    expectClientError(await user.hmacClient.get('/passwords.json'));
+    expectClientError(await user.client.post('/projects.json', { name: s.fixtures.name('gen13-refused'), parent_id: 0 }));
+  });
+});
+
+clauseTest('GEN-14', 'accept a user flagged "API only" over HMAC while the API is restricted to them', async () => {
+  const user = await s.user('normal user', { api_only: true, label: 'gen14-hmac' });
+  await s.withSettings({ api_users: 'api_only' }, async () => {
+    expectStatus(await user.hmacClient.get('/passwords.json'), 200);
+  });
+});

@@ -3,7 +3,8 @@ import type { ApiClient } from '../harness/client.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import { useSession } from '../harness/session.ts';
 import { API_DISABLED } from '../general/checks.ts';
-import { TABLE, label, notServed, useEndpoints } from '../general/endpoints.ts';
+import type { Exchange } from '../harness/exchange.ts';
+import { TABLE, label, notServed, useEndpoints, type Endpoint, type EndpointData } from '../general/endpoints.ts';
 
 const s = useSession();
 const calls = useEndpoints(s);
@@ -11,31 +12,53 @@ const calls = useEndpoints(s);
 async function usersOfEveryRole(): Promise<Array<[string, ApiClient]>> {
   const out: Array<[string, ApiClient]> = [['the run\'s Admin', s.admin]];
   for (const role of ['admin', 'it', 'project manager', 'normal user', 'read only'] as const) {
-    out.push([role, (await s.user(role, { label: `gen10-${role.replace(/\s+/g, '-')}` })).client]);
+    const user = await s.user(role, { label: `gen10-${role.replace(/\s+/g, '-')}` });
+    out.push([role, user.client]);
+    if (role === 'normal user') out.push(['normal user over HMAC', user.hmacClient]);
   }
   return out;
 }
 
-// Off: every endpoint of the table (on the file's own objects) is refused to every role. On
-// again: the lists and the version answer 200, and no GET of the table gives the refusal that
-// API access off gives.
-clauseTest('GEN-10', 'refuse users of every role on every endpoint of the table while API access is off, and serve them all once it is on again', async () => {
-  const d = await calls.data(TABLE);
-  const users = await usersOfEveryRole();
-  let offReply: string | undefined;
-  await s.withSettings({ api_enabled: false }, async () => {
-    for (const [, client] of users) {
-      expectClientError(await client.get('/passwords.json'));
-      offReply ??= (expectClientError(await client.get('/version.json'))).message;
-      for (const { endpoint, ex } of await calls.callEach(client, d)) {
-        if (!notServed(endpoint, ex)) expectClientError(ex);
+interface Sweep {
+  users: Array<[string, ApiClient]>;
+  /** Every endpoint of the table, called by every user while API access is off. */
+  off: Array<{ who: string; endpoint: Endpoint; ex: Exchange }>;
+  d: EndpointData;
+}
+
+// One sweep while API access is off serves GEN-10 and ERR-01 (and the response oracle judges
+// every reply of it): every endpoint of the table, on the file's own objects, for users of every
+// role over Basic and a Normal user over HMAC.
+let sweep: Promise<Sweep> | undefined;
+const offSweep = () =>
+  (sweep ??= (async () => {
+    const d = await calls.data(TABLE);
+    const users = await usersOfEveryRole();
+    const off: Sweep['off'] = [];
+    await s.withSettings({ api_enabled: false }, async () => {
+      for (const [who, client] of users) {
+        for (const { endpoint, ex } of await calls.callEach(client, d)) off.push({ who, endpoint, ex });
       }
-    }
-  });
+    });
+    return { users, off, d };
+  })());
+
+// Off: every endpoint of the table is refused to every role, over Basic and HMAC. On again: the
+// lists and the version answer 200, and no GET of the table gives the refusal API access off gave.
+clauseTest('GEN-10', 'refuse users of every role, over Basic and HMAC, on every endpoint of the table while API access is off, and serve them once it is on again', async () => {
+  const { users, off, d } = await offSweep();
+  let offReply: string | undefined;
+  for (const { endpoint, ex } of off) {
+    if (notServed(endpoint, ex)) continue;
+    offReply ??= expectClientError(ex).message;
+  }
   await s.withSettings({ api_enabled: true }, async () => {
-    for (const [who, client] of users) {
+    for (const [, client] of users) {
       expectStatus(await client.get('/passwords.json'), 200);
       expectStatus(await client.get('/version.json'), 200);
+    }
+    // Every GET of the table for the Admin, a Normal user over Basic and the same user over HMAC.
+    for (const [who, client] of users.filter(([who]) => who === 'the run\'s Admin' || who.startsWith('normal user'))) {
       for (const { endpoint, ex } of await calls.callEach(client, d, {}, TABLE.filter((e) => e.method === 'GET'))) {
         const message = (ex.json as { message?: unknown } | undefined)?.message;
         if (ex.response?.status === 403 && (message === offReply || (typeof message === 'string' && API_DISABLED.test(message)))) {
@@ -46,14 +69,8 @@ clauseTest('GEN-10', 'refuse users of every role on every endpoint of the table 
   });
 });
 
-clauseTest('ERR-01', 'answer every endpoint of the table with 403 and "API access is disabled" while API access is off', async () => {
-  const d = await calls.data(TABLE);
-  const user = await s.user('normal user', { label: 'err01-normal-user' });
-  await s.withSettings({ api_enabled: false }, async () => {
-    for (const client of [s.admin, user.client]) {
-      for (const { endpoint, ex } of await calls.callEach(client, d)) {
-        if (!notServed(endpoint, ex)) expectErrorObject(ex, { status: 403, message: API_DISABLED });
-      }
-    }
-  });
+clauseTest('ERR-01', 'answer every endpoint of the table with 403 and "API access is disabled" for every role, over Basic and HMAC, while API access is off', async () => {
+  for (const { endpoint, ex } of (await offSweep()).off) {
+    if (!notServed(endpoint, ex)) expectErrorObject(ex, { status: 403, message: API_DISABLED });
+  }
 });

@@ -116,3 +116,16 @@ clauseTest('AUTH-11', 'accept keys 1 day old under an expiry of 3 days, keys 400
     observeReply(t, 'keys exactly 3 days old, expiry 3 days', ex);
   });
 });
+
+// Expiry holds for every role and every kind of request, not only a Normal user's GET.
+clauseTest('AUTH-10', 'refuse an Admin\'s HMAC keys issued 2 days ago under an expiry of 1 day, on a GET and on a POST', async (t) => {
+  const user = await s.user('admin', { label: 'methods-7' });
+  const client = await keysIssued(user, 2);
+  await s.withSettings({ hmac_key_expiry_days: null }, () => expectHmacAccepted(t, client, 'an Admin\'s keys 2 days old with no expiry'));
+  await s.withSettings({ hmac_key_expiry_days: 1 }, async () => {
+    expectClientError(await client.get(PATH));
+    const ex = await client.post('/projects.json', { name: s.fixtures.name('expired-write'), parent_id: 0 });
+    expectClientError(ex);
+    observeReply(t, 'an Admin\'s keys 2 days old on a POST, expiry 1 day', ex);
+  });
+});

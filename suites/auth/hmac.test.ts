@@ -54,3 +54,25 @@ clauseTest('AUTH-05', 'refuse an HMAC request whose timestamp is an hour old', a
   t.observe('status for a timestamp 3600 s old', ex.response.status);
   expectClientError(ex);
 });
+
+// HMAC over every kind of request the run makes, not only GET and POST without a query: a query
+// string (product facts §2.2: the signed URI keeps it), a PUT with a body, a DELETE.
+clauseTest('AUTH-03', 'accept HMAC on a GET with a query string, a PUT with a body and a DELETE', async (t) => {
+  const client = await hmacClient(t);
+  expectStatus(await client.get('/passwords.json?pmv6=1'), 200);
+  const project = await s.fixtures.createProject(client);
+  expectStatus(await client.put(`/projects/${project}.json`, { name: s.fixtures.name('hmac-put') }), 204);
+  const doomed = await s.fixtures.createProject(client);
+  const ex = await client.delete(`/projects/${doomed}.json`);
+  expectStatus(ex, 204);
+  s.fixtures.forget('project', doomed);
+});
+
+clauseTest('AUTH-04', 'refuse an HMAC request whose hash leaves out the query string, or covers another body of a PUT or another path of a DELETE', async (t) => {
+  const client = await hmacClient(t);
+  expectClientError(await tampered(client, (p) => ({ uri: p.uri.split('?')[0]! })).get('/passwords.json?pmv6=1'));
+  const project = await s.fixtures.createProject();
+  expectClientError(await tampered(client, () => ({ body: JSON.stringify({ name: 'another name' }) })).put(`/projects/${project}.json`, { name: s.fixtures.name('hmac-put-tamper') }));
+  const other = await s.fixtures.createProject();
+  expectClientError(await tampered(client, (p) => ({ uri: p.uri.replace(String(project), String(other)) })).delete(`/projects/${project}.json`));
+});

@@ -110,6 +110,10 @@ export const CLAUSES: readonly Clause[] = [
     'end every URL it hands out, such as Link targets, in .json'),
   C('GEN-07', 'MUST', S.gen, 'Any active user can use the API with their own credentials.',
     'let an active user of any role call the API with their own credentials', true),
+  // "Any active user" names who may use the API; that a deactivated user may not is implied
+  // rather than said, so SHOULD.
+  C('GEN-15', 'SHOULD', S.gen, 'Any active user can use the API with their own credentials.',
+    'refuse a deactivated user\'s own credentials, over HTTP Basic and HMAC', true),
   C('GEN-08', 'MUST', S.gen, 'a user with the "Admin" role sees all resources',
     'show an Admin user resources created by other users', true),
   C('GEN-09', 'MUST', S.gen, 'users with other roles see fewer',

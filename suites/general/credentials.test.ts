@@ -1,4 +1,4 @@
-import { expectErrorObject, expectStatus } from '../harness/assert.ts';
+import { expectClientError, expectErrorObject, expectStatus } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import type { Role } from '../harness/control.ts';
 import { useSession } from '../harness/session.ts';
@@ -22,5 +22,21 @@ clauseTest(['AUTH-01', 'STAT-06'], 'answer every endpoint of the table without c
   const d = await calls.data();
   for (const { endpoint, ex } of await calls.callEach(s.anonymous, d)) {
     if (!notServed(endpoint, ex)) expectErrorObject(ex, { status: 401 });
+  }
+});
+
+// "Any active user can use the API": a user made inactive (through the control protocol) and a
+// user deactivated through the product's PUT users/ID/deactivate.json are both refused.
+clauseTest('GEN-15', 'refuse a deactivated user\'s own credentials over HTTP Basic and HMAC, on a read and on a write', async () => {
+  const inactive = await s.user('normal user', { active: false, label: 'gen15-inactive' });
+  const deactivated = await s.user('normal user', { label: 'gen15-deactivated' });
+  expectStatus(await deactivated.client.get('/version.json'), 200);
+  const off = await s.admin.put(`/users/${deactivated.id}/deactivate.json`);
+  const users = off.response?.status === 204 || off.response?.status === 200 ? [inactive, deactivated] : [inactive];
+  for (const user of users) {
+    for (const client of [user.client, user.hmacClient]) {
+      expectClientError(await client.get('/passwords.json'));
+      expectClientError(await client.post('/projects.json', { name: s.fixtures.name('gen15-refused'), parent_id: 0 }));
+    }
   }
 });

@@ -43,3 +43,53 @@ clauseTest('GEN-09', 'hide from a new Normal user, Read only user and Project ma
     }
   }
 });
+
+/** Every id a paginated list shows the client (pages of 1000), or undefined when the list is refused. */
+async function idsOfList(client: ApiClient, base: string): Promise<Set<number> | undefined> {
+  const headers = { 'X-Page-Size': String(PAGE) };
+  const first = await client.get(`${base}.json`, { headers });
+  if (first.response?.status !== 200 || !Array.isArray(first.json)) return undefined;
+  const ids = new Set(itemIds(first));
+  const countEx = await client.get(`${base}/count.json`, { headers });
+  const pages = (countEx.json as Partial<Count> | undefined)?.num_pages ?? 1;
+  for (let page = 2; page <= pages; page++) for (const id of itemIds(await client.get(`${base}/page/${page}.json`, { headers }))) ids.add(id);
+  return ids;
+}
+
+// Every list of passwords or projects (the product's lists, product facts §6), not only
+// /passwords.json: an Admin's project and password, live and archived, found by their search
+// text too, stay out of every list of users who were given no access.
+clauseTest('GEN-09', 'hide an Admin\'s projects and passwords, live and archived, from every list of a new Normal user, Read only user and Project manager', async (t) => {
+  const tag = s.fixtures.name('gen09-every-list');
+  const project = await s.fixtures.createProject(s.admin, { name: `${tag}-project` });
+  const password = await s.fixtures.createPassword(project, { name: `${tag}-password` });
+  const archivedProject = await s.fixtures.createProject(s.admin, { name: `${tag}-archived-project` });
+  const archivedPassword = await s.fixtures.createPassword(archivedProject, { name: `${tag}-archived-password` });
+  expectStatus(await s.admin.put(`/passwords/${archivedPassword}/archive.json`), 204);
+  expectStatus(await s.admin.put(`/projects/${archivedProject}/archive.json`), 204);
+  const search = encodeURIComponent(tag);
+  const lists: Array<[string, number[]]> = [
+    ['/projects', [project, archivedProject]],
+    ['/projects/archived', [archivedProject]],
+    [`/projects/search/${search}`, [project, archivedProject]],
+    ['/passwords', [password, archivedPassword]],
+    ['/passwords/archived', [archivedPassword]],
+    [`/passwords/search/${search}`, [password, archivedPassword]],
+    [`/projects/${project}/passwords`, [password]],
+  ];
+  const adminIds = new Map<string, Set<number> | undefined>();
+  for (const [base] of lists) adminIds.set(base, await idsOfList(s.admin, base));
+  // Where the Admin does not see them either, a list proves nothing about hiding.
+  const judged: Array<[string, number[]]> = [];
+  for (const [base, hidden] of lists) if (hidden.every((id) => adminIds.get(base)?.has(id))) judged.push([base, hidden]);
+  t.observe('lists judged', judged.map(([base]) => base));
+  if (judged.length === 0) t.unverifiable('the Admin saw the objects in none of the lists');
+  for (const role of ['normal user', 'read only', 'project manager'] as const) {
+    const user = await s.user(role, { label: `gen09-lists-${role.replace(/\s+/g, '-')}` });
+    for (const [base, hidden] of judged) {
+      const ids = await idsOfList(user.client, base);
+      const leaked = hidden.filter((id) => ids?.has(id));
+      if (leaked.length > 0) violation(await user.client.get(`${base}.json`, { headers: { 'X-Page-Size': String(PAGE) } }), `ids ${hidden.join(', ')} absent from ${base}.json for a new ${role}`, `ids ${leaked.join(', ')} listed`);
+    }
+  }
+});

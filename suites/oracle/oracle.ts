@@ -60,14 +60,18 @@ const letters = (text: string) => text.toLowerCase().replace(/[^a-z0-9]/g, '');
 
 /**
  * §2 "type | string | description of the status code": paraphrased, so the wording is SHOULD
- * (RES-18). Met by a type holding the status's reason phrase (case, spaces and punctuation
- * ignored) or the number itself.
+ * (RES-18). Met by a type holding the status's number, its reason phrase (case, spaces and
+ * punctuation ignored) or a word of five letters or more from it ("Unsupported content type"
+ * for 415 Unsupported Media Type, "Page not found" for 404).
  */
 export function describesStatus(type: string, status: number): boolean {
   const t = letters(type);
   if (t === '') return false;
   if (t.includes(String(status))) return true;
-  return [STATUS_CODES[status], ...(ALSO[status] ?? [])].some((phrase) => phrase !== undefined && t.includes(letters(phrase)));
+  const words = new Set(type.toLowerCase().split(/[^a-z0-9]+/));
+  return [STATUS_CODES[status], ...(ALSO[status] ?? [])].some(
+    (phrase) => phrase !== undefined && (t.includes(letters(phrase)) || phrase.toLowerCase().split(/[^a-z]+/).some((w) => w.length >= 5 && words.has(w))),
+  );
 }
 
 /** §5 "a message saying the username or password is incorrect or missing": paraphrased, so SHOULD (AUTH-14). */

@@ -13,11 +13,13 @@ export interface CollectedRun {
   cleanup: CleanupReport;
   /** Requests the suite files sent (API, control, the oracle's look-ups). */
   requests: number;
+  /** The same, by suite file. */
+  requestsByFile: Record<string, number>;
 }
 
 // Gathers every conformance test's result and meta; reports progress through `onModuleDone`.
 export class Collector implements Reporter {
-  readonly run: CollectedRun = { tests: [], harnessErrors: [], cleanup: { deleted: [], leftovers: [] }, requests: 0 };
+  readonly run: CollectedRun = { tests: [], harnessErrors: [], cleanup: { deleted: [], leftovers: [] }, requests: 0, requestsByFile: {} };
 
   constructor(
     private readonly root: string,
@@ -64,6 +66,7 @@ export class Collector implements Reporter {
       for (const e of oracle.errors) this.run.harnessErrors.push(`${file}: ${scrub(e)}`);
     }
     this.run.requests += module.meta().pmv6Requests ?? 0;
+    this.run.requestsByFile[file] = module.meta().pmv6Requests ?? 0;
     this.run.tests.push(...results);
     this.onModuleDone(file, results);
   }

@@ -34,6 +34,8 @@ export interface RunResult {
   interrupted?: boolean;
   /** Requests sent to the target: the suite files' (API, control, oracle look-ups) and the runner's own. */
   requests?: number;
+  /** Requests by suite file. */
+  requestsByFile?: Record<string, number>;
 }
 
 export interface RunSuitesOptions {
@@ -106,6 +108,7 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
   result.cleanup = mergeCleanup(collector.run.cleanup, swept);
   result.settings = settings;
   result.requests = collector.run.requests + (requestsSent() - sentBefore);
+  result.requestsByFile = collector.run.requestsByFile;
   if (interrupted) result.interrupted = true;
   return result;
 }

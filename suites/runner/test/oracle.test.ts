@@ -1,0 +1,135 @@
+import { describe, expect, test } from 'vitest';
+import type { ApiClient, ApiRequest, Auth } from '../../harness/client.ts';
+import type { RunConfig } from '../../harness/config.ts';
+import type { Exchange } from '../../harness/exchange.ts';
+import type { Observed } from '../../harness/traffic.ts';
+import { describesStatus, Oracle, saysCredentialsWrong } from '../../oracle/oracle.ts';
+
+const TARGET = 'https://pm.test';
+const API = `${TARGET}/index.php/api/v6`;
+const config: RunConfig = { target: TARGET, user: 'admin', password: 'pw', runId: 'abc', seed: 1, readOnly: false, timeoutMs: 1000 };
+const basic: Auth = { kind: 'basic', user: 'admin', password: 'pw' };
+
+/** A client whose count.json look-ups answer `n` items, and which records what it was asked. */
+function fakeClient(n: number | 'throw', asked: string[] = []): ApiClient {
+  const client = {
+    withAuth: () => client,
+    async request(req: ApiRequest): Promise<Exchange> {
+      if (n === 'throw') throw new Error('boom');
+      asked.push(req.path);
+      const size = Number(req.headers?.['X-Page-Size'] ?? 20);
+      const json = { num_items: n, num_pages: Math.max(1, Math.ceil(n / size)), num_items_per_page: size };
+      return { request: { method: 'GET', url: `${API}${req.path}`, headers: req.headers ?? {} }, response: { status: 200, headers: {}, body: JSON.stringify(json) }, json, durationMs: 0 };
+    },
+  };
+  return client as unknown as ApiClient;
+}
+
+function exchange(method: string, path: string, status: number, body: unknown, headers: Record<string, string> = {}, requestHeaders: Record<string, string> = {}): Exchange {
+  const text = body === undefined ? '' : JSON.stringify(body);
+  return {
+    request: { method, url: path.startsWith('http') ? path : `${API}${path}`, headers: requestHeaders },
+    response: { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers }, body: text, validUtf8: true },
+    ...(body === undefined ? {} : { json: body }),
+    durationMs: 0,
+  };
+}
+
+const items = (k: number) => Array.from({ length: k }, (_, i) => ({ id: i + 1 }));
+const link = (entries: Array<[string, string]>) => ({ link: entries.map(([rel, url]) => `<${url}>; rel="${rel}"`).join(', ') });
+
+async function judge(exchanges: Exchange[], client = fakeClient(0), auth: Auth = basic): Promise<{ clauses: string[]; errors: string[] }> {
+  const oracle = new Oracle(config);
+  for (const ex of exchanges) await oracle.observe({ exchange: ex, channel: 'api', auth, client, quiet: false } satisfies Observed);
+  const { findings, errors } = oracle.drain();
+  return { clauses: findings.map((f) => f.clause).sort(), errors };
+}
+
+describe('the response oracle', () => {
+  test('passes a conforming error object and a conforming last page', async () => {
+    const ex401 = exchange('GET', '/passwords.json', 401, { error: true, type: 'Unauthorized', message: 'Username or password is not correct or was not sent' });
+    const last = exchange('GET', '/projects/page/3.json', 200, items(2), link([['self', `${API}/projects/page/3.json`], ['first', `${API}/projects/page/1.json`], ['prev', `${API}/projects/page/2.json`], ['last', `${API}/projects/page/3.json`]]), { 'X-Page-Size': '5' });
+    expect(await judge([ex401, last])).toEqual({ clauses: [], errors: [] });
+  });
+
+  test('fails a 4XX without the error object, and words only at SHOULD', async () => {
+    const bare = exchange('DELETE', '/projects/9.json', 404, { message: 'gone' });
+    const worded = exchange('POST', '/projects.json', 415, { error: true, type: 'Unsupported content type', message: 'Send JSON' });
+    expect((await judge([bare])).clauses).toEqual(['RES-14', 'RES-15']);
+    expect((await judge([worded])).clauses).toEqual([]);
+    const odd = exchange('GET', '/passwords/1.json', 404, { error: true, type: 'Oops', message: 'x' });
+    expect((await judge([odd])).clauses).toEqual(['RES-18']);
+  });
+
+  test('holds a Basic 401 to type "Unauthorized" and a message; an HMAC 401 only to the error object', async () => {
+    const wrongType = exchange('PUT', '/projects/1.json', 401, { error: true, type: 'Forbidden', message: 'Access denied' });
+    expect((await judge([wrongType])).clauses).toEqual(['AUTH-12', 'AUTH-14', 'RES-18']);
+    const hmac: Auth = { kind: 'hmac', publicKey: 'p', privateKey: 'k' };
+    expect((await judge([exchange('GET', '/passwords.json', 401, { error: true, type: 'Unauthorized request', message: 'bad hash' })], fakeClient(0), hmac)).clauses).toEqual([]);
+  });
+
+  test('finds next on a partial last page and a missing next on a full first page (settled by the count)', async () => {
+    const partial = exchange('GET', '/passwords/page/2.json', 200, items(3), link([['self', `${API}/passwords/page/2.json`], ['next', `${API}/passwords/page/3.json`], ['first', `${API}/passwords/page/1.json`], ['prev', `${API}/passwords/page/1.json`], ['last', `${API}/passwords/page/2.json`]]), { 'X-Page-Size': '5' });
+    expect((await judge([partial])).clauses).toContain('PAG-04');
+    const asked: string[] = [];
+    const full = exchange('GET', '/groups.json', 200, items(5), link([['self', `${API}/groups.json`]]), { 'X-Page-Size': '5' });
+    expect((await judge([full], fakeClient(12, asked))).clauses).toEqual(['PAG-07']);
+    expect(asked).toEqual(['/groups/count.json']);
+  });
+
+  test('finds next on an exactly filled last page', async () => {
+    const exact = exchange('GET', '/passwords/page/2.json', 200, items(5), link([['self', `${API}/passwords/page/2.json`], ['next', `${API}/passwords/page/3.json`], ['first', `${API}/passwords/page/1.json`], ['prev', `${API}/passwords/page/1.json`], ['last', `${API}/passwords/page/2.json`]]), { 'X-Page-Size': '5' });
+    expect((await judge([exact], fakeClient(10))).clauses).toEqual(['PAG-04']);
+  });
+
+  test('resolves Link targets against the request URL and wants .json', async () => {
+    const relative = exchange('GET', '/passwords.json', 200, items(3), link([['self', 'passwords/page/1.json']]), { 'X-Page-Size': '5' });
+    expect((await judge([relative])).clauses).toEqual([]);
+    const noJson = exchange('GET', '/passwords.json', 200, items(3), link([['self', `${API}/passwords/page/1`]]), { 'X-Page-Size': '5' });
+    expect((await judge([noJson])).clauses).toEqual(['GEN-06', 'PAG-08']);
+  });
+
+  test('wants 404 and its message above the last page', async () => {
+    const empty = exchange('GET', '/projects/page/9.json', 200, [], link([['self', `${API}/projects/page/9.json`]]), { 'X-Page-Size': '5' });
+    expect((await judge([empty])).clauses).toEqual(['PAG-11']);
+    const worded = exchange('GET', '/projects/page/9.json', 404, { error: true, type: 'Not Found', message: 'No such page' }, {}, { 'X-Page-Size': '5' });
+    expect((await judge([worded], fakeClient(12))).clauses).toEqual(['PAG-11']);
+  });
+
+  test('judges settings-dependent rules only with settings learned from the control protocol', async () => {
+    const oracle = new Oracle(config);
+    const control = exchange('PUT', `${TARGET}/__control/settings`, 200, { api_enabled: true, maintenance_mode: true, auth_methods: 'basic+hmac', api_users: 'all', hmac_key_expiry_days: null, num_items_lists: 20 });
+    await oracle.observe({ exchange: control, channel: 'control', auth: basic, client: fakeClient(0), quiet: false });
+    await oracle.observe({ exchange: exchange('GET', '/version.json', 200, { version: '1' }), channel: 'api', auth: basic, client: fakeClient(0), quiet: false });
+    expect(oracle.drain().findings.map((f) => f.clause)).toEqual(['ERR-04']);
+    expect((await judge([exchange('GET', '/version.json', 503, { error: true, type: 'Service Unavailable', message: 'down' })])).clauses).toEqual(['STAT-01']);
+  });
+
+  test('counts an out-of-range X-Page-Size honoured in count.json under SIZE-11', async () => {
+    const honoured = exchange('GET', '/projects/count.json', 200, { num_items: 12, num_pages: 1, num_items_per_page: 2000 }, {}, { 'X-Page-Size': '2000' });
+    expect((await judge([honoured])).clauses).toEqual(['SIZE-11']);
+  });
+
+  test('reports its own crash as an oracle error, never as a finding', async () => {
+    const full = exchange('GET', '/groups.json', 200, items(5), link([['self', `${API}/groups.json`]]), { 'X-Page-Size': '5' });
+    const { clauses, errors } = await judge([full], fakeClient('throw'));
+    expect(clauses).toEqual([]);
+    expect(errors.join()).toContain('boom');
+  });
+
+  test('ignores the control protocol, other origins and methods outside §1', async () => {
+    const other = exchange('GET', 'https://elsewhere.test/index.php/api/v6/passwords.json', 500, undefined);
+    const patch = exchange('PATCH', '/passwords.json', 405, undefined);
+    expect((await judge([other, patch])).clauses).toEqual([]);
+  });
+
+  test('wording helpers', () => {
+    expect(describesStatus('NotFound', 404)).toBe(true);
+    expect(describesStatus('404', 404)).toBe(true);
+    expect(describesStatus('Oops', 404)).toBe(false);
+    expect(describesStatus('Unsupported content type', 415)).toBe(true);
+    expect(describesStatus('Not allowed', 404)).toBe(false);
+    expect(saysCredentialsWrong('Invalid credentials')).toBe(true);
+    expect(saysCredentialsWrong('Nope')).toBe(false);
+  });
+});
