@@ -51,6 +51,11 @@ const METHODS = new Set(['GET', 'POST', 'PUT', 'DELETE']);
 const TOO_HIGH = 'The page number is too high';
 const MAINTENANCE = 'This installation is in Maintenance Mode.';
 const API_DISABLED = /^API access is disabled\.?$/;
+/** §4's creations: POST /projects.json (EP-08, RES-04) and POST /passwords.json (EP-09, RES-08). */
+const CREATIONS: Record<string, { ep: string; res: string }> = {
+  '/projects.json': { ep: 'EP-08', res: 'RES-04' },
+  '/passwords.json': { ep: 'EP-09', res: 'RES-08' },
+};
 /** Settings after the control protocol's reset: spec §1 rule 4 ("off by default"), §4 rule 6, §5. */
 const DEFAULTS: Settings = { api_enabled: false, maintenance_mode: false, auth_methods: 'basic+hmac', api_users: 'all', hmac_key_expiry_days: null, num_items_lists: 20 };
 
@@ -189,7 +194,20 @@ export class Oracle {
       if (status === 403) this.messageIs(r, 'ERR-01', API_DISABLED, 'while API access is switched off');
     }
     if (status >= 400 && status < 500) this.errorObject(r, o.auth);
-    if (status >= 200 && status < 300 && ex.response.body.trim() !== '' && (ex.json === null || typeof ex.json !== 'object')) {
+    const success = status >= 200 && status < 300;
+    // §5 "Every request must be authenticated": no answer but a refusal without credentials.
+    if (success && o.auth.kind === 'none' && !headerValue(ex.request.headers, 'authorization') && !headerValue(ex.request.headers, 'x-public-key')) {
+      this.report('AUTH-01', ex, 'a refusal (401) of a request without credentials', `status ${status}`);
+    }
+    if (success && method === 'GET' && status !== 200) this.report('STAT-02', ex, '200 OK for a successful GET (usually)', `status ${status}`);
+    // §4's two creations, wherever the run makes a project or a password (fixtures included).
+    const creation = method === 'POST' && success ? CREATIONS[path] : undefined;
+    if (creation) {
+      const id = (ex.json as { id?: unknown } | undefined)?.id;
+      if (status !== 201) this.report(creation.ep, ex, `201 Created for POST ${path}`, `status ${status}`);
+      else if (typeof id !== 'number' || !Number.isInteger(id)) this.report(creation.res, ex, 'an object with the new id as an integer', ex.response.body.slice(0, 120) || 'no body');
+    }
+    if (success && ex.response.body.trim() !== '' && (ex.json === null || typeof ex.json !== 'object')) {
       this.report('STAT-05', ex, 'a JSON object or array as the body of a success with content', ex.json === undefined ? 'a body that is not JSON' : `JSON ${typeof ex.json}`);
     }
     if (status === 500 && (ex.json === null || typeof ex.json !== 'object' || Array.isArray(ex.json))) {
