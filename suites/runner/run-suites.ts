@@ -114,7 +114,7 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
   return result;
 }
 
-export function summarise(config: RunConfig, started: number, run: CollectedRun): RunResult {
+export function summarise(config: RunConfig, started: number, run: Pick<CollectedRun, 'tests' | 'harnessErrors'>): RunResult {
   const byClause = new Map<string, TestResult[]>();
   for (const t of run.tests) for (const id of t.clauses) byClause.set(id, [...(byClause.get(id) ?? []), t]);
   const clauses: ClauseResult[] = CLAUSES.filter((c) => !c.retired).map((clause) => {
