@@ -3,6 +3,7 @@ import { clauseTest, type ClauseTestContext } from '../harness/clause-test.ts';
 import type { ApiClient, Auth } from '../harness/client.ts';
 import { useSession } from '../harness/session.ts';
 import { hmacSign } from '../harness/signers.ts';
+import { oracleTest } from '../oracle/probe.ts';
 
 const s = useSession();
 
@@ -76,3 +77,21 @@ clauseTest('AUTH-04', 'refuse an HMAC request whose hash leaves out the query st
   const other = await s.fixtures.createProject();
   expectClientError(await tampered(client, (p) => ({ uri: p.uri.replace(String(project), String(other)) })).delete(`/projects/${project}.json`));
 });
+
+// §4 "PUT and DELETE requests that return no content answer 204 No Content", whichever method
+// of authentication signed them.
+clauseTest('STAT-04', 'answer a PUT and a DELETE signed with HMAC that return no content with 204 No Content', async (t) => {
+  const client = await hmacClient(t);
+  const project = await s.fixtures.createProject();
+  const put = await client.put(`/projects/${project}.json`, { name: s.fixtures.name('hmac-204') });
+  if (put.response?.status === 401) t.unverifiable('HMAC was not accepted (AUTH-03)');
+  expectStatus(put, 204);
+  const doomed = await s.fixtures.createProject();
+  const del = await client.delete(`/projects/${doomed}.json`);
+  if (del.response?.status === 204 || del.response?.status === 200) s.fixtures.forget('project', doomed);
+  expectStatus(del, 204);
+});
+
+// Every reply to an HMAC-signed request of this file (creations, updates, refusals) held to the
+// kinds of response and their bodies (suites/oracle/).
+oracleTest(['STAT-05', 'GEN-03', 'GEN-04', 'STAT-06', 'RES-14', 'RES-16', 'EP-08', 'RES-04'], 'send JSON bodies of the right kind with every reply to an HMAC-signed request');

@@ -15,6 +15,16 @@ clauseTest('ERR-02', 'answer a request to every endpoint of the table without Co
   }
 });
 
+// The same over HMAC: §4's endpoints, and a write of the product's (the body is hashed as sent).
+clauseTest('ERR-02', 'answer requests signed with HMAC without Content-Type with 415 Unsupported Media Type', async (t) => {
+  const hmac = await s.adminHmac();
+  if (!hmac) return t.unverifiable('no HMAC keys: give --hmac-public and --hmac-private, or --control');
+  const d = await calls.data();
+  for (const { endpoint, ex } of await calls.callEach(hmac, d, { contentType: null }, ENDPOINTS)) {
+    if (!notServed(endpoint, ex)) expectErrorObject(ex, { status: 415 });
+  }
+});
+
 const OTHER_TYPES = ['text/plain', 'application/xml', 'application/json', 'application/json; charset=iso-8859-1'];
 
 clauseTest('ERR-03', 'record the reply to a Content-Type other than application/json; charset=utf-8', async (t) => {

@@ -44,22 +44,30 @@ clauseTest('GEN-09', 'hide from a new Normal user, Read only user and Project ma
   }
 });
 
-/** Every id a paginated list shows the client (pages of 1000), or undefined when the list is refused. */
+/**
+ * Every id a paginated list shows the client (pages of 1000), or undefined when the list is
+ * refused. The list's count.json for the same user must agree with what the list shows (SIZE-10):
+ * a count of everything for a user who sees less breaks §4 rule 8 as much as a leak breaks §1.
+ */
 async function idsOfList(client: ApiClient, base: string): Promise<Set<number> | undefined> {
   const headers = { 'X-Page-Size': String(PAGE) };
   const first = await client.get(`${base}.json`, { headers });
   if (first.response?.status !== 200 || !Array.isArray(first.json)) return undefined;
   const ids = new Set(itemIds(first));
   const countEx = await client.get(`${base}/count.json`, { headers });
-  const pages = (countEx.json as Partial<Count> | undefined)?.num_pages ?? 1;
+  const count = countEx.response?.status === 200 ? (countEx.json as Partial<Count>) : undefined;
+  const pages = count?.num_pages ?? 1;
   for (let page = 2; page <= pages; page++) for (const id of itemIds(await client.get(`${base}/page/${page}.json`, { headers }))) ids.add(id);
+  if (typeof count?.num_items === 'number' && count.num_items !== ids.size) {
+    violation(countEx, `num_items ${ids.size}: the items ${base}.json shows this user`, `num_items ${count.num_items}`);
+  }
   return ids;
 }
 
 // Every list of passwords or projects (the product's lists, product facts §6), not only
 // /passwords.json: an Admin's project and password, live and archived, found by their search
 // text too, stay out of every list of users who were given no access.
-clauseTest('GEN-09', 'hide an Admin\'s projects and passwords, live and archived, from every list of a new Normal user, Read only user and Project manager', async (t) => {
+clauseTest(['GEN-09', 'SIZE-10'], 'hide an Admin\'s projects and passwords, live and archived, from every list, count and show of a new Normal user, Read only user and Project manager', async (t) => {
   const tag = s.fixtures.name('gen09-every-list');
   const project = await s.fixtures.createProject(s.admin, { name: `${tag}-project` });
   const password = await s.fixtures.createPassword(project, { name: `${tag}-password` });
@@ -79,9 +87,12 @@ clauseTest('GEN-09', 'hide an Admin\'s projects and passwords, live and archived
   ];
   const adminIds = new Map<string, Set<number> | undefined>();
   for (const [base] of lists) adminIds.set(base, await idsOfList(s.admin, base));
-  // Where the Admin does not see them either, a list proves nothing about hiding.
+  // Each id is judged in the lists where the Admin sees it: elsewhere its absence proves nothing.
   const judged: Array<[string, number[]]> = [];
-  for (const [base, hidden] of lists) if (hidden.every((id) => adminIds.get(base)?.has(id))) judged.push([base, hidden]);
+  for (const [base, hidden] of lists) {
+    const seen = hidden.filter((id) => adminIds.get(base)?.has(id));
+    if (seen.length > 0) judged.push([base, seen]);
+  }
   t.observe('lists judged', judged.map(([base]) => base));
   if (judged.length === 0) t.unverifiable('the Admin saw the objects in none of the lists');
   for (const role of ['normal user', 'read only', 'project manager'] as const) {
@@ -91,5 +102,8 @@ clauseTest('GEN-09', 'hide an Admin\'s projects and passwords, live and archived
       const leaked = hidden.filter((id) => ids?.has(id));
       if (leaked.length > 0) violation(await user.client.get(`${base}.json`, { headers: { 'X-Page-Size': String(PAGE) } }), `ids ${hidden.join(', ')} absent from ${base}.json for a new ${role}`, `ids ${leaked.join(', ')} listed`);
     }
+    // By id too: the project (the product's path; a 404 is a refusal as good as a 403).
+    const shown = await user.client.get(`/projects/${project}.json`);
+    if (shown.response && shown.response.status >= 200 && shown.response.status < 300) violation(shown, `a refusal of project ${project} to a new ${role}`, `status ${shown.response.status}`);
   }
 });

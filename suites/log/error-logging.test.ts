@@ -3,6 +3,7 @@ import { violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { useSession } from '../harness/session.ts';
+import { oracleTest } from '../oracle/probe.ts';
 import { lazy, UNLIKELY_ID, useCreations } from '../resources/support.ts';
 import { countDrift, entriesMentioning, logCount } from './log-reader.ts';
 
@@ -28,8 +29,13 @@ clauseTest('LOG-03', 'leave requests that end in an error other than 401 out of 
     ['DELETE of a password id that does not exist', () => s.admin.delete(`/passwords/${UNLIKELY_ID}.json`)],
     ['GET with X-Page-Size "abc"', () => s.admin.get('/passwords.json', { headers: { 'X-Page-Size': 'abc' } })],
     ['POST with a body that is not JSON', () => s.admin.post('/projects.json', undefined, { rawBody: '{"name":' })],
+    ['PUT on a list (405)', () => s.admin.put('/passwords.json', { name: marker })],
     ...(hmac ? ([['GET of a password id that does not exist, over HMAC', () => hmac.get(`/passwords/${UNLIKELY_ID}.json`)]] as Array<[string, () => Promise<Exchange>]>) : []),
   ];
+  if (s.control && !s.config.readOnly) {
+    const normal = await s.user('normal user', { label: 'log03-normal-user' });
+    requests.push(['GET /version/check_latest.json as a Normal user (403)', () => normal.client.get('/version/check_latest.json')]);
+  }
   const judged: string[] = [];
   let markerRefused = false;
   const { drift } = await countDrift(s, t);
@@ -103,3 +109,6 @@ clauseTest('LOG-04', 'write requests that end in 401 Unauthorized to the log: wr
   t.observe('401 replies judged', judged);
   if (judged.length === 0) t.unverifiable('no request ended in 401 (AUTH-12)');
 });
+
+// The refusals above, over Basic and HMAC, on reads and writes, held to the error object and §5's 401.
+oracleTest(['STAT-06', 'RES-14', 'RES-15', 'RES-16', 'AUTH-12', 'AUTH-13'], 'send the error object, and for a failed HTTP Basic its type and message, with every refusal of this file');

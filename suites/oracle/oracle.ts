@@ -136,6 +136,15 @@ export class Oracle {
     return out;
   }
 
+  /** The first finding so far among these clauses (not drained). */
+  pending(ids: readonly string[]): OracleFinding | undefined {
+    for (const id of ids) {
+      const f = this.findings.get(id);
+      if (f) return f;
+    }
+    return undefined;
+  }
+
   async observe(o: Observed): Promise<void> {
     try {
       if (o.channel === 'control') return this.learn(o.exchange);
@@ -173,13 +182,15 @@ export class Oracle {
   private async judge(o: Observed): Promise<void> {
     const ex = o.exchange;
     const method = ex.request.method.toUpperCase();
-    if (!METHODS.has(method) || !ex.response) return;
+    if (!ex.response) return;
     const path = this.apiPath(ex.request.url);
     if (path === undefined) return;
     const status = ex.response.status;
     if (method !== 'GET' || status === 401) this.epoch++;
     const r = ex as Responded;
-    this.body(r);
+    // Every call gets one of §7's three kinds, whatever its method (HEAD has no body to judge);
+    // the rest is judged on the methods of §1 rule 1.
+    if (method !== 'HEAD') this.body(r);
     const settings = this.settings;
     if (settings?.maintenance_mode) {
       if (status !== 503) this.report('ERR-04', ex, 'status 503 while the installation is in Maintenance Mode (all requests)', `status ${status}`);
@@ -189,11 +200,12 @@ export class Oracle {
     if (status === 503 || !(status >= 200 && status < 300) && !(status >= 400 && status < 500) && status !== 500) {
       this.report('STAT-01', ex, 'a 2XX, a 4XX or 500 (outside Maintenance Mode)', `status ${status}`);
     }
-    if (settings && !settings.api_enabled) {
+    if (settings && !settings.api_enabled && METHODS.has(method)) {
       if (status >= 200 && status < 300) this.report('GEN-10', ex, 'no API service while API access is switched off (403 "API access is disabled")', `status ${status}`);
       if (status === 403) this.messageIs(r, 'ERR-01', API_DISABLED, 'while API access is switched off');
     }
-    if (status >= 400 && status < 500) this.errorObject(r, o.auth);
+    if (status >= 400 && status < 500 && method !== 'HEAD') this.errorObject(r, o.auth);
+    if (!METHODS.has(method)) return;
     const success = status >= 200 && status < 300;
     // §5 "Every request must be authenticated": no answer but a refusal without credentials.
     if (success && o.auth.kind === 'none' && !headerValue(ex.request.headers, 'authorization') && !headerValue(ex.request.headers, 'x-public-key')) {

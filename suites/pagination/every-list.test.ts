@@ -4,6 +4,7 @@ import { headerValue, type Exchange } from '../harness/exchange.ts';
 import { getPage, itemIds, links, relSet, sameItems, type Count } from '../harness/pages.ts';
 import { validate } from '../harness/schemas.ts';
 import { useSession } from '../harness/session.ts';
+import { oracleTest } from '../oracle/probe.ts';
 import { PAGINATED, kindsOf, label, listBase, notServed, useEndpoints, type Endpoint } from '../general/endpoints.ts';
 
 // The pagination rules of §4 over every list of the endpoint table: §4's /passwords.json and the
@@ -262,19 +263,60 @@ async function defaultCount(base: string): Promise<{ ex: Exchange; count: Count 
 
 // Without X-Page-Size the page size is the default (§4 rule 6); the count without X-Page-Size
 // says which, and the first page must agree with it (§4 rule 8 read the other way round).
-clauseTest(['SIZE-10', 'PAG-01'], 'agree without X-Page-Size in every paginated list\'s first page with its count.json', async (t) => {
+clauseTest(['SIZE-10', 'PAG-01', 'PAG-09'], 'agree without X-Page-Size in every paginated list\'s first page, with no page and page 1, with its count.json', async (t) => {
   for (const l of await paginatedLists(t)) {
     const c = await defaultCount(l.base);
     if (!c) continue;
     const { num_items: n, num_items_per_page: per } = c.count;
+    const pages: number[][] = [];
     for (const path of [`${l.base}.json`, `${l.base}/page/1.json`]) {
       const ex = await s.admin.get(path);
-      const got = itemIds(ex).length;
+      const ids = itemIds(ex);
       links(ex);
-      if (got !== Math.min(n, per)) violation(ex, `${Math.min(n, per)} items on the first page without X-Page-Size (${label(l.endpoint)}; count.json: ${n} items, ${per} a page)`, `${got} items`);
+      if (ids.length !== Math.min(n, per)) violation(ex, `${Math.min(n, per)} items on the first page without X-Page-Size (${label(l.endpoint)}; count.json: ${n} items, ${per} a page)`, `${ids.length} items`);
+      if (pages[0] && !sameItems(pages[0], ids)) violation(ex, `the items of ${l.base}.json on page 1 (${label(l.endpoint)}, no X-Page-Size)`, `items ${ids.join(', ')}`);
+      pages.push(ids);
     }
   }
 });
+
+// NUM_ITEMS_LISTS 5 makes every list of 12 items three pages long without X-Page-Size: the first,
+// middle and last pages of every list at the default size (the oracle judges their relations),
+// and every list's count.json says 5.
+clauseTest('SIZE-02', 'use NUM_ITEMS_LISTS 5 as the page size of every paginated list and count without X-Page-Size, on every page', async (t) => {
+  const lists = await countedLists(t);
+  await s.withSettings({ num_items_lists: 5 }, async () => {
+    for (const l of lists) {
+      const c = await defaultCount(l.base);
+      if (c && c.count.num_items_per_page !== 5) violation(c.ex, `num_items_per_page 5 without X-Page-Size (NUM_ITEMS_LISTS 5; ${label(l.endpoint)})`, `num_items_per_page ${c.count.num_items_per_page}`);
+      const n = c?.count.num_items ?? l.count.num_items;
+      const last = Math.max(1, Math.ceil(n / 5));
+      for (const page of [...new Set([1, last])]) {
+        const ex = await s.admin.get(page === 1 ? `${l.base}.json` : `${l.base}/page/${page}.json`);
+        const want = n === 0 ? 0 : page < last ? 5 : n - (last - 1) * 5;
+        const got = itemIds(ex).length;
+        if (got !== want) violation(ex, `${want} items on page ${page} of ${last} without X-Page-Size (NUM_ITEMS_LISTS 5; ${label(l.endpoint)}, ${n} items)`, `${got} items`);
+      }
+    }
+  });
+});
+
+// The same rules over HMAC: a page with X-Page-Size, and a page above the last.
+clauseTest(['SIZE-03', 'PAG-11'], 'serve X-Page-Size and the page-too-high 404 over HMAC too', async (t) => {
+  const hmac = await s.adminHmac();
+  if (!hmac) return t.unverifiable('no HMAC keys: give --hmac-public and --hmac-private, or --control');
+  const [l] = await countedLists(t);
+  if (!l) return;
+  const ex = await getPage(hmac, l.base, 1, SIZE);
+  if (ex.response?.status === 401) t.unverifiable('HMAC was not accepted (AUTH-03)');
+  const got = itemIds(ex).length;
+  if (got !== Math.min(SIZE, l.count.num_items)) violation(ex, `${Math.min(SIZE, l.count.num_items)} items with X-Page-Size ${SIZE} over HMAC (${label(l.endpoint)})`, `${got} items`);
+  expectErrorObject(await getPage(hmac, l.base, Math.max(1, l.count.num_pages) + 1, SIZE), { status: 404, message: MESSAGE });
+});
+
+// Every page and count fetched above, whatever test fetched it, held to the rules the response
+// oracle judges on every response (suites/oracle/).
+oracleTest(['PAG-08', 'GEN-06', 'GEN-03', 'GEN-04', 'STAT-05', 'SIZE-09', 'SIZE-10', 'RES-11'], 'point every Link of every page of every paginated list at the page its name says, with URLs ending in .json, and send every page and count as JSON in UTF-8');
 
 clauseTest('SIZE-01', 'put 20 items a page by default on every paginated list, as its count.json says', async (t) => {
   const settings = await s.control!.getSettings();

@@ -5,6 +5,7 @@ import { clauseTest, type ClauseTestContext } from '../harness/clause-test.ts';
 import type { Exchange } from '../harness/exchange.ts';
 import { useSession } from '../harness/session.ts';
 import { describesStatus } from '../oracle/oracle.ts';
+import { oracleTest } from '../oracle/probe.ts';
 import { TABLE, guessedData, kindsOf, label as labelOf, pathOf } from '../general/endpoints.ts';
 import { UNLIKELY_ID, useCreations } from './support.ts';
 
@@ -36,6 +37,18 @@ beforeAll(async () => {
     ...TABLE.filter((e) => e.method === 'GET' && kindsOf(e).length > 0).map((e): [string, Promise<Exchange>] => [`unknown id: ${labelOf(e)}`, s.admin.get(pathOf(e, guessed))]),
     ...TABLE.filter((e) => e.method === 'GET' && kindsOf(e).length === 0).map((e): [string, Promise<Exchange>] => [`no Content-Type: ${labelOf(e)}`, s.admin.get(pathOf(e, guessed), { contentType: null })]),
   ];
+  // More kinds and more places: a method the path does not take (405), a role refused (403),
+  // an error over HMAC, a failed Basic on a list page and a count.
+  sent.push(['PUT on a list (405)', s.admin.put('/passwords.json', {})]);
+  sent.push(['DELETE of the version (405)', s.admin.delete('/version.json')]);
+  sent.push(['wrong password on a list page (401)', s.admin.withAuth({ kind: 'basic', user, password: `${password}x` }).get('/passwords/page/1.json')]);
+  sent.push(['wrong password on a count (401)', s.admin.withAuth({ kind: 'basic', user, password: `${password}x` }).get('/passwords/count.json')]);
+  const hmac = await s.adminHmac();
+  if (hmac) sent.push(['unknown password id over HMAC', hmac.get(`/passwords/${UNLIKELY_ID}.json`)]);
+  if (s.control && !s.config.readOnly) {
+    const normal = await s.user('normal user', { label: 'errors-normal-user' });
+    sent.push(['check_latest as a Normal user (403)', normal.client.get('/version/check_latest.json')]);
+  }
   errors = [];
   for (const [label, pending] of sent) errors.push({ label, ex: await pending });
 });
@@ -89,3 +102,7 @@ clauseTest('RES-16', 'give the reason for the failure in the error object\'s mes
     if (message.trim() === '') violation(ex, `a message giving the reason (${label})`, 'an empty message');
   }
 });
+
+// Every 4XX this file and its fixtures provoked, whatever test or step provoked it, is judged by
+// the response oracle (suites/oracle/) under the error object's clauses and §5's 401.
+oracleTest(['STAT-06', 'RES-14', 'RES-15', 'RES-16', 'RES-18', 'AUTH-12', 'AUTH-13', 'AUTH-14'], 'send the error object, and for a failed HTTP Basic its type and message, with every 4XX of this file');

@@ -119,10 +119,13 @@ describe('the response oracle', () => {
     expect(errors.join()).toContain('boom');
   });
 
-  test('ignores the control protocol, other origins and methods outside §1', async () => {
+  test('ignores other origins; holds other methods to the kinds of response and the error object only', async () => {
     const other = exchange('GET', 'https://elsewhere.test/index.php/api/v6/passwords.json', 500, undefined);
-    const patch = exchange('PATCH', '/passwords.json', 405, undefined);
-    expect((await judge([other, patch])).clauses).toEqual([]);
+    const patch = exchange('PATCH', '/passwords.json', 405, { error: true, type: 'Method Not Allowed', message: 'no' });
+    const head = exchange('HEAD', '/passwords.json', 405, undefined);
+    expect((await judge([other, patch, head])).clauses).toEqual([]);
+    expect((await judge([exchange('PATCH', '/passwords.json', 501, { error: true })])).clauses).toEqual(['STAT-01']);
+    expect((await judge([exchange('PATCH', '/passwords.json', 405, undefined)])).clauses).toEqual(['STAT-06']);
   });
 
   test('wording helpers', () => {

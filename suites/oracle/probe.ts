@@ -1,0 +1,29 @@
+/**
+ * Probes ask the oracle: a test that provokes places for clauses the oracle judges ends by
+ * asking whether any exchange of the file so far broke them, and fails with the first that did.
+ * Its file then declares those clauses, so a run of `--only` those clauses, and the kill matrix,
+ * run the file whose traffic reaches the places.
+ */
+import { ViolationError } from '../harness/assert.ts';
+import { clauseTest } from '../harness/clause-test.ts';
+import type { Oracle } from './oracle.ts';
+
+function oracle(): Oracle | undefined {
+  return (globalThis as { __pmv6Oracle?: Oracle }).__pmv6Oracle;
+}
+
+export function expectOracleClean(ids: readonly string[]): void {
+  const found = oracle()?.pending(ids);
+  if (!found) return;
+  const first = found.failures[0]!;
+  throw new ViolationError({
+    expected: `${first.expected ?? 'the clause'} [${found.clause}, every response]`,
+    actual: `${first.actual ?? first.message} (${found.count} exchange(s) of this file)`,
+    ...(first.exchange ? { exchange: first.exchange } : {}),
+  });
+}
+
+/** A test that holds the file's traffic so far to the clauses the oracle judges. */
+export function oracleTest(ids: string[], behaviour: string): void {
+  clauseTest(ids, behaviour, () => expectOracleClean(ids));
+}
