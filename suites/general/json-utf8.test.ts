@@ -2,20 +2,13 @@ import { expectStatus, violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import { useSession } from '../harness/session.ts';
 import { containsString, expectJsonBody, expectUtf8Body } from './checks.ts';
-import { useEndpoints, variedReplies, type Reply } from './endpoints.ts';
+import { useEndpoints } from './endpoints.ts';
 
 const s = useSession();
 const calls = useEndpoints(s);
-let replies: Promise<Reply[]> | undefined;
-const allReplies = async () => (replies ??= calls.data().then((d) => variedReplies(s, calls, d)));
-
-clauseTest('GEN-03', 'return a JSON body on every endpoint of the table, for successes and refusals alike', async () => {
-  for (const { ex } of await allReplies()) expectJsonBody(ex);
-});
-
-clauseTest('GEN-04', 'encode every response body in UTF-8 on every endpoint of the table, for successes and refusals alike', async () => {
-  for (const { ex } of await allReplies()) expectUtf8Body(ex);
-});
+// The JSON and UTF-8 of every reply of the endpoint table are checked over the same varied
+// replies as the kinds of response (status-codes/response-kinds.test.ts), and by the response
+// oracle on every body of the run.
 
 clauseTest('GEN-04', 'return a password with a non-ASCII name as UTF-8 that decodes to the name sent', async () => {
   const d = await calls.data();

@@ -1,6 +1,7 @@
 import { expectErrorObject, expectResponse, violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import { useSession } from '../harness/session.ts';
+import { expectJsonBody, expectUtf8Body } from '../general/checks.ts';
 import { useEndpoints, variedReplies, type Reply } from '../general/endpoints.ts';
 
 const s = useSession();
@@ -25,4 +26,12 @@ clauseTest('STAT-06', 'send the error object as the body of every 4XX response',
   const anonymous = list.find(({ what }) => what.startsWith('no credentials'));
   if (anonymous && !refused.includes(anonymous)) violation(anonymous.ex, 'a 4XX status without credentials', `status ${anonymous.ex.response?.status ?? 'none'}`);
   for (const { ex } of refused) expectErrorObject(ex);
+});
+
+clauseTest('GEN-03', 'return a JSON body on every endpoint of the table, for successes and refusals alike', async () => {
+  for (const { ex } of await allReplies()) expectJsonBody(ex);
+});
+
+clauseTest('GEN-04', 'encode every response body in UTF-8 on every endpoint of the table, for successes and refusals alike', async () => {
+  for (const { ex } of await allReplies()) expectUtf8Body(ex);
 });
