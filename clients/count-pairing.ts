@@ -1,8 +1,10 @@
 /**
  * CLI-06, spec §4 pagination rule 8: "To get correct counts for a page size, send the same
- * X-Page-Size with the count request." Decision: a count (`<list>/count.json`) is paired with the
- * same client's latest request of that list (`<list>.json` or `<list>/page/N.json`) before it, or,
- * when there is none, with the next one after it; a count that is never paired is not judged.
+ * X-Page-Size with the count request." Decision: a count (`<list>/count.json`) agrees when the
+ * same client's latest request of that list (`<list>.json` or `<list>/page/N.json`) before it, or
+ * the next one after it, carries the same X-Page-Size (a client may count first and then page, or
+ * page and then count); it is a finding when neither does. A count never followed by a request of
+ * its list and agreeing with none before it is not judged (nothing shows what it was for).
  */
 import type { Finding } from './rules.ts';
 import type { ReceivedRequest } from './request.ts';
@@ -13,6 +15,8 @@ const MAX_ENTRIES = 20_000;
 interface Seen {
   req: ReceivedRequest;
   size: string | undefined;
+  /** For a pending count: the list request before it, which did not agree. */
+  before?: Seen | undefined;
 }
 
 export interface PairingOutcome {
@@ -38,12 +42,10 @@ export class CountPairing {
     const count = /^(\/.+)\/count\.json$/.exec(apiPath);
     if (count) {
       const key = `${client}\0${count[1]}`;
-      const list = this.#lastList.get(key);
-      if (list === undefined) {
-        this.#bound(this.#pending).set(key, { req, size });
-        return undefined;
-      }
-      return judge({ req, size }, list, 'before');
+      const before = this.#lastList.get(key);
+      if (before !== undefined && before.size === size) return { count: req };
+      this.#bound(this.#pending).set(key, { req, size, before });
+      return undefined;
     }
     const list = /^(\/.+?)(?:\/page\/[^/]+)?\.json$/.exec(apiPath);
     if (!list) return undefined;
@@ -52,7 +54,7 @@ export class CountPairing {
     const pending = this.#pending.get(key);
     if (pending === undefined) return undefined;
     this.#pending.delete(key);
-    return judge(pending, { req, size }, 'after');
+    return judge(pending, { req, size });
   }
 
   #bound(map: Map<string, Seen>): Map<string, Seen> {
@@ -61,14 +63,15 @@ export class CountPairing {
   }
 }
 
-function judge(count: Seen, list: Seen, when: 'before' | 'after'): PairingOutcome {
-  if (count.size === list.size) return { count: count.req };
-  const listPath = list.req.rawUrl.split('?')[0];
+function judge(count: Seen, after: Seen): PairingOutcome {
+  if (count.size === after.size) return { count: count.req };
+  const listPath = after.req.rawUrl.split('?')[0];
+  const before = count.before === undefined ? '' : ` (and ${sizeText(count.before.size)} on #${count.before.req.seq} before it)`;
   return {
     count: count.req,
     finding: {
       clause: 'CLI-06',
-      expected: `${sizeText(list.size)}, as on the list request #${list.req.seq} ${when} it (GET ${listPath})`,
+      expected: `${sizeText(after.size)}, as on the next request of the list, #${after.req.seq} GET ${listPath}${before}`,
       actual: sizeText(count.size),
     },
   };

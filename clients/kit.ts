@@ -5,7 +5,7 @@
  * {base}/__clients/ (control.ts), beside the reference server's {base}/__control/.
  */
 import { randomBytes } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { computeRequestHash, DEFAULT_HMAC_WINDOW_SECONDS, signedUri } from '../fixtures/reference-server/src/auth/hmac.ts';
 import { randomHexKey, SecretBox } from '../fixtures/reference-server/src/crypto.ts';
 import { createReferenceServer, type ReferenceServer, type ReferenceServerOptions } from '../fixtures/reference-server/src/index.ts';
@@ -190,9 +190,15 @@ export async function createClientKit(opts: ClientKitOptions): Promise<ClientKit
     }
   };
 
-  app.addHook('onSend', async (req, reply, payload) => {
+  // Callback style: requests outside one-page and exact-fill pass without a promise.
+  app.addHook('onSend', (req, reply, payload, done) => {
     const s = underScenario.get(req);
-    if (s === undefined || reply.statusCode !== 200 || (s.name !== 'one-page' && s.name !== 'exact-fill')) return payload;
+    if (s === undefined || reply.statusCode !== 200) return done(null, payload);
+    rewritePage(req, reply, payload, s).then((out) => done(null, out), (e: Error) => done(e));
+  });
+
+  const rewritePage = async (req: FastifyRequest, reply: FastifyReply, payload: unknown, s: ScenarioSetting): Promise<unknown> => {
+    if (s.name !== 'one-page' && s.name !== 'exact-fill') return payload;
     const apiPath = apiPathOf(req.raw.url ?? req.url, basePath)!;
     const text = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
     if (text === undefined) return payload;
@@ -223,7 +229,7 @@ export async function createClientKit(opts: ClientKitOptions): Promise<ClientKit
     }
     reply.header('link', linkHeader(self, page, cut.num_pages));
     return cut.num_items === 0 ? '[]' : payload;
-  });
+  };
 
   let stop!: () => void;
   const stopRequested = new Promise<void>((resolve) => (stop = resolve));

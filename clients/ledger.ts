@@ -88,6 +88,14 @@ export function exchangeOf(req: ReceivedRequest, status: number | null): Exchang
   return ex;
 }
 
+/** Headers curl sets itself (or that would make it print compressed bytes) stay out of the curl line. */
+const CURL_SETS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'accept-encoding']);
+
+function forCurl(ex: Exchange): Exchange {
+  const headers = Object.fromEntries(Object.entries(ex.request.headers).filter(([k]) => !CURL_SETS.has(k.toLowerCase())));
+  return { ...ex, request: { ...ex.request, headers } };
+}
+
 export class Ledger {
   #startedAt = new Date();
   #requests = 0;
@@ -177,7 +185,7 @@ export class Ledger {
         ? { hmac: { verdict: d.verdict, ...(d.verdict === 'mistakes' ? { mistakes: d.mistakes, ...(d.skewSeconds !== undefined ? { skewSeconds: d.skewSeconds } : {}) } : {}) } }
         : {}),
       exchange: redactExchange(raw),
-      curl: toCurl(raw),
+      curl: toCurl(forCurl(raw)),
     });
   }
 
