@@ -73,7 +73,7 @@ export function checkRequest(req: ReceivedRequest, ctx: CheckContext): CheckResu
   const findings: Finding[] = [];
   const h = req.headers;
   const path = pathOf(req.rawUrl);
-  const local = ctx.basePath !== '' && path.startsWith(ctx.basePath) ? path.slice(ctx.basePath.length) : path;
+  const local = path.startsWith(ctx.basePath) ? path.slice(ctx.basePath.length) : undefined;
 
   checked.push('CLI-01');
   const ct = h['content-type'];
@@ -99,7 +99,7 @@ export function checkRequest(req: ReceivedRequest, ctx: CheckContext): CheckResu
   if (!path.endsWith('.json')) findings.push({ clause: 'CLI-03', expected: 'a path ending in .json', actual: JSON.stringify(path) });
 
   checked.push('CLI-04');
-  if (!local.startsWith(API_ROOT)) {
+  if (local === undefined || !local.startsWith(API_ROOT)) {
     findings.push({ clause: 'CLI-04', expected: `a path under ${ctx.basePath}${API_ROOT}`, actual: JSON.stringify(path) });
   }
 
