@@ -6,7 +6,7 @@
 import { parseBasic } from '../fixtures/reference-server/src/auth/basic.ts';
 import { toCurl } from '../suites/harness/curl.ts';
 import type { Exchange } from '../suites/harness/exchange.ts';
-import { redactExchange, registerCredentials } from '../suites/harness/redact.ts';
+import { redactExchange, redactValue, registerCredentials } from '../suites/harness/redact.ts';
 import { clientClauseById } from '../suites/catalogue/client-clauses.ts';
 import type { HmacMistake } from './hmac-diagnosis.ts';
 import { BODY_LIMIT, single, type ReceivedRequest } from './request.ts';
@@ -76,13 +76,28 @@ export function credentialsOf(req: ReceivedRequest, userOfKey: (publicKey: strin
   return 'none';
 }
 
+/**
+ * A client may send a form-encoded body by mistake (CLI-09); the harness's redaction knows JSON
+ * only, so sensitive form fields are hidden here with the same key list (redactValue).
+ */
+export function redactFormBody(text: string): string {
+  if (!/^[^=&\s{[]+=[^&]*(?:&[^=&\s]+=[^&]*)*$/.test(text)) return text;
+  return [...new URLSearchParams(text)]
+    .map(([k, v]) => {
+      const shown = (redactValue({ [k]: v }) as Record<string, unknown>)[k];
+      return `${encodeURIComponent(k)}=${shown === '«redacted»' ? shown : encodeURIComponent(String(shown))}`;
+    })
+    .join('&');
+}
+
 export function exchangeOf(req: ReceivedRequest, status: number | null): Exchange {
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
   const ex: Exchange = { request: { method: req.method, url: `${req.origin}${req.rawUrl}`, headers }, durationMs: 0 };
   if (req.body !== undefined && req.body.length > 0) {
     const text = req.body.subarray(0, SHOWN_BODY).toString('utf8');
-    ex.request.body = req.body.length > SHOWN_BODY || req.bodyCut ? `${text}… (${req.bodyCut ? `more than ${BODY_LIMIT}` : req.body.length} bytes, cut)` : text;
+    const safe = redactFormBody(text);
+    ex.request.body = req.body.length > SHOWN_BODY || req.bodyCut ? `${safe}… (${req.bodyCut ? `more than ${BODY_LIMIT}` : req.body.length} bytes, cut)` : safe;
   }
   if (status !== null) ex.response = { status, headers: {}, body: '' };
   return ex;

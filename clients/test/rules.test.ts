@@ -111,8 +111,8 @@ describe('HMAC (CLI-07)', () => {
     'x-request-timestamp': ts,
     'x-request-hash': computeRequestHash(KEY, uri, ts, body),
   });
-  const hmacReq = (headers: Record<string, string>, over: Partial<ReceivedRequest> = {}) => {
-    const r = req({ headers, ...over });
+  const hmacReq = (headers: Record<string, string>, over: Omit<Partial<ReceivedRequest>, 'headers'> = {}) => {
+    const r = req({ ...over, headers });
     delete r.headers.authorization;
     return r;
   };
