@@ -14,29 +14,29 @@ function run(steps: Array<[string, string | undefined]>, client = 'c1', pairing 
   return out;
 }
 
+const COUNT = '/index.php/api/v6/passwords/count.json';
+
 describe('count pairing (CLI-06)', () => {
-  test('a count with the size of the list before it agrees', () => {
-    expect(run([['/passwords.json', '50'], ['/passwords/count.json', '50']])).toEqual([{ count: '/index.php/api/v6/passwords/count.json', finding: undefined }]);
+  test('a count paged by with the same X-Page-Size agrees', () => {
+    expect(run([['/passwords/count.json', '50'], ['/passwords.json', '50'], ['/passwords/page/2.json', '50']])).toEqual([{ count: COUNT, finding: undefined }]);
+    expect(run([['/passwords/count.json', undefined], ['/passwords/page/3.json', undefined]])).toEqual([{ count: COUNT, finding: undefined }]);
   });
 
-  test('a count before its list agrees with the next request of the list', () => {
-    expect(run([['/passwords/count.json', '50'], ['/passwords.json', '50'], ['/passwords/page/2.json', '50']])).toEqual([{ count: '/index.php/api/v6/passwords/count.json', finding: undefined }]);
+  test('a count paged by with another X-Page-Size, or without the list\'s, is a finding', () => {
+    expect(run([['/passwords/count.json', undefined], ['/passwords.json', '50'], ['/passwords/page/2.json', '50']])).toEqual([{ count: COUNT, finding: 'CLI-06' }]);
+    expect(run([['/passwords/count.json', '20'], ['/passwords/page/2.json', '50']])[0]?.finding).toBe('CLI-06');
   });
 
-  test('a count whose size matches neither the list before nor the list after is a finding', () => {
-    expect(run([['/passwords.json', undefined], ['/passwords/count.json', '50'], ['/passwords/page/2.json', '20']])[0]?.finding).toBe('CLI-06');
-    expect(run([['/passwords/count.json', undefined], ['/passwords.json', '50']])[0]?.finding).toBe('CLI-06');
+  test('a count never paged by is not judged; the first page alone is no paging', () => {
+    expect(run([['/passwords/count.json', '5'], ['/passwords.json', undefined], ['/passwords/page/1.json', '1000']])).toEqual([]);
   });
 
-  test('a count that differs from the list before but matches the list after agrees (count first, then page)', () => {
-    expect(run([['/passwords.json', undefined], ['/passwords/count.json', '5'], ['/passwords/page/1.json', '5']])[0]?.finding).toBeUndefined();
-  });
-
-  test('lists, clients and methods are kept apart; a count never followed by its list is not judged', () => {
+  test('the latest count is the one paged by; lists, clients and methods are kept apart', () => {
+    expect(run([['/passwords/count.json', undefined], ['/passwords/count.json', '5'], ['/passwords/page/2.json', '5']])).toEqual([{ count: COUNT, finding: undefined }]);
     const p = new CountPairing();
-    expect(run([['/projects.json', '50'], ['/passwords/count.json', '10']], 'c1', p)).toEqual([]);
-    expect(run([['/passwords.json', '50']], 'c2', p)).toEqual([]);
-    expect(run([['/projects/3/passwords/count.json', '5'], ['/projects/3/passwords.json', '5']], 'c1', p)).toEqual([{ count: '/index.php/api/v6/projects/3/passwords/count.json', finding: undefined }]);
+    expect(run([['/passwords/count.json', '10']], 'c1', p)).toEqual([]);
+    expect(run([['/projects/page/2.json', '50'], ['/passwords/page/2.json', '50']], 'c2', p)).toEqual([]);
+    expect(run([['/passwords/page/2.json', '10']], 'c1', p)).toEqual([{ count: COUNT, finding: undefined }]);
     expect(new CountPairing().observe('c', { ...get('/passwords/count.json'), method: 'POST' }, '/passwords/count.json', '5')).toBeUndefined();
   });
 });

@@ -32,14 +32,17 @@ async function workload(client: ApiClient): Promise<number[]> {
   };
   await call({ method: 'GET', path: '/version.json' });
   const project = (await call({ method: 'POST', path: '/projects.json', json: { name: `pmv6-harness-${randomBytes(3).toString('hex')}` } })).json as { id: number };
-  const pw = (await call({ method: 'POST', path: '/passwords.json', json: { name: 'pmv6 harness ü', project_id: project.id, password: 's3cret!' } })).json as { id: number };
+  const ids: number[] = [];
+  for (let i = 0; i < 6; i++) {
+    ids.push(((await call({ method: 'POST', path: '/passwords.json', json: { name: `pmv6 harness ü ${i}`, project_id: project.id, password: 's3cret!' } })).json as { id: number }).id);
+  }
   await call({ method: 'GET', path: `/projects/${project.id}/passwords/count.json`, headers: { 'X-Page-Size': '5' } });
   const first = await call({ method: 'GET', path: `/projects/${project.id}/passwords.json`, headers: { 'X-Page-Size': '5' } });
-  const self = /<([^>]+)>; rel="self"/.exec(String(first.response?.headers.link))?.[1];
-  if (self) await call({ method: 'GET', path: '', url: self, headers: { 'X-Page-Size': '5' } });
+  const next = /<([^>]+)>; rel="next"/.exec(String(first.response?.headers.link))?.[1];
+  if (next) await call({ method: 'GET', path: '', url: next, headers: { 'X-Page-Size': '5' } });
   await call({ method: 'GET', path: `/passwords/search/${encodeURIComponent('pmv6 harness')}.json` });
-  await call({ method: 'PUT', path: `/passwords/${pw.id}.json`, json: { notes: 'n' } });
-  await call({ method: 'DELETE', path: `/passwords/${pw.id}.json` });
+  await call({ method: 'PUT', path: `/passwords/${ids[0]}.json`, json: { notes: 'n' } });
+  for (const id of ids) await call({ method: 'DELETE', path: `/passwords/${id}.json` });
   await call({ method: 'DELETE', path: `/projects/${project.id}.json` });
   return statuses;
 }
@@ -50,6 +53,7 @@ describe('pmv6\'s harness client with its defaults', () => {
     const client = new ApiClient({ target: base, auth });
     const statuses = await workload(client);
     expect(statuses.every((s) => s >= 200 && s < 300), statuses.join(' ')).toBe(true);
+    expect(statuses.length).toBe(20);
     const own = kit.snapshot().clients.filter((c) => c.credentials.startsWith(kind));
     expect(own.length).toBe(1);
     expect(own[0]!.requests).toBe(statuses.length);
