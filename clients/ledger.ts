@@ -62,6 +62,13 @@ export interface KitSnapshot {
   kitErrors: string[];
 }
 
+interface PendingFinding {
+  basic: { username: string; password: string } | undefined;
+  raw: Exchange;
+  finding: Omit<StoredFinding, 'exchange' | 'curl'>;
+  shown?: StoredFinding;
+}
+
 export const PROBE_HEADER = 'x-pmv6-probe';
 
 /** How a request identifies its sender: Basic user name, HMAC public key (shortened, as redaction shows it) or none. */
@@ -117,6 +124,7 @@ export class Ledger {
   #clients = new Map<string, ClientRecord>();
   #scenarios: Array<{ at: string; scenario: string }> = [];
   #kitErrors: string[] = [];
+  #pending = new Map<ClientRecord, PendingFinding[]>();
 
   reset(now: number): void {
     this.#startedAt = new Date(now);
@@ -124,6 +132,7 @@ export class Ledger {
     this.#clients.clear();
     this.#scenarios = [];
     this.#kitErrors = [];
+    this.#pending.clear();
   }
 
   kitError(text: string): void {
@@ -181,27 +190,38 @@ export class Ledger {
     }
     const n = (rec.findings[f.clause] = (rec.findings[f.clause] ?? 0) + 1);
     if (n > EXAMPLES_PER_CLAUSE) return;
-    // The client's own password is a secret of every text the kit writes from here on.
-    const basic = parseBasic(single(req.headers, 'authorization'));
-    if (basic !== undefined) registerCredentials(basic.username, basic.password, `password of ${basic.username}`);
-    const raw = exchangeOf(req, status);
     const d = f.hmac;
-    rec.examples.push({
-      clause: f.clause,
-      level: clientClauseById(f.clause)?.level ?? 'MUST',
-      seq: req.seq,
-      at: new Date(req.at).toISOString(),
-      method: req.method,
-      target: req.rawUrl,
-      status,
-      expected: f.expected,
-      actual: f.actual,
-      ...(d
-        ? { hmac: { verdict: d.verdict, ...(d.verdict === 'mistakes' ? { mistakes: d.mistakes, ...(d.skewSeconds !== undefined ? { skewSeconds: d.skewSeconds } : {}) } : {}) } }
-        : {}),
-      exchange: redactExchange(raw),
-      curl: toCurl(forCurl(raw)),
+    const pending = this.#pending.get(rec) ?? [];
+    this.#pending.set(rec, pending);
+    pending.push({
+      basic: parseBasic(single(req.headers, 'authorization')),
+      raw: exchangeOf(req, status),
+      finding: {
+        clause: f.clause,
+        level: clientClauseById(f.clause)?.level ?? 'MUST',
+        seq: req.seq,
+        at: new Date(req.at).toISOString(),
+        method: req.method,
+        target: req.rawUrl,
+        status,
+        expected: f.expected,
+        actual: f.actual,
+        ...(d
+          ? { hmac: { verdict: d.verdict, ...(d.verdict === 'mistakes' ? { mistakes: d.mistakes, ...(d.skewSeconds !== undefined ? { skewSeconds: d.skewSeconds } : {}) } : {}) } }
+          : {}),
+      },
     });
+  }
+
+  /**
+   * Decision: a finding's exchange is redacted and its curl line written when a snapshot is taken,
+   * not while the client waits for its answer; each is rendered once. Every client password seen
+   * in a finding is registered as a secret before any of them is rendered.
+   */
+  #render(rec: ClientRecord): StoredFinding[] {
+    const pending = this.#pending.get(rec) ?? [];
+    for (const p of pending) if (p.shown === undefined && p.basic !== undefined) registerCredentials(p.basic.username, p.basic.password, `password of ${p.basic.username}`);
+    return pending.map((p) => (p.shown ??= { ...p.finding, exchange: redactExchange(p.raw), curl: toCurl(forCurl(p.raw)) }));
   }
 
   snapshot(now: number): KitSnapshot {
@@ -210,7 +230,7 @@ export class Ledger {
       takenAt: new Date(now).toISOString(),
       requests: this.#requests,
       scenarios: [...this.#scenarios],
-      clients: [...this.#clients.values()].map((c) => structuredClone(c)),
+      clients: [...this.#clients.values()].map((c) => ({ ...structuredClone(c), examples: structuredClone(this.#render(c)) })),
       kitErrors: [...this.#kitErrors],
     };
   }
