@@ -3,14 +3,18 @@
  * X-Page-Size with the count request." Decision: what shows that a client relied on a count is
  * that it then pages by it, so a count (`<list>/count.json`) is judged against the same client's
  * next request of a page beyond the first of that list (`<list>/page/N.json`, N ≥ 2): it agrees
- * when both carry the same X-Page-Size (or neither does). A count the client never pages by is
- * not judged (a count to show a total, or a suite checking the default count, breaks nothing).
+ * when both carry the same X-Page-Size (or neither does). When the client asked several counts of
+ * the list before that page, one with the page's X-Page-Size is enough (it may have paged by that
+ * one). A count the client never pages by is not judged (a count to show a total, or a test of
+ * the default count, breaks nothing).
  */
 import type { Finding } from './rules.ts';
 import type { ReceivedRequest } from './request.ts';
 
 /** Decision: the pairing state is bounded; past this many (client, list) pairs it starts afresh. */
 const MAX_ENTRIES = 20_000;
+/** Decision: the distinct sizes of the last 10 counts of a list are remembered. */
+const MAX_COUNTS_PER_LIST = 10;
 
 interface Seen {
   req: ReceivedRequest;
@@ -26,7 +30,7 @@ export interface PairingOutcome {
 const sizeText = (s: string | undefined) => (s === undefined ? 'no X-Page-Size' : `X-Page-Size: ${s}`);
 
 export class CountPairing {
-  readonly #pending = new Map<string, Seen>();
+  readonly #pending = new Map<string, Seen[]>();
 
   clear(): void {
     this.#pending.clear();
@@ -38,22 +42,26 @@ export class CountPairing {
     const count = /^(\/.+)\/count\.json$/.exec(apiPath);
     if (count) {
       if (this.#pending.size >= MAX_ENTRIES) this.#pending.clear();
-      this.#pending.set(`${client}\0${count[1]}`, { req, size });
+      const key = `${client}\0${count[1]}`;
+      const counts = this.#pending.get(key) ?? [];
+      this.#pending.set(key, [...counts.filter((c) => c.size !== size).slice(-(MAX_COUNTS_PER_LIST - 1)), { req, size }]);
       return undefined;
     }
     const page = /^(\/.+?)\/page\/0*([0-9]{1,9})\.json$/.exec(apiPath);
     if (!page || Number(page[2]) < 2) return undefined;
     const key = `${client}\0${page[1]}`;
-    const pending = this.#pending.get(key);
-    if (pending === undefined) return undefined;
+    const counts = this.#pending.get(key);
+    if (counts === undefined) return undefined;
     this.#pending.delete(key);
-    if (pending.size === size) return { count: pending.req };
+    const agreeing = counts.find((c) => c.size === size);
+    if (agreeing !== undefined) return { count: agreeing.req };
+    const latest = counts[counts.length - 1]!;
     return {
-      count: pending.req,
+      count: latest.req,
       finding: {
         clause: 'CLI-06',
         expected: `${sizeText(size)}, as on the page the client then asked for, #${req.seq} GET ${req.rawUrl.split('?')[0]}`,
-        actual: sizeText(pending.size),
+        actual: counts.map((c) => sizeText(c.size)).join(', then '),
       },
     };
   }

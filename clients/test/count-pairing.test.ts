@@ -31,8 +31,10 @@ describe('count pairing (CLI-06)', () => {
     expect(run([['/passwords/count.json', '5'], ['/passwords.json', undefined], ['/passwords/page/1.json', '1000']])).toEqual([]);
   });
 
-  test('the latest count is the one paged by; lists, clients and methods are kept apart', () => {
+  test('of several counts before a page, one with the page\'s size is enough; lists, clients and methods are kept apart', () => {
     expect(run([['/passwords/count.json', undefined], ['/passwords/count.json', '5'], ['/passwords/page/2.json', '5']])).toEqual([{ count: COUNT, finding: undefined }]);
+    expect(run([['/passwords/count.json', '5'], ['/passwords/count.json', undefined], ['/passwords/page/2.json', '5']])).toEqual([{ count: COUNT, finding: undefined }]);
+    expect(run([['/passwords/count.json', '7'], ['/passwords/count.json', undefined], ['/passwords/page/2.json', '5']])[0]?.finding).toBe('CLI-06');
     const p = new CountPairing();
     expect(run([['/passwords/count.json', '10']], 'c1', p)).toEqual([]);
     expect(run([['/projects/page/2.json', '50'], ['/passwords/page/2.json', '50']], 'c2', p)).toEqual([]);
