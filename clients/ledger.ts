@@ -9,7 +9,7 @@ import type { Exchange } from '../suites/harness/exchange.ts';
 import { redactExchange, redactValue, registerCredentials } from '../suites/harness/redact.ts';
 import { clientClauseById } from '../suites/catalogue/client-clauses.ts';
 import type { HmacMistake } from './hmac-diagnosis.ts';
-import { BODY_LIMIT, single, type ReceivedRequest } from './request.ts';
+import { single, type ReceivedRequest } from './request.ts';
 import type { Finding } from './rules.ts';
 
 /** Decision: per client and clause the first 10 findings keep their exchange; all are counted. */
@@ -104,7 +104,7 @@ export function exchangeOf(req: ReceivedRequest, status: number | null): Exchang
   if (req.body !== undefined && req.body.length > 0) {
     const text = req.body.subarray(0, SHOWN_BODY).toString('utf8');
     const safe = redactFormBody(text);
-    ex.request.body = req.body.length > SHOWN_BODY || req.bodyCut ? `${safe}… (${req.bodyCut ? `more than ${BODY_LIMIT}` : req.body.length} bytes, cut)` : safe;
+    ex.request.body = req.body.length > SHOWN_BODY ? `${safe}… (${req.body.length} bytes, cut)` : safe;
   }
   if (status !== null) ex.response = { status, headers: {}, body: '' };
   return ex;

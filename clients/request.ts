@@ -1,11 +1,9 @@
 /**
  * One request as the kit received it: the raw request target, the headers as sent (names in
- * lower case, repeated headers kept as arrays) and at most BODY_LIMIT bytes of the body.
+ * lower case, repeated headers kept as arrays) and the body the server read (bounded by the
+ * reference server's body limit; held only until the checks ran).
  */
 import type { IncomingHttpHeaders } from 'node:http';
-
-/** Decision: a body above 1 MiB is not kept whole; the checks that need it say so instead of guessing. */
-export const BODY_LIMIT = 1024 * 1024;
 
 export interface ReceivedRequest {
   /** Order of arrival, from 1. */
@@ -20,8 +18,6 @@ export interface ReceivedRequest {
   headers: IncomingHttpHeaders;
   /** The body's bytes; undefined when the server answered before reading it. */
   body: Buffer | undefined;
-  /** True when the body was longer than BODY_LIMIT and `body` holds only its start. */
-  bodyCut?: boolean;
 }
 
 export function single(headers: IncomingHttpHeaders, name: string): string | undefined {

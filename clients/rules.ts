@@ -59,9 +59,8 @@ function shown(value: string | string[] | undefined): string {
   return Array.isArray(value) ? `${value.length} headers: ${value.map((v) => JSON.stringify(v)).join(', ')}` : JSON.stringify(value);
 }
 
-/** The body's bytes when the kit has all of them; undefined when it was not read or was cut. */
+/** The body's bytes when the server read it (or there is none); undefined when it was not read. */
 export function fullBody(req: ReceivedRequest): Buffer | undefined {
-  if (req.bodyCut) return undefined;
   if (req.body !== undefined) return req.body;
   const length = single(req.headers, 'content-length');
   const chunked = req.headers['transfer-encoding'] !== undefined;
