@@ -93,7 +93,7 @@ export async function createClientKit(opts: ClientKitOptions): Promise<ClientKit
   };
   if (initial !== undefined) setScenario(initial);
 
-  const received = new WeakMap<FastifyRequest, ReceivedRequest & { probe: boolean; status: number | null; client: string }>();
+  const received = new WeakMap<FastifyRequest, ReceivedRequest & { probe: boolean; status: number | null }>();
   const underScenario = new WeakMap<FastifyRequest, ScenarioSetting>();
   let seq = 0;
 
@@ -112,7 +112,7 @@ export async function createClientKit(opts: ClientKitOptions): Promise<ClientKit
       headers: req.headers,
       body: undefined,
     };
-    received.set(req, { ...rec, probe: req.headers[PROBE_HEADER] !== undefined, status: null, client: '' });
+    received.set(req, { ...rec, probe: req.headers[PROBE_HEADER] !== undefined, status: null });
     done();
   });
 
@@ -128,7 +128,6 @@ export async function createClientKit(opts: ClientKitOptions): Promise<ClientKit
     try {
       rec.status = reply.statusCode;
       const client = ledger.client(single(rec.headers, 'user-agent'), credentialsOf(rec, (pk) => keyOf(pk)?.user), rec.at);
-      rec.client = client.id;
       ledger.request(client, rec.at, rec.probe);
       const result = checkRequest(rec, { basePath, privateKeyOf: (pk) => keyOf(pk)?.key, nowMs: rec.at, windowSeconds });
       ledger.checked(client, result.checked, rec.probe);
