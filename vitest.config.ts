@@ -17,6 +17,7 @@ export default defineConfig({
             'reporters/test/**/*.test.ts',
             'bin/test/**/*.test.ts',
             'load/test/**/*.test.ts',
+            'clients/**/test/**/*.test.ts',
           ],
           testTimeout: 30_000,
         },

@@ -6,6 +6,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<(argv: str
   clauses: { summary: 'list the clause catalogue (--json for machine use)', load: async () => (await import('./clauses.ts')).clauses },
   report: { summary: 'render summary.md, report.html and junit.xml from results.json, or --diff two runs', load: async () => (await import('./report.ts')).report },
   mutants: { summary: 'run the kill matrix: the suites against every mutant of the reference server', load: async () => (await import('./mutants.ts')).mutants },
+  clients: { summary: 'the client conformance kit: check a client\'s requests, serve scenarios (serve, matrix)', load: async () => (await import('./clients.ts')).clients },
   load: { summary: 'generate load from a scenario; thresholds decide the exit code; --baseline compares runs', load: async () => (await import('./load.ts')).load },
 };
 

@@ -1,0 +1,252 @@
+/**
+ * The client kit: the reference server, wrapped from outside (Fastify hooks added before listen,
+ * as the mutants do), that records every request a client sends, checks it against the client
+ * clauses, and answers with a scenario when one is switched on. Its own control endpoints live at
+ * {base}/__clients/ (control.ts), beside the reference server's {base}/__control/.
+ */
+import { randomBytes } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { computeRequestHash, DEFAULT_HMAC_WINDOW_SECONDS, signedUri } from '../fixtures/reference-server/src/auth/hmac.ts';
+import { randomHexKey, SecretBox } from '../fixtures/reference-server/src/crypto.ts';
+import { createReferenceServer, type ReferenceServer, type ReferenceServerOptions } from '../fixtures/reference-server/src/index.ts';
+import { registerSecret } from '../suites/harness/redact.ts';
+import { installControl } from './control.ts';
+import { CountPairing } from './count-pairing.ts';
+import { credentialsOf, Ledger, PROBE_HEADER, type KitSnapshot } from './ledger.ts';
+import { pathOf, single, type ReceivedRequest } from './request.ts';
+import { checkRequest } from './rules.ts';
+import {
+  cannedReply,
+  describeScenario,
+  isCount,
+  linkHeader,
+  pageNumber,
+  pageTooHighReply,
+  readLinkHeader,
+  scenarioCount,
+  SLOW_DEFAULT_MS,
+  type ScenarioSetting,
+} from './scenarios.ts';
+
+export interface ClientKitOptions extends Omit<ReferenceServerOptions, 'encryptionKey' | 'controlToken'> {
+  /** Bearer token of both control protocols ({base}/__control and {base}/__clients). */
+  controlToken: string;
+  /** The scenario from the start (default normal). */
+  scenario?: ScenarioSetting;
+}
+
+export interface ClientKit {
+  server: ReferenceServer;
+  windowSeconds: number;
+  listen(opts?: { host?: string; port?: number }): Promise<string>;
+  close(): Promise<void>;
+  snapshot(): KitSnapshot;
+  reset(): void;
+  scenario(): ScenarioSetting | undefined;
+  setScenario(s: ScenarioSetting | undefined): void;
+  /** Resolves when a client asks the kit to stop (POST {base}/__clients/stop). */
+  stopRequested: Promise<void>;
+}
+
+const API_MARK = '/index.php/api/v6';
+
+/** The path relative to /index.php/api/v6 (no query), or undefined outside the v6 API. */
+export function apiPathOf(rawUrl: string, basePath: string): string | undefined {
+  const path = pathOf(rawUrl);
+  const prefix = `${basePath}${API_MARK}/`;
+  return path.startsWith(prefix) ? path.slice(prefix.length - 1) : undefined;
+}
+
+export async function createClientKit(opts: ClientKitOptions): Promise<ClientKit> {
+  const { scenario: initial, ...serverOpts } = opts;
+  const encryptionKey = randomHexKey();
+  const server = await createReferenceServer({ ...serverOpts, encryptionKey, controlToken: opts.controlToken });
+  const box = new SecretBox(Buffer.from(encryptionKey, 'hex'));
+  const app = server.app;
+  const now = opts.now ?? Date.now;
+  const basePath = (opts.basePath ?? '').replace(/\/+$/, '').replace(/^(?=[^/])/, '/');
+  const windowSeconds = opts.hmacWindowSeconds ?? DEFAULT_HMAC_WINDOW_SECONDS;
+  const ledger = new Ledger();
+  const pairing = new CountPairing();
+  // Requests the kit itself sends (exact-fill's counts) carry this header with this value.
+  const innerHeader = 'x-pmv6-kit-inner';
+  const innerToken = randomBytes(16).toString('hex');
+  const internal = [`${basePath}/__control/`, `${basePath}/__clients/`];
+
+  const keys = new Map<string, { sealed: string; key: string; user: string }>();
+  const keyOf = (publicKey: string) => {
+    const user = server.store.users.byPublicKey(publicKey);
+    if (user === undefined || user.private_key_sealed === null) return undefined;
+    const known = keys.get(publicKey);
+    if (known !== undefined && known.sealed === user.private_key_sealed) return known;
+    if (keys.size >= 10_000) keys.clear();
+    const entry = { sealed: user.private_key_sealed, key: box.open(user.private_key_sealed), user: user.username };
+    registerSecret(entry.key, 'HMAC private key');
+    keys.set(publicKey, entry);
+    return entry;
+  };
+
+  let current: ScenarioSetting | undefined;
+  const setScenario = (s: ScenarioSetting | undefined) => {
+    current = s === undefined || s.name === 'normal' ? undefined : { ...s };
+    ledger.scenario(now(), current === undefined ? 'normal' : describeScenario(current));
+  };
+  if (initial !== undefined) setScenario(initial);
+
+  const received = new WeakMap<FastifyRequest, ReceivedRequest & { probe: boolean; status: number | null }>();
+  const underScenario = new WeakMap<FastifyRequest, ScenarioSetting>();
+  let seq = 0;
+
+  const isInner = (req: FastifyRequest) => req.headers[innerHeader] === innerToken;
+  const isInternal = (raw: string) => internal.some((p) => raw.startsWith(p));
+
+  app.addHook('onRequest', (req, _reply, done) => {
+    const raw = req.raw.url ?? req.url;
+    if (isInner(req) || isInternal(raw)) return done();
+    const rec: ReceivedRequest = {
+      seq: ++seq,
+      at: now(),
+      method: req.method,
+      rawUrl: raw,
+      origin: `${req.protocol}://${req.headers.host ?? 'localhost'}`,
+      headers: req.headers,
+      body: undefined,
+    };
+    received.set(req, { ...rec, probe: req.headers[PROBE_HEADER] !== undefined, status: null });
+    done();
+  });
+
+  app.addHook('preHandler', (req, _reply, done) => {
+    const rec = received.get(req);
+    if (rec !== undefined && Buffer.isBuffer(req.body)) rec.body = req.body;
+    done();
+  });
+
+  app.addHook('onResponse', (req, reply, done) => {
+    const rec = received.get(req);
+    if (rec === undefined) return done();
+    try {
+      rec.status = reply.statusCode;
+      const client = ledger.client(single(rec.headers, 'user-agent'), credentialsOf(rec, (pk) => keyOf(pk)?.user), rec.at);
+      ledger.request(client, rec.at, rec.probe);
+      const result = checkRequest(rec, { basePath, privateKeyOf: (pk) => keyOf(pk)?.key, nowMs: rec.at, windowSeconds });
+      ledger.checked(client, result.checked, rec.probe);
+      for (const f of result.findings) ledger.finding(client, rec, rec.status, f, rec.probe);
+      const apiPath = apiPathOf(rec.rawUrl, basePath);
+      const size = rec.headers['x-page-size'];
+      if (apiPath !== undefined && !Array.isArray(size)) {
+        const paired = pairing.observe(client.id, rec, apiPath, size);
+        if (paired !== undefined) {
+          const count = paired.count as typeof rec;
+          ledger.checked(client, ['CLI-06'], count.probe);
+          if (paired.finding) ledger.finding(client, count, count.status, paired.finding, count.probe);
+        }
+      }
+    } catch (e) {
+      // A fault of the kit is never the client's finding.
+      ledger.kitError(`request #${rec.seq}: ${(e as Error).stack ?? String(e)}`);
+    }
+    done();
+  });
+
+  app.addHook('onRequest', (req, reply, done) => {
+    const s = current;
+    if (s === undefined || isInner(req)) return done();
+    const apiPath = apiPathOf(req.raw.url ?? req.url, basePath);
+    if (apiPath === undefined || (s.path !== undefined && !apiPath.startsWith(s.path))) return done();
+    if (s.times !== undefined && --s.times <= 0) setScenario(undefined);
+    if (s.name === 'slow') {
+      setTimeout(done, s.delayMs ?? SLOW_DEFAULT_MS);
+      return;
+    }
+    const canned = cannedReply(s, apiPath, req.headers['x-page-size']);
+    if (canned !== undefined) {
+      reply.code(canned.status).headers(canned.headers).send(canned.body);
+      return;
+    }
+    if (s.name === 'one-page' || s.name === 'exact-fill') underScenario.set(req, s);
+    done();
+  });
+
+  const innerCount = async (req: FastifyRequest, listApiPath: string): Promise<unknown> => {
+    const url = `${basePath}${API_MARK}${listApiPath}/count.json`;
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'content-length' && k !== 'transfer-encoding') headers[k] = v;
+    headers[innerHeader] = innerToken;
+    const pk = headers['x-public-key'];
+    const ts = headers['x-request-timestamp'];
+    if (pk !== undefined && ts !== undefined) {
+      const key = keyOf(pk)?.key;
+      if (key === undefined) return undefined;
+      headers['x-request-hash'] = computeRequestHash(key, signedUri(url) ?? '', ts, '');
+    }
+    const res = await app.inject({ method: 'GET', url, headers });
+    if (res.statusCode !== 200) return undefined;
+    try {
+      return JSON.parse(res.body) as unknown;
+    } catch {
+      return undefined;
+    }
+  };
+
+  // Callback style: requests outside one-page and exact-fill pass without a promise.
+  app.addHook('onSend', (req, reply, payload, done) => {
+    const s = underScenario.get(req);
+    if (s === undefined || reply.statusCode !== 200) return done(null, payload);
+    rewritePage(req, reply, payload, s).then((out) => done(null, out), (e: Error) => done(e));
+  });
+
+  const rewritePage = async (req: FastifyRequest, reply: FastifyReply, payload: unknown, s: ScenarioSetting): Promise<unknown> => {
+    if (s.name !== 'one-page' && s.name !== 'exact-fill') return payload;
+    const apiPath = apiPathOf(req.raw.url ?? req.url, basePath)!;
+    const text = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
+    if (text === undefined) return payload;
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return payload;
+    }
+    if (apiPath.endsWith('/count.json')) return isCount(body) ? JSON.stringify(scenarioCount(s.name, body)) : payload;
+    const link = reply.getHeader('link');
+    if (!Array.isArray(body) || typeof link !== 'string') return payload;
+    const self = readLinkHeader(link).find(([rel]) => rel === 'self')?.[1];
+    if (self === undefined) return payload;
+    if (s.name === 'one-page') {
+      reply.header('link', linkHeader(self, 1, 1));
+      return payload;
+    }
+    const listPath = apiPath.replace(/(?:\/page\/[^/]+)?\.json$/, '');
+    const count = await innerCount(req, listPath);
+    if (!isCount(count)) return payload;
+    const cut = scenarioCount('exact-fill', count);
+    const page = pageNumber(apiPath) ?? 1;
+    if (page > Math.max(cut.num_pages, 1)) {
+      const r = pageTooHighReply();
+      reply.code(r.status).removeHeader('link');
+      return r.body;
+    }
+    reply.header('link', linkHeader(self, page, cut.num_pages));
+    return cut.num_items === 0 ? '[]' : payload;
+  };
+
+  let stop!: () => void;
+  const stopRequested = new Promise<void>((resolve) => (stop = resolve));
+  const kit: ClientKit = {
+    server,
+    windowSeconds,
+    listen: (o) => server.listen(o),
+    close: () => server.close(),
+    snapshot: () => ledger.snapshot(now()),
+    reset: () => {
+      ledger.reset(now());
+      pairing.clear();
+      setScenario(undefined);
+    },
+    scenario: () => (current === undefined ? undefined : { ...current }),
+    setScenario,
+    stopRequested,
+  };
+  installControl(app, { basePath, token: opts.controlToken, kit, stop: () => stop() });
+  return kit;
+}

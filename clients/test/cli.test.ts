@@ -1,0 +1,93 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, test } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const PASSWORD = `pw-${randomBytes(8).toString('hex')}`;
+const TOKEN = randomBytes(16).toString('hex');
+const env = { ...process.env, PMV6_ADMIN_PASSWORD: PASSWORD, PMV6_CONTROL_TOKEN: TOKEN };
+
+function cli(args: string[]) {
+  return spawnSync(process.execPath, ['bin/pmv6.js', ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 30_000 });
+}
+
+/** Starts `pmv6 clients serve`, lets `drive` send requests, stops it through the kit, returns exit code and output. */
+async function serve(args: string[], drive: (base: string) => Promise<void>): Promise<{ code: number | null; out: string }> {
+  const child = spawn(process.execPath, ['bin/pmv6.js', 'clients', 'serve', '--port', '0', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+  const killer = setTimeout(() => child.kill('SIGKILL'), 40_000);
+  try {
+    const started = Date.now();
+    while (!/listening on (\S+)/.test(out) && Date.now() - started < 30_000) await new Promise((r) => setTimeout(r, 50));
+    const base = /listening on (\S+)/.exec(out)?.[1];
+    if (base === undefined) throw new Error(`the kit did not start: ${out}`);
+    await drive(base);
+    const stop = await fetch(`${base}/__clients/stop`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, signal: AbortSignal.timeout(10_000) });
+    expect(stop.status).toBe(204);
+    return { code: await closed, out };
+  } finally {
+    clearTimeout(killer);
+  }
+}
+
+const headers = (ct = true) => ({
+  authorization: `Basic ${Buffer.from(`admin:${PASSWORD}`).toString('base64')}`,
+  'user-agent': 'cli-test/1.0',
+  ...(ct ? { 'content-type': 'application/json; charset=utf-8' } : {}),
+});
+
+describe('pmv6 clients', () => {
+  test.each([
+    [['clients'], 2, /Usage:/],
+    [['clients', 'bogus'], 2, /^pmv6 clients: unknown subcommand "bogus"/],
+    [['clients', 'serve', '--scenario', 'flood'], 2, /^pmv6 clients: --scenario: name must be one of/],
+    [['clients', 'serve', '--port', 'eighty'], 2, /^pmv6 clients: --port must be an integer/],
+    [['clients', 'serve', '--nope'], 2, /^pmv6 clients: Unknown option '--nope'/],
+  ])('%j exits %i with one clear line', (args, code, text) => {
+    const r = cli(args);
+    expect(r.status).toBe(code);
+    expect(`${r.stderr}${r.stdout}`).toMatch(text);
+    if (code === 2 && args.length > 1) expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  test('clauses lists the client clauses', () => {
+    const r = cli(['clients', 'clauses', '--json']);
+    expect(r.status).toBe(0);
+    expect((JSON.parse(r.stdout) as Array<{ id: string }>).map((c) => c.id)).toContain('CLI-06');
+  });
+
+  test('serve: no request at all is inconclusive (exit 3)', async () => {
+    const r = await serve(['--quiet'], async () => undefined);
+    expect(r.code).toBe(3);
+    expect(r.out).toMatch(/verdict: INCONCLUSIVE/);
+  }, 60_000);
+
+  test('serve: a conforming client exits 0', async () => {
+    const r = await serve([], async (base) => {
+      expect((await fetch(`${base}/index.php/api/v6/version.json`, { headers: headers() })).status).toBe(200);
+    });
+    expect(r.out).toMatch(/verdict: CONFORMANT: 0 findings from 1 requests of 1 clients/);
+    expect(r.code).toBe(0);
+  }, 60_000);
+
+  test('serve: a MUST finding exits 1, writes the three report files, and no secret is printed', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pmv6-clients-cli-'));
+    const r = await serve(['--report-dir', dir], async (base) => {
+      expect((await fetch(`${base}/index.php/api/v6/version.json`, { headers: headers(false) })).status).toBe(415);
+    });
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/FAIL \[CLI-01\]/);
+    expect(r.out).toMatch(/reproduce: curl /);
+    for (const f of ['results.json', 'junit.xml', 'report.html']) expect(existsSync(join(dir, f)), f).toBe(true);
+    expect(r.out).not.toContain(PASSWORD);
+    expect(r.out).not.toContain(TOKEN);
+  }, 60_000);
+});

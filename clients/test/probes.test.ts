@@ -1,0 +1,32 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { createClientKit, type ClientKit } from '../kit.ts';
+
+const PASSWORD = randomBytes(12).toString('base64url');
+let kit: ClientKit;
+let base: string;
+
+beforeAll(async () => {
+  kit = await createClientKit({ adminPassword: PASSWORD, controlToken: randomBytes(16).toString('hex') });
+  base = await kit.listen({ port: 0 });
+});
+
+afterAll(async () => {
+  await kit.close();
+});
+
+const get = (headers: Record<string, string>) =>
+  fetch(`${base}/index.php/api/v6/version.json`, {
+    headers: { authorization: `Basic ${Buffer.from(`admin:${PASSWORD}`).toString('base64')}`, 'user-agent': 'probe-test', ...headers },
+    signal: AbortSignal.timeout(10_000),
+  });
+
+test('a request marked X-Pmv6-Probe is checked and counted apart, never as a finding; the same mistake unmarked is one', async () => {
+  expect((await get({ 'x-pmv6-probe': 'our 415 test' })).status).toBe(415);
+  let [client] = kit.snapshot().clients;
+  expect(client).toMatchObject({ requests: 1, probes: 1, findings: {}, probeFindings: { 'CLI-01': 1 }, examples: [] });
+  expect(client!.checked).toEqual({});
+  expect((await get({})).status).toBe(415);
+  [client] = kit.snapshot().clients;
+  expect(client).toMatchObject({ requests: 2, probes: 1, findings: { 'CLI-01': 1 }, probeFindings: { 'CLI-01': 1 } });
+});

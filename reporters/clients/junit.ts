@@ -1,0 +1,77 @@
+import { formatExchange } from '../../suites/harness/assert.ts';
+import { attrs, xmlAttr, xmlText } from '../xml-text.ts';
+import type { ClientResult, ClientResultsDocument } from './results.ts';
+
+// junit.xml of a client run, in the format of reporters/schema/junit.xsd: one testsuite per client
+// (`pmv6.clients.<id>`, properties say which), one testcase per client clause. As for server runs, a
+// testcase fails exactly when it makes the run fail: a MUST finding is <failure type="MUST">; a SHOULD
+// finding is a failure only under --strict; an INFO finding passes with the findings in <system-out>;
+// a clause no request exercised is <skipped>.
+
+const seconds = (ms: number) => (ms / 1000).toFixed(3);
+
+function findingsText(doc: ClientResultsDocument, c: ClientResult, id: string): string {
+  const clause = doc.clauses.find((k) => k.id === id)!;
+  const x = c.clauses.find((k) => k.id === id)!;
+  const parts = [`[${clause.id}] ${clause.level} ${clause.section}: "${clause.quote}"`, `${x.findings} of ${x.checked} requests`];
+  for (const f of c.findings.filter((f) => f.clause === id)) {
+    parts.push(`#${f.seq} ${f.method} ${f.target} → ${f.status ?? 'no answer'}\nexpected ${f.expected}\nactual   ${f.actual}\n${formatExchange(f.exchange)}\nreproduce: ${f.curl}`);
+  }
+  return parts.join('\n\n');
+}
+
+export function renderClientJunit(doc: ClientResultsDocument): string {
+  const timestamp = doc.startedAt.replace(/\.\d+Z$/, 'Z');
+  const totals = { tests: 0, failures: 0, errors: 0, skipped: 0 };
+  const suites: string[] = [];
+  doc.clients.forEach((c, index) => {
+    const name = `pmv6.clients.${c.id}`;
+    const n = { tests: 0, failures: 0, errors: 0, skipped: 0 };
+    const cases = c.clauses.map((x) => {
+      const clause = doc.clauses.find((k) => k.id === x.id)!;
+      n.tests++;
+      const open = `    <testcase${attrs({ name: `[${clause.id}] ${clause.level} ${clause.behaviour}`, classname: name, time: seconds(0) })}`;
+      if (x.outcome === 'untested') {
+        n.skipped++;
+        return `${open}>\n      <skipped${attrs({ message: 'no request of this client exercised the clause' })}/>\n    </testcase>`;
+      }
+      if (x.outcome === 'pass') return `${open}/>`;
+      const first = c.findings.find((f) => f.clause === x.id);
+      const message = first ? `expected ${first.expected}, actual ${first.actual}` : `${x.findings} findings`;
+      const short = message.length > 300 ? `${message.slice(0, 299)}…` : message;
+      const fails = x.outcome === 'fail' || (doc.verdict.strict && clause.level === 'SHOULD');
+      if (fails) {
+        n.failures++;
+        return `${open}>\n      <failure${attrs({ message: short, type: clause.level })}>${xmlText(findingsText(doc, c, x.id))}</failure>\n    </testcase>`;
+      }
+      return `${open}>\n      <system-out>${xmlText(`warn (${clause.level}, does not fail the run): ${short}\n\n${findingsText(doc, c, x.id)}`)}</system-out>\n    </testcase>`;
+    });
+    for (const k of ['tests', 'failures', 'errors', 'skipped'] as const) totals[k] += n[k];
+    const properties = Object.entries({ pmv6: doc.pmv6, format: doc.format, kit: doc.kit.url, userAgent: c.userAgent ?? '(none)', credentials: c.credentials, requests: String(c.requests), verdict: doc.verdict.label })
+      .map(([k, v]) => `      <property name="${xmlAttr(k)}" value="${xmlAttr(v)}"/>`);
+    suites.push(
+      `  <testsuite${attrs({ name, tests: n.tests, failures: n.failures, errors: n.errors, skipped: n.skipped, time: seconds(Date.parse(c.lastAt) - Date.parse(c.firstAt)), timestamp, hostname: doc.hostname, id: index })}>`,
+      '    <properties>',
+      ...properties,
+      '    </properties>',
+      ...cases,
+      '  </testsuite>',
+    );
+  });
+  if (doc.kitErrors.length > 0) {
+    totals.tests += doc.kitErrors.length;
+    totals.errors += doc.kitErrors.length;
+    suites.push(
+      `  <testsuite${attrs({ name: 'pmv6.clients.kit', tests: doc.kitErrors.length, failures: 0, errors: doc.kitErrors.length, skipped: 0, time: seconds(0), timestamp, hostname: doc.hostname, id: doc.clients.length })}>`,
+      ...doc.kitErrors.map((e, i) => `    <testcase${attrs({ name: `kit error ${i + 1}`, classname: 'pmv6.clients.kit', time: seconds(0) })}>\n      <error${attrs({ message: e.split('\n')[0] ?? e, type: 'harness-error' })}>${xmlText(e)}</error>\n    </testcase>`),
+      '  </testsuite>',
+    );
+  }
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites${attrs({ name: 'pmv6 clients', tests: totals.tests, failures: totals.failures, errors: totals.errors, skipped: totals.skipped, time: seconds(doc.durationMs), timestamp })}>`,
+    ...suites,
+    '</testsuites>',
+    '',
+  ].join('\n');
+}
