@@ -39,6 +39,8 @@ export interface ApiRequest {
   timeoutMs?: number;
   /** The response oracle's own look-ups: counted, not judged again. */
   quiet?: boolean;
+  /** Marks a request that breaks a client rule on purpose in a way the client cannot see (an unknown key). */
+  probe?: boolean;
 }
 
 type RequestOptions = Omit<ApiRequest, 'method' | 'path' | 'json'>;
@@ -80,6 +82,22 @@ function describeError(e: unknown, timeoutMs: number): string {
   const code = err.code ?? err.cause?.code;
   const message = err.message || err.cause?.message || String(e);
   return code ? `${code}: ${message}` : message;
+}
+
+/** The header that marks a deliberate departure from the client rules (clients/ledger.ts reads it). */
+export const PROBE_HEADER = 'X-Pmv6-Probe';
+
+const METHODS = new Set(['GET', 'POST', 'PUT', 'DELETE']);
+
+/** True when a request departs from §4/§5's client rules on purpose: a test's probe, not a slip. */
+function deliberate(req: ApiRequest, url: string, contentType: string | null, auth: Auth, headers: Record<string, string>): boolean {
+  if (req.probe || contentType !== DEFAULT_CONTENT_TYPE || req.rawBody !== undefined) return true;
+  if (auth.kind === 'none' || auth.kind === 'raw' || (auth.kind === 'hmac' && (auth.mutate !== undefined || auth.timestamp !== undefined))) return true;
+  if (!METHODS.has(req.method.toUpperCase())) return true;
+  const path = url.split(/[?#]/)[0] ?? '';
+  if (!path.endsWith('.json') || !path.includes(`${API_PREFIX}/`)) return true;
+  const size = Object.entries(headers).find(([k]) => k.toLowerCase() === 'x-page-size')?.[1];
+  return size !== undefined && !(/^\d{1,4}$/.test(size) && Number(size) >= 5 && Number(size) <= 1000);
 }
 
 export class ApiClient {
@@ -174,6 +192,9 @@ export class ApiClient {
         break;
     }
     for (const [k, v] of Object.entries(req.headers ?? {})) setHeader(headers, k, v);
+    // A request that breaks a client rule of the spec on purpose says so, for a client-checking
+    // server (pmv6 clients serve): it is then counted apart, never as the harness's own mistake.
+    if (this.channel === 'api' && deliberate(req, url, contentType, auth, headers)) headers[PROBE_HEADER] = '1';
 
     const exchange: Exchange = { request: { method: req.method, url, headers: { ...headers } }, durationMs: 0 };
     if (body !== undefined) exchange.request.body = bodyText;

@@ -68,7 +68,7 @@ async function hmacRefusals(): Promise<Refusal[]> {
   const auth = hmac.auth;
   const out: Refusal[] = [
     plainly('an HMAC hash that does not match', () => hmac.withAuth({ ...auth, mutate: (p) => ({ hash: (p.hash[0] === 'a' ? 'b' : 'a') + p.hash.slice(1) }) }).get('/passwords.json')),
-    plainly('an HMAC public key nobody has', () => hmac.withAuth({ ...auth, publicKey: randomBytes(32).toString('hex') }).get('/passwords.json')),
+    plainly('an HMAC public key nobody has', () => hmac.withAuth({ ...auth, publicKey: randomBytes(32).toString('hex') }).get('/passwords.json', { probe: true })),
   ];
   const control = s.control;
   if (control && !s.config.readOnly) {
