@@ -8,6 +8,7 @@ const r = await runLoad({
   scenario: {
     name: 'large-pages',
     description: 'bench',
+    iteration: 'walk',
     auth: 'basic',
     pageSizes: [Number(pageSize)],
     load: { executor: 'constant-vus', vus: Number(vus), duration: `${durationMs}ms` },
