@@ -233,3 +233,11 @@ export function endpoints(scenario) {
   }
   return out;
 }
+
+/**
+ * The k6 submetric of one endpoint and page size (its request count is in the k6 summary).
+ * @param {{ method: string, name: string, pageSize: number | undefined }} e
+ */
+export function endpointSelector(e) {
+  return 'http_reqs{method:' + e.method + ',name:' + e.name + (e.pageSize !== undefined ? ',page_size:' + e.pageSize : '') + '}';
+}

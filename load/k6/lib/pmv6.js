@@ -5,7 +5,7 @@ import { check, fail } from 'k6';
 import { hmac } from 'k6/crypto';
 import encoding from 'k6/encoding';
 import exec from 'k6/execution';
-import { DEFAULT_BODY_SAMPLE, ITERATIONS, endpoints } from './iterations.js';
+import { DEFAULT_BODY_SAMPLE, ITERATIONS, endpointSelector, endpoints } from './iterations.js';
 
 /** @typedef {import('./iterations.js').Scenario} Scenario */
 
@@ -20,14 +20,6 @@ import { DEFAULT_BODY_SAMPLE, ITERATIONS, endpoints } from './iterations.js';
  */
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
-
-/**
- * The k6 submetric selecting one endpoint and page size.
- * @param {{ method: string, name: string, pageSize: number | undefined }} e
- */
-export function endpointSelector(e) {
-  return 'http_reqs{method:' + e.method + ',name:' + e.name + (e.pageSize !== undefined ? ',page_size:' + e.pageSize : '') + '}';
-}
 
 /** @param {Scenario} scenario @returns {import('k6/options').Options} */
 export function k6Options(scenario) {
