@@ -143,37 +143,20 @@ export async function runLoad(opts: EngineOptions): Promise<LoadResults> {
     return lines;
   }
 
+  const statsByRequest = new Map<string, Map<number | undefined, EndpointStats>>();
   function statsFor(method: Method, name: string, pageSize: number | undefined): EndpointStats {
-    const key = `${method} ${name}${pageSize !== undefined ? ` [${pageSize}]` : ''}`;
-    let stats = endpoints.get(key);
-    if (!stats) endpoints.set(key, (stats = new EndpointStats(method, name, pageSize)));
+    let bySize = statsByRequest.get(method + name);
+    if (bySize === undefined) statsByRequest.set(method + name, (bySize = new Map()));
+    let stats = bySize.get(pageSize);
+    if (stats === undefined) {
+      const key = `${method} ${name}${pageSize !== undefined ? ` [${pageSize}]` : ''}`;
+      bySize.set(pageSize, (stats = new EndpointStats(method, name, pageSize)));
+      endpoints.set(key, stats);
+    }
     return stats;
   }
 
-  async function send(method: Method, url: string, o: SendOptions): Promise<Reply> {
-    if (!o.cleanup && (stopped || requests >= maxRequests)) throw new Stopped();
-    requests++;
-    const body = o.body === undefined ? '' : JSON.stringify(o.body);
-    let lines = headerLines(url, body);
-    if (o.pageSize !== undefined) lines += `x-page-size: ${o.pageSize}\r\n`;
-    const stats = statsFor(method, o.name, o.pageSize);
-    const t0 = performance.now();
-    let reply: Reply;
-    let size = 0;
-    try {
-      const r = await pool.request(method, url, lines, body, o.readBody);
-      size = r.size;
-      reply = r;
-    } catch (e) {
-      if (e instanceof ResponseTooLarge && fatal === undefined) {
-        fatal = e;
-        stopped = true;
-      }
-      const cause = e instanceof Error ? e.name : 'Error';
-      transportErrors.set(cause, (transportErrors.get(cause) ?? 0) + 1);
-      reply = { status: 0, link: undefined, body: undefined };
-      check(`${o.name}: no transport error`, false);
-    }
+  function settle(stats: EndpointStats, t0: number, reply: Reply, size: number): Reply {
     const ms = performance.now() - t0;
     const ok = reply.status >= 200 && reply.status < 400;
     stats.record(ms, ok, size);
@@ -185,6 +168,33 @@ export async function runLoad(opts: EngineOptions): Promise<LoadResults> {
       windowFailed++;
     }
     return reply;
+  }
+
+  function transportError(stats: EndpointStats, t0: number, name: string, e: unknown): Reply {
+    if (e instanceof ResponseTooLarge && fatal === undefined) {
+      fatal = e;
+      stopped = true;
+    }
+    const cause = e instanceof Error ? e.name : 'Error';
+    transportErrors.set(cause, (transportErrors.get(cause) ?? 0) + 1);
+    check(`${name}: no transport error`, false);
+    return settle(stats, t0, { status: 0, link: undefined, body: undefined }, 0);
+  }
+
+  // Decision: no named closures here; tsx (esbuild keepNames) wraps each one in a __name() call
+  // every time it is created, which showed in the profile of the hot path.
+  function send(method: Method, url: string, o: SendOptions): Promise<Reply> {
+    if (!o.cleanup && (stopped || requests >= maxRequests)) return Promise.reject(new Stopped());
+    requests++;
+    const body = o.body === undefined ? '' : JSON.stringify(o.body);
+    let lines = headerLines(url, body);
+    if (o.pageSize !== undefined) lines += `x-page-size: ${o.pageSize}\r\n`;
+    const stats = statsFor(method, o.name, o.pageSize);
+    const t0 = performance.now();
+    return pool.request(method, url, lines, body, o.readBody, t0).then(
+      (r) => settle(stats, t0, r, r.size),
+      (e: unknown) => transportError(stats, t0, o.name, e),
+    );
   }
 
   const io: Io = {
@@ -201,6 +211,7 @@ export async function runLoad(opts: EngineOptions): Promise<LoadResults> {
     throw new TargetError(fatal?.message ?? `GET ${api}/version.json answered ${preflight?.status || 'nothing'}: not a v6 API at this URL, or the credentials are rejected`);
   }
   endpoints.clear();
+  statsByRequest.clear();
   checks.clear();
   transportErrors.clear();
   requests = 0;

@@ -254,7 +254,9 @@ class Connection {
       const next = text.indexOf('\r\n', from + 2);
       const colon = text.indexOf(':', from + 2);
       const lineEnd = next < 0 ? text.length : next;
-      if (colon > 0 && colon < lineEnd) {
+      const nameLength = colon - from - 2;
+      // only the four headers the engine reads: content-length, transfer-encoding, connection, link
+      if (colon > 0 && colon < lineEnd && (nameLength === 14 || nameLength === 17 || nameLength === 10 || nameLength === 4)) {
         const name = text.slice(from + 2, colon).toLowerCase();
         if (name === 'content-length' || name === 'transfer-encoding' || name === 'connection' || name === 'link') {
           const value = text.slice(colon + 1, lineEnd).trim();
@@ -326,8 +328,8 @@ export class Http1Pool {
     this.sweeper.unref();
   }
 
-  /** `path` is origin-relative; `headers` are complete lines, each ending in CRLF. */
-  request(method: string, url: string, headers: string, body: string, readBody: boolean): Promise<Http1Reply> {
+  /** `headers` are complete lines, each ending in CRLF; the deadline runs from `startedAt` (performance.now()). */
+  request(method: string, url: string, headers: string, body: string, readBody: boolean, startedAt = performance.now()): Promise<Http1Reply> {
     const origin = this.url.origin;
     if (!url.startsWith(origin) || (url.length > origin.length && url[origin.length] !== '/')) {
       return Promise.reject(new ConnectionError(`${url} is outside the target ${origin}`));
@@ -336,7 +338,7 @@ export class Http1Pool {
     const length = body === '' ? (method === 'POST' || method === 'PUT' ? 'content-length: 0\r\n' : '') : `content-length: ${Buffer.byteLength(body)}\r\n`;
     const head = `${method} ${path} HTTP/1.1\r\nhost: ${this.hostHeader}\r\n${headers}${length}\r\n`;
     return new Promise((resolve, reject) => {
-      const p: Pending = { method, url, head, body, readBody, deadline: performance.now() + this.options.timeoutMs, resolve, reject, retried: false };
+      const p: Pending = { method, url, head, body, readBody, deadline: startedAt + this.options.timeoutMs, resolve, reject, retried: false };
       this.start(p);
     });
   }

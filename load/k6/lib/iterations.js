@@ -63,8 +63,16 @@ export const NAMES = {
   password: 'passwords/{id}',
 };
 
+/** @param {number} c */
+function isSpace(c) {
+  return c === 32 || c === 9;
+}
+
 /**
- * Link header entries as rel → URL (the first URL of each rel).
+ * Link header entries as rel → URL (the first URL of each rel): `<url>` then `; name=value`
+ * parameters (token or quoted string) up to the next `<`. A character scan, not a regular
+ * expression: it runs on every page of a walk, and the regular expression cost the engine
+ * about 4 µs a page.
  * @param {string | undefined} value
  * @returns {Record<string, string>}
  */
@@ -72,15 +80,58 @@ export function links(value) {
   /** @type {Record<string, string>} */
   const out = {};
   if (!value) return out;
-  const re = /<([^>]*)>\s*((?:;\s*[A-Za-z0-9!#$%&'*+.^_`|~-]+\s*=\s*(?:"[^"]*"|[^;,\s]*)\s*)*)/g;
-  let m;
-  while ((m = re.exec(value)) !== null) {
-    const rel = /;\s*rel\s*=\s*(?:"([^"]*)"|([^;,\s]*))/i.exec(m[2] || '');
-    if (!rel) continue;
-    const rels = (rel[1] !== undefined ? rel[1] : rel[2] || '').toLowerCase().split(/\s+/);
-    for (let i = 0; i < rels.length; i++) {
-      const r = rels[i];
-      if (r && !Object.prototype.hasOwnProperty.call(out, r)) out[r] = m[1] || '';
+  const n = value.length;
+  let i = 0;
+  for (;;) {
+    const lt = value.indexOf('<', i);
+    if (lt < 0) break;
+    const gt = value.indexOf('>', lt + 1);
+    if (gt < 0) break;
+    const url = value.slice(lt + 1, gt);
+    i = gt + 1;
+    /** @type {string | undefined} */
+    let rel;
+    for (;;) {
+      while (i < n && isSpace(value.charCodeAt(i))) i++;
+      if (i >= n || value.charCodeAt(i) !== 59) break;
+      i++;
+      while (i < n && isSpace(value.charCodeAt(i))) i++;
+      const nameStart = i;
+      while (i < n) {
+        const c = value.charCodeAt(i);
+        if (c === 61 || c === 59 || c === 44 || c === 60 || isSpace(c)) break;
+        i++;
+      }
+      const wanted =
+        rel === undefined && i - nameStart === 3 && (value.charCodeAt(nameStart) | 32) === 114 && (value.charCodeAt(nameStart + 1) | 32) === 101 && (value.charCodeAt(nameStart + 2) | 32) === 108;
+      while (i < n && isSpace(value.charCodeAt(i))) i++;
+      let v = '';
+      if (i < n && value.charCodeAt(i) === 61) {
+        i++;
+        while (i < n && isSpace(value.charCodeAt(i))) i++;
+        if (i < n && value.charCodeAt(i) === 34) {
+          const q = value.indexOf('"', i + 1);
+          const end = q < 0 ? n : q;
+          if (wanted) v = value.slice(i + 1, end);
+          i = end + 1;
+        } else {
+          const start = i;
+          while (i < n) {
+            const c = value.charCodeAt(i);
+            if (c === 59 || c === 44 || c === 60 || isSpace(c)) break;
+            i++;
+          }
+          if (wanted) v = value.slice(start, i);
+        }
+      }
+      if (wanted) rel = v;
+    }
+    if (rel === undefined) continue;
+    const lower = rel.toLowerCase();
+    const rels = lower.indexOf(' ') < 0 && lower.indexOf('\t') < 0 ? [lower] : lower.split(/\s+/);
+    for (let k = 0; k < rels.length; k++) {
+      const r = rels[k];
+      if (r && !Object.prototype.hasOwnProperty.call(out, r)) out[r] = url;
     }
   }
   return out;
