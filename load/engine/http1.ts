@@ -117,8 +117,7 @@ class Connection {
     this.size = 0;
     this.received = 0;
     this.chunks = [];
-    this.socket.write(p.head);
-    if (p.body !== '') this.socket.write(p.body);
+    this.socket.write(p.body === '' ? p.head : p.head + p.body);
   }
 
   destroy(e: Error): void {

@@ -135,6 +135,8 @@ function io(t, runTag) {
     runTag: runTag,
     send(method, url, o) {
       const res = send(t, method, url, o);
+      // as the native engine: a request with no HTTP answer is also a failed check
+      if (res.status === 0) this.check(o.name + ': no transport error', false);
       return { status: res.status, link: res.headers['Link'], body: o.readBody && typeof res.body === 'string' ? res.body : undefined };
     },
     check(name, ok, tags) {
