@@ -1,8 +1,10 @@
 // The engine's HTTP/1.1 client against servers written byte by byte: framing (Content-Length,
 // chunked, until close, heads and bodies split anywhere), the deadline of a whole request, the
 // cap on a response's bytes, and a kept-alive connection the server has closed.
+import { createServer as createHttpsServer } from 'node:https';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { selfSignedCertificate } from '../../suites/runner/tls.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runLoad, TargetError } from '../engine/engine.ts';
 import { Http1Pool, RequestTimeout, ResponseTooLarge } from '../engine/http1.ts';
@@ -131,6 +133,23 @@ describe('the engine HTTP/1.1 client', () => {
     expect((await p.request('GET', `${origin}/a`, '', '', true)).body).toBe('ok');
     await new Promise((r) => setTimeout(r, 50));
     expect((await p.request('GET', `${origin}/b`, '', '', true)).body).toBe('ok');
+  });
+
+  const certificate = selfSignedCertificate();
+  it.skipIf(!certificate)('speaks https: trusts the given CA, refuses an unknown certificate, accepts any with insecure', async () => {
+    const server = createHttpsServer({ key: certificate!.key, cert: certificate!.cert }, (_req, res) => {
+      res.writeHead(200, { link: '<x>; rel="self"' }).end(BODY);
+    });
+    servers.push(server as unknown as Server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const trusted = new Http1Pool({ origin, connections: 1, timeoutMs: 5_000, maxResponseBytes: 1 << 20, ca: certificate!.cert });
+    const strict = new Http1Pool({ origin, connections: 1, timeoutMs: 5_000, maxResponseBytes: 1 << 20 });
+    const insecure = new Http1Pool({ origin, connections: 1, timeoutMs: 5_000, maxResponseBytes: 1 << 20, insecure: true });
+    pools.push(trusted, strict, insecure);
+    for (let i = 0; i < 2; i++) expect((await trusted.request('GET', `${origin}/x`, '', '', true)).body).toBe(BODY);
+    await expect(strict.request('GET', `${origin}/x`, '', '', true)).rejects.toThrow(/self[- ]signed|certificate/i);
+    expect((await insecure.request('GET', `${origin}/x`, '', '', false)).status).toBe(200);
   });
 
   it('refuses a URL outside the target', async () => {
