@@ -7,7 +7,9 @@ import { findK6 } from '../engine/k6.ts';
 
 export const CI = /^(1|true|yes)$/i.test(process.env['CI'] ?? '');
 export const K6 = findK6();
-export const NO_K6 = 'no k6 binary: set K6_BINARY, put k6 on PATH, or place the build at ../shared/tools/k6/k6 beside the repository';
+export const NO_K6 = process.env['K6_BINARY']
+  ? `K6_BINARY=${process.env['K6_BINARY']} is not an executable file`
+  : 'no k6 binary: set K6_BINARY, put k6 on PATH, or place the build at ../shared/tools/k6/k6 beside the repository';
 
 /** The script's settings; the credentials go through the environment, never the command line. */
 export function k6Env(target: LoadTarget, summaryFile: string, extra: Record<string, string> = {}): Record<string, string> {
