@@ -191,10 +191,9 @@ export async function runLoad(opts: EngineOptions): Promise<LoadResults> {
     if (o.pageSize !== undefined) lines += `x-page-size: ${o.pageSize}\r\n`;
     const stats = statsFor(method, o.name, o.pageSize);
     const t0 = performance.now();
-    return pool.request(method, url, lines, body, o.readBody, t0).then(
-      (r) => settle(stats, t0, r, r.size),
-      (e: unknown) => transportError(stats, t0, o.name, e),
-    );
+    return new Promise((resolve) => {
+      pool.send(method, url, lines, body, o.readBody, t0, (e, r) => resolve(e === undefined ? settle(stats, t0, r!, r!.size) : transportError(stats, t0, o.name, e)));
+    });
   }
 
   const io: Io = {

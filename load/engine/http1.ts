@@ -43,6 +43,8 @@ const READ_BUFFER = 1 << 20;
 const MAX_HEAD = 64 * 1024;
 const CRLFCRLF = Buffer.from('\r\n\r\n');
 
+export type Done = (error: Error | undefined, reply: Http1Reply | undefined) => void;
+
 interface Pending {
   method: string;
   url: string;
@@ -50,8 +52,7 @@ interface Pending {
   body: string;
   readBody: boolean;
   deadline: number;
-  resolve(r: Http1Reply): void;
-  reject(e: Error): void;
+  done: Done;
   retried: boolean;
 }
 
@@ -238,15 +239,14 @@ class Connection {
 
   /** Status line and the headers the engine needs; false when the head is unusable (the connection is gone). */
   private parseHead(text: string, p: Pending): boolean {
-    const m = /^HTTP\/1\.([01]) (\d{3})/.exec(text);
-    if (!m) {
+    const status = statusOf(text);
+    if (status < 0) {
       this.destroy(new ConnectionError(`not an HTTP/1.x response from ${p.url}`));
       return false;
     }
-    const status = Number(m[2]);
     let length = -1;
     let chunked = false;
-    let close = m[1] === '0';
+    let close = text.charCodeAt(7) === 48;
     let link: string | undefined;
     let from = text.indexOf('\r\n');
     while (from >= 0) {
@@ -303,8 +303,22 @@ class Connection {
       this.socket.destroy();
       this.pool.pump();
     }
-    p.resolve(reply);
+    p.done(undefined, reply);
   }
+}
+
+/** The status of `HTTP/1.x NNN …`, or -1. */
+function statusOf(head: string): number {
+  if (head.length < 12 || !head.startsWith('HTTP/1.') || head.charCodeAt(8) !== 32) return -1;
+  const minor = head.charCodeAt(7);
+  if (minor !== 48 && minor !== 49) return -1;
+  let status = 0;
+  for (let i = 9; i < 12; i++) {
+    const d = head.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return -1;
+    status = status * 10 + d;
+  }
+  return head.length === 12 || head.charCodeAt(12) === 32 || head.charCodeAt(12) === 13 ? status : -1;
 }
 
 /** Keep-alive connections to one origin; at most `connections` at once, the rest queue. */
@@ -327,25 +341,27 @@ export class Http1Pool {
     this.sweeper.unref();
   }
 
-  /** `headers` are complete lines, each ending in CRLF; the deadline runs from `startedAt` (performance.now()). */
-  request(method: string, url: string, headers: string, body: string, readBody: boolean, startedAt = performance.now()): Promise<Http1Reply> {
+  /** One exchange; `done` is called once, with the reply or the error. `headers` are complete lines, each ending in CRLF; the deadline runs from `startedAt` (performance.now()). */
+  send(method: string, url: string, headers: string, body: string, readBody: boolean, startedAt: number, done: Done): void {
     const origin = this.url.origin;
     if (!url.startsWith(origin) || (url.length > origin.length && url[origin.length] !== '/')) {
-      return Promise.reject(new ConnectionError(`${url} is outside the target ${origin}`));
+      done(new ConnectionError(`${url} is outside the target ${origin}`), undefined);
+      return;
     }
     const path = url.length === origin.length ? '/' : url.slice(origin.length);
     const length = body === '' ? (method === 'POST' || method === 'PUT' ? 'content-length: 0\r\n' : '') : `content-length: ${Buffer.byteLength(body)}\r\n`;
     const head = `${method} ${path} HTTP/1.1\r\nhost: ${this.hostHeader}\r\n${headers}${length}\r\n`;
-    return new Promise((resolve, reject) => {
-      const p: Pending = { method, url, head, body, readBody, deadline: startedAt + this.options.timeoutMs, resolve, reject, retried: false };
-      this.start(p);
-    });
+    this.start({ method, url, head, body, readBody, deadline: startedAt + this.options.timeoutMs, done, retried: false }, startedAt);
   }
 
-  private start(p: Pending): void {
-    if (this.closing) return p.reject(new ConnectionError('the client is closed'));
+  request(method: string, url: string, headers: string, body: string, readBody: boolean, startedAt = performance.now()): Promise<Http1Reply> {
+    return new Promise((resolve, reject) => this.send(method, url, headers, body, readBody, startedAt, (e, r) => (e ? reject(e) : resolve(r!))));
+  }
+
+  private start(p: Pending, now = performance.now()): void {
+    if (this.closing) return p.done(new ConnectionError('the client is closed'), undefined);
     let c = this.idle.pop();
-    while (c && performance.now() - c.idleSince > IDLE_MS) {
+    while (c && now - c.idleSince > IDLE_MS) {
       c.destroy(new ConnectionError('idle'));
       c = this.idle.pop();
     }
@@ -383,7 +399,7 @@ export class Http1Pool {
     if (staleConnection && !p.retried && p.method !== 'POST' && e instanceof ConnectionError && !this.closing) {
       p.retried = true;
       this.start(p);
-    } else p.reject(e);
+    } else p.done(e, undefined);
     this.pump();
   }
 
@@ -397,7 +413,7 @@ export class Http1Pool {
       const p = this.queue[i]!;
       if (now > p.deadline) {
         this.queue.splice(i, 1);
-        p.reject(new RequestTimeout(`no connection for ${p.method} ${p.url} within ${this.options.timeoutMs} ms`));
+        p.done(new RequestTimeout(`no connection for ${p.method} ${p.url} within ${this.options.timeoutMs} ms`), undefined);
       }
     }
   }
@@ -405,7 +421,7 @@ export class Http1Pool {
   close(): void {
     this.closing = true;
     clearInterval(this.sweeper);
-    for (const p of this.queue.splice(0)) p.reject(new ConnectionError('the client is closed'));
+    for (const p of this.queue.splice(0)) p.done(new ConnectionError('the client is closed'), undefined);
     for (const c of [...this.busy, ...this.idle]) c.destroy(new ConnectionError('the client is closed'));
   }
 }
