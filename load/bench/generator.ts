@@ -72,11 +72,16 @@ const target = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
 function childOutput(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'], env });
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'], env, detached: true });
     let out = '';
+    const deadline = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), SECONDS * 1000 + 120_000);
     child.stdout.on('data', (d) => (out = (out + d).slice(-65536)));
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${cmd} exited with ${code}: ${out}`))));
+    child.on('exit', (code) => {
+      clearTimeout(deadline);
+      if (code === 0) resolve(out);
+      else reject(new Error(`${cmd} exited with ${code}: ${out}`));
+    });
   });
 }
 
