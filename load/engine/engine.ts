@@ -143,10 +143,14 @@ export async function runLoad(opts: EngineOptions): Promise<LoadResults> {
     return lines;
   }
 
-  const statsByRequest = new Map<string, Map<number | undefined, EndpointStats>>();
+  // Keyed by method, then name, then page size: the iterations pass constant strings, whose hash
+  // V8 keeps, where a joined key would be a new string to flatten and hash on every request.
+  const statsByRequest = new Map<string, Map<string, Map<number | undefined, EndpointStats>>>();
   function statsFor(method: Method, name: string, pageSize: number | undefined): EndpointStats {
-    let bySize = statsByRequest.get(method + name);
-    if (bySize === undefined) statsByRequest.set(method + name, (bySize = new Map()));
+    let byName = statsByRequest.get(method);
+    if (byName === undefined) statsByRequest.set(method, (byName = new Map()));
+    let bySize = byName.get(name);
+    if (bySize === undefined) byName.set(name, (bySize = new Map()));
     let stats = bySize.get(pageSize);
     if (stats === undefined) {
       const key = `${method} ${name}${pageSize !== undefined ? ` [${pageSize}]` : ''}`;

@@ -69,6 +69,28 @@ function isSpace(c) {
 }
 
 /**
+ * The pagination relations as the constant strings they equal: property keys V8 need not look up
+ * in its string table on every page.
+ * @param {string} r
+ */
+function knownRel(r) {
+  switch (r) {
+    case 'self':
+      return 'self';
+    case 'next':
+      return 'next';
+    case 'prev':
+      return 'prev';
+    case 'first':
+      return 'first';
+    case 'last':
+      return 'last';
+    default:
+      return r;
+  }
+}
+
+/**
  * Link header entries as rel → URL (the first URL of each rel): `<url>` then `; name=value`
  * parameters (token or quoted string) up to the next `<`. A character scan, not a regular
  * expression: it runs on every page of a walk, and the regular expression cost the engine
@@ -130,7 +152,7 @@ export function links(value) {
     const lower = rel.toLowerCase();
     const rels = lower.indexOf(' ') < 0 && lower.indexOf('\t') < 0 ? [lower] : lower.split(/\s+/);
     for (let k = 0; k < rels.length; k++) {
-      const r = rels[k];
+      const r = knownRel(rels[k]);
       if (r && !Object.prototype.hasOwnProperty.call(out, r)) out[r] = url;
     }
   }
