@@ -3,7 +3,7 @@ import { renderLoadComparisonHtml } from '../../load/engine/report-html.ts';
 import { registerSecret } from '../../suites/harness/redact.ts';
 import { compareResults, comparisonText, DEFAULT_COMPARE } from '../../load/engine/compare.ts';
 import { startSeededTarget, type LoadTarget } from '../../load/engine/embedded.ts';
-import { DEFAULT_MAX_REQUESTS, MAX_DURATION_MS, runLoad, TargetError, type LoadResults } from '../../load/engine/engine.ts';
+import { DEFAULT_MAX_REQUESTS, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS, MAX_DURATION_MS, runLoad, TargetError, type LoadResults } from '../../load/engine/engine.ts';
 import { loadScenario, parseDuration, parseThreshold, scenarioNames, type Threshold } from '../../load/engine/scenario.ts';
 import type { Credentials } from '../../load/engine/types.ts';
 import { intOption, parse, UsageError, urlOption } from './args.ts';
@@ -32,14 +32,17 @@ Options:
   --user U / --password P admin credentials          (env PMV6_USER / PMV6_PASSWORD)
   --hmac-public K / --hmac-private K                 (env PMV6_HMAC_PUBLIC / PMV6_HMAC_PRIVATE)
   --ca FILE / --insecure  trust this CA for an https target / accept any certificate
-  --timeout MS            per-request timeout (default 10000)
+  --timeout MS            deadline of each whole request, head and body (default ${DEFAULT_TIMEOUT_MS})
+  --max-response-bytes N  the most bytes read for one response; a larger one ends the run as a
+                          target error (default ${DEFAULT_MAX_RESPONSE_BYTES})
   --seed-passwords N      passwords in the embedded server (default 5000)
   --body-sample N         parse and check one page body in N (default 50; 1 = every body);
                           status and headers are checked on every response
   --quiet                 no progress line
 
 Exit codes: 0 every threshold held (and no regression), 1 a threshold failed or a regression
-beyond the budget, 2 usage error or target error (unreachable, not v6, credentials rejected).`;
+beyond the budget, 2 usage error or target error (unreachable, not v6, credentials rejected,
+a response beyond --max-response-bytes).`;
 
 export async function load(argv: string[]): Promise<number> {
   const { values } = parse(argv, {
@@ -62,6 +65,7 @@ export async function load(argv: string[]): Promise<number> {
     ca: { type: 'string' },
     insecure: { type: 'boolean', default: false },
     timeout: { type: 'string' },
+    'max-response-bytes': { type: 'string' },
     'seed-passwords': { type: 'string' },
     'body-sample': { type: 'string' },
     quiet: { type: 'boolean', default: false },
@@ -91,6 +95,7 @@ export async function load(argv: string[]): Promise<number> {
   }
   const maxRequests = intOption('max-requests', values['max-requests'], 1, 100_000_000);
   const timeoutMs = intOption('timeout', values.timeout, 1, 600_000);
+  const maxResponseBytes = intOption('max-response-bytes', values['max-response-bytes'], 1024, 2 ** 40);
   const bodySample = intOption('body-sample', values['body-sample'], 1, 1_000_000);
   const seedPasswords = intOption('seed-passwords', values['seed-passwords'], 0, 1_000_000);
   const budget = values.budget === undefined ? DEFAULT_COMPARE.budget * 100 : Number(values.budget.replace(/%$/, ''));
@@ -153,6 +158,7 @@ export async function load(argv: string[]): Promise<number> {
       ...(durationMs !== undefined ? { durationMs } : {}),
       ...(maxRequests !== undefined ? { maxRequests } : {}),
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      ...(maxResponseBytes !== undefined ? { maxResponseBytes } : {}),
       ...(bodySample !== undefined ? { bodySampleEvery: bodySample } : {}),
       ...(ca !== undefined ? { ca } : {}),
       insecure: values.insecure,

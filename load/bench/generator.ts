@@ -1,12 +1,20 @@
-// Generator cost: the native engine and wrk against the same static v6-shaped server on loopback
-// (precomputed bodies of 20 and 1000 items), each in its own process, one after the other.
-// Prints generator CPU time per response and the engine/wrk ratio. Goal: ratio ≤ 3.
+// Generator cost: wrk, the native engine and k6 against the same static v6-shaped server on
+// loopback (precomputed bodies of 20 and 1000 items), each in its own process, one after the
+// other. Prints each generator's CPU time per response and the ratios. Goals: engine/wrk ≤ 2,
+// engine below k6. The engine and k6 run the same iteration (load/k6/lib/iterations.js: count,
+// then walk 10 pages by rel="next", checking every response, one body in 50 parsed); wrk fetches
+// one page over and over, checking nothing: the floor.
 // Run: npm run bench:load   (BENCH_SECONDS, BENCH_CONNECTIONS change the defaults 5 and 10;
-// BENCH_PROFILE=DIR writes a CPU profile of each engine run there)
+// BENCH_PROFILE=DIR writes a CPU profile of each engine run there; k6 from K6_BINARY,
+// ../shared/tools/k6 or PATH, skipped with a note when there is none)
 import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { findK6 } from '../engine/k6.ts';
 
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 5);
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 10);
@@ -62,33 +70,89 @@ const server = createServer((req, res) => {
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const target = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-function childOutput(cmd: string, args: string[]): Promise<string> {
+function childOutput(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'], env, detached: true });
     let out = '';
-    child.stdout.on('data', (d) => (out += d));
+    const deadline = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), SECONDS * 1000 + 120_000);
+    child.stdout.on('data', (d) => (out = (out + d).slice(-65536)));
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${cmd} exited with ${code}: ${out}`))));
+    child.on('exit', (code) => {
+      clearTimeout(deadline);
+      if (code === 0) resolve(out);
+      else reject(new Error(`${cmd} exited with ${code}: ${out}`));
+    });
   });
 }
 
-async function engine(size: number): Promise<{ requests: number; cpuMs: number; seconds: number; checksFailed: number }> {
+interface Measured {
+  requests: number;
+  cpuMs: number;
+  seconds: number;
+}
+
+/** CPU time (ms) of the finished children of a bash, from its `times` builtin (the last line). */
+function childrenCpuMs(out: string): number {
+  const timesLine = out.trim().split('\n').pop() ?? '';
+  return [...timesLine.matchAll(/(\d+)m([\d.]+)s/g)].reduce((a, m) => a + (Number(m[1]) * 60 + Number(m[2])) * 1000, 0);
+}
+
+async function engine(size: number): Promise<Measured & { checksFailed: number }> {
   const child = fileURLToPath(new URL('./engine-child.ts', import.meta.url));
   const profile = process.env['BENCH_PROFILE'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_PROFILE']}`] : [];
   const out = await childOutput(process.execPath, [...profile, '--import', 'tsx', child, target, String(size), String(CONNECTIONS), String(SECONDS * 1000)]);
   return JSON.parse(out.trim().split('\n').pop()!);
 }
 
-/** wrk in a bash whose `times` builtin reports the CPU time of its finished children. */
-async function wrk(size: number): Promise<{ requests: number; cpuMs: number; seconds: number }> {
+async function wrk(size: number): Promise<Measured> {
   const script = `wrk -t1 -c${CONNECTIONS} -d${SECONDS}s -H 'X-Page-Size: ${size}' -H 'Authorization: Basic YmVuY2g6YmVuY2g=' -H 'Content-Type: application/json; charset=utf-8' '${target}${API}/passwords/page/2.json'; times`;
   const out = await childOutput('bash', ['-c', script]);
-  const requests = Number(/(\d+) requests in ([\d.]+)(m?s)/.exec(out)?.[1]);
-  const timesLine = out.trim().split('\n').pop() ?? '';
-  const cpu = [...timesLine.matchAll(/(\d+)m([\d.]+)s/g)].reduce((a, m) => a + (Number(m[1]) * 60 + Number(m[2])) * 1000, 0);
-  return { requests, cpuMs: cpu, seconds: SECONDS };
+  return { requests: Number(/(\d+) requests in ([\d.]+)(m?s)/.exec(out)?.[1]), cpuMs: childrenCpuMs(out), seconds: SECONDS };
 }
 
+/**
+ * k6 (pinned to one core when taskset exists, its best case) running load/bench/k6-walk.js.
+ * Its start (Go runtime, Babel, VU set-up) is measured by a run of one iteration and taken off.
+ */
+async function k6(k6Path: string, size: number): Promise<Measured & { checksFailed: number }> {
+  const dir = mkdtempSync(join(tmpdir(), 'pmv6-bench-k6-'));
+  const script = fileURLToPath(new URL('./k6-walk.js', import.meta.url));
+  const pin = hasTaskset ? 'taskset -c 0 ' : '';
+  async function once(args: string): Promise<Measured & { checksFailed: number }> {
+    const summary = join(dir, 'summary.json');
+    const env = {
+      ...process.env,
+      K6_NO_USAGE_REPORT: 'true',
+      PMV6_TARGET: target,
+      PMV6_USER: 'bench',
+      PMV6_PASSWORD: 'bench',
+      PMV6_PAGE_SIZE: String(size),
+      PMV6_SUMMARY: summary,
+    };
+    const out = await childOutput('bash', ['-c', `${pin}"$0" run --no-usage-report --address '' --quiet ${args} "$1" >/dev/null; times`, k6Path, script], env);
+    const s = JSON.parse(readFileSync(summary, 'utf8')) as { metrics: Record<string, { values: Record<string, number> }>; state?: { testRunDurationMs?: number } };
+    return {
+      requests: s.metrics['http_reqs']?.values['count'] ?? 0,
+      cpuMs: childrenCpuMs(out),
+      seconds: (s.state?.testRunDurationMs ?? 0) / 1000,
+      checksFailed: s.metrics['checks']?.values['fails'] ?? 0,
+    };
+  }
+  try {
+    const start = await once('--vus 1 --iterations 1');
+    const run = await once(`--vus ${CONNECTIONS} --duration ${SECONDS}s`);
+    return { requests: run.requests - start.requests, cpuMs: run.cpuMs - start.cpuMs, seconds: run.seconds, checksFailed: run.checksFailed };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+let hasTaskset = true;
+try {
+  execFileSync('taskset', ['-c', '0', 'true'], { stdio: 'ignore' });
+} catch {
+  hasTaskset = false;
+}
 try {
   execFileSync('wrk', ['--version'], { stdio: 'ignore' });
 } catch (e) {
@@ -97,17 +161,30 @@ try {
     process.exit(2);
   }
 }
+const k6Binary = findK6();
 
-console.log(`static server ${target}; ${CONNECTIONS} connections; ${SECONDS} s per run; generator CPU per response (user+system)`);
+const us = (m: Measured) => (m.cpuMs * 1000) / m.requests;
+const line = (name: string, m: Measured) => `${name}: ${m.requests} responses, ${(m.requests / m.seconds).toFixed(0)}/s, ${us(m).toFixed(1)} µs CPU each`;
+
+console.log(
+  `static server ${target}; ${CONNECTIONS} connections; ${SECONDS} s per run; generator CPU per response (user+system); ` +
+    `${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+);
+if (!k6Binary) console.log('no k6 binary (K6_BINARY, ../shared/tools/k6/k6 or k6 on PATH): k6 is left out');
 for (const size of SIZES) {
   const w = await wrk(size);
   const e = await engine(size);
-  const wPer = w.cpuMs / w.requests;
-  const ePer = e.cpuMs / e.requests;
-  console.log(
-    `X-Page-Size ${String(size).padStart(4)}  wrk: ${w.requests} responses, ${(w.requests / w.seconds).toFixed(0)}/s, ${(wPer * 1000).toFixed(1)} µs CPU each` +
-      `  |  engine: ${e.requests} responses, ${(e.requests / e.seconds).toFixed(0)}/s, ${(ePer * 1000).toFixed(1)} µs CPU each (checks failed: ${e.checksFailed})` +
-      `  |  engine/wrk ${(ePer / wPer).toFixed(2)}× ${ePer / wPer <= 3 ? '(within the 3× goal)' : '(ABOVE the 3× goal)'}`,
-  );
+  const k = k6Binary ? await k6(k6Binary.path, size) : undefined;
+  const ew = us(e) / us(w);
+  const parts = [
+    `X-Page-Size ${String(size).padStart(4)}`,
+    line('wrk', w),
+    `${line('engine', e)} (checks failed: ${e.checksFailed})`,
+    ...(k ? [`${line(`k6${hasTaskset ? ' (1 core)' : ''}`, k)} (checks failed: ${k.checksFailed})`] : []),
+    `engine/wrk ${ew.toFixed(2)}× ${ew <= 2 ? '(within the 2× goal)' : '(ABOVE the 2× goal)'}`,
+    ...(k ? [`k6/wrk ${(us(k) / us(w)).toFixed(2)}×`, `engine/k6 ${(us(e) / us(k)).toFixed(2)}× ${us(e) < us(k) ? '(engine below k6)' : '(engine NOT below k6)'}`] : []),
+  ];
+  console.log(parts.join('\n  '));
 }
+console.log(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 server.close();

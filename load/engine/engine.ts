@@ -1,13 +1,16 @@
 import { performance } from 'node:perf_hooks';
-import { Agent, type Dispatcher } from 'undici';
-import { parseLinkHeader, relMap } from '../../suites/harness/link.ts';
+import { DEFAULT_BODY_SAMPLE, ITERATIONS, type Io, type Method, type Reply, type SendOptions } from '../k6/lib/iterations.js';
 import { basicAuthorization, hmacHeaders, signedUri } from '../../suites/harness/signers.ts';
+import { Http1Pool, ResponseTooLarge } from './http1.ts';
 import { holds, parseDuration, type Scenario, type Threshold, parseThreshold } from './scenario.ts';
 import { EndpointStats, latencyHistogram, percentileMs, round3, summarise, type LatencySummary } from './stats.ts';
 import type { Credentials } from './types.ts';
 
 export const MAX_DURATION_MS = 10 * 60_000;
 export const DEFAULT_MAX_REQUESTS = 1_000_000;
+export const DEFAULT_TIMEOUT_MS = 10_000;
+/** Far above a 1000-item page; a response beyond it ends the run as a target error. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 export interface EngineOptions {
@@ -18,11 +21,16 @@ export interface EngineOptions {
   vus?: number;
   durationMs?: number;
   maxRequests?: number;
+  /** start at most this many iterations (k6's shared-iterations bound), then end when they have */
+  iterations?: number;
   extraThresholds?: Threshold[];
   ca?: string;
   insecure?: boolean;
+  /** deadline of each whole request (queueing, connecting, head and body) */
   timeoutMs?: number;
-  /** Parse and check one page body in this many (every count and write body is checked). */
+  /** the most bytes read for one response */
+  maxResponseBytes?: number;
+  /** Parse and check one list-page body in this many (every count and write body is checked). */
   bodySampleEvery?: number;
   progress?: (line: string) => void;
 }
@@ -61,6 +69,8 @@ export interface LoadResults {
   checks: { passes: number; fails: number; byName: Record<string, { passes: number; fails: number }> };
   perSecond: Array<{ second: number; requests: number; failed: number; p95: number }>;
   endpoints: Record<string, EndpointResult>;
+  /** failed exchanges by cause (no answer, timeout, connection error) */
+  transportErrors: Record<string, number>;
   thresholds: ThresholdResult[];
   pass: boolean;
 }
@@ -69,20 +79,15 @@ export class TargetError extends Error {
   override name = 'TargetError';
 }
 
-interface Reply {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string | undefined;
-}
-
 class Stopped extends Error {}
 
 export async function runLoad(opts: EngineOptions): Promise<LoadResults> {
   const { scenario } = opts;
   const durationMs = Math.min(opts.durationMs ?? parseDuration(scenario.load.duration), MAX_DURATION_MS);
   const maxRequests = opts.maxRequests ?? DEFAULT_MAX_REQUESTS;
-  const timeoutMs = opts.timeoutMs ?? 10_000;
-  const sampleEvery = Math.max(1, opts.bodySampleEvery ?? 50);
+  const maxIterations = opts.iterations ?? Infinity;
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const sampleEvery = Math.max(1, opts.bodySampleEvery ?? DEFAULT_BODY_SAMPLE);
   const model: LoadResults['model'] =
     opts.vus !== undefined
       ? { executor: 'constant-vus', vus: opts.vus }
@@ -92,68 +97,70 @@ export async function runLoad(opts: EngineOptions): Promise<LoadResults> {
           ? { executor: 'constant-vus', vus: scenario.load.vus }
           : { executor: 'constant-arrival-rate', rate: ratePerSecond(scenario.load.rate, scenario.load.timeUnit), maxVUs: scenario.load.maxVUs };
   const concurrency = model.executor === 'constant-vus' ? model.vus : model.maxVUs;
-  const api = `${opts.target.replace(/\/+$/, '')}/index.php/api/v6`;
+  const base = opts.target.replace(/\/+$/, '');
+  const api = `${base}/index.php/api/v6`;
   const creds = opts.credentials;
   if (scenario.auth === 'hmac' && !creds.hmac) throw new TargetError(`scenario ${scenario.name} signs with HMAC: give --hmac-public and --hmac-private (or PMV6_HMAC_PUBLIC / PMV6_HMAC_PRIVATE)`);
-  const basic = basicAuthorization(creds.user, creds.password);
-  const dispatcher: Dispatcher = new Agent({
+  const iterate = ITERATIONS[scenario.iteration];
+  const basicLines = `authorization: ${basicAuthorization(creds.user, creds.password)}\r\ncontent-type: ${JSON_CONTENT_TYPE}\r\n`;
+  const pool = new Http1Pool({
+    origin: base,
     connections: concurrency,
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-    keepAliveTimeout: 30_000,
-    ...(opts.ca || opts.insecure ? { connect: { ...(opts.ca ? { ca: opts.ca } : {}), ...(opts.insecure ? { rejectUnauthorized: false } : {}) } } : {}),
+    timeoutMs,
+    maxResponseBytes: opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    ...(opts.ca !== undefined ? { ca: opts.ca } : {}),
+    ...(opts.insecure ? { insecure: true } : {}),
   });
 
   const endpoints = new Map<string, EndpointStats>();
   const checks = new Map<string, { passes: number; fails: number }>();
+  const transportErrors = new Map<string, number>();
   let requests = 0;
   let failed = 0;
   let bytes = 0;
   let pageResponses = 0;
   let stopped = false;
+  let fatal: Error | undefined;
   let window = latencyHistogram();
   let windowRequests = 0;
   let windowFailed = 0;
   const perSecond: LoadResults['perSecond'] = [];
 
   function check(name: string, ok: boolean): boolean {
-    const c = checks.get(name) ?? { passes: 0, fails: 0 };
+    let c = checks.get(name);
+    if (c === undefined) checks.set(name, (c = { passes: 0, fails: 0 }));
     if (ok) c.passes++;
     else c.fails++;
-    checks.set(name, c);
     return ok;
   }
 
-  function authHeaders(url: string, body: string): Record<string, string> {
-    if (scenario.auth === 'basic') return { authorization: basic };
+  function headerLines(url: string, body: string): string {
+    if (scenario.auth === 'basic') return basicLines;
     const h = creds.hmac!;
-    return hmacHeaders({ publicKey: h.publicKey, privateKey: h.privateKey, uri: signedUri(url), timestamp: Math.floor(Date.now() / 1000), body });
+    const signed = hmacHeaders({ publicKey: h.publicKey, privateKey: h.privateKey, uri: signedUri(url), timestamp: Math.floor(Date.now() / 1000), body });
+    let lines = `content-type: ${JSON_CONTENT_TYPE}\r\n`;
+    for (const [k, v] of Object.entries(signed)) lines += `${k}: ${v}\r\n`;
+    return lines;
   }
 
-  async function send(
-    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
-    url: string,
-    o: { body?: unknown; pageSize?: number; name: string; readBody: boolean; cleanup?: boolean },
-  ): Promise<Reply> {
-    if (!o.cleanup && (stopped || requests >= maxRequests)) throw new Stopped();
-    requests++;
-    const body = o.body === undefined ? '' : JSON.stringify(o.body);
-    const headers: Record<string, string> = { 'content-type': JSON_CONTENT_TYPE, ...authHeaders(url, body) };
-    if (o.pageSize !== undefined) headers['x-page-size'] = String(o.pageSize);
-    const key = `${method} ${o.name}${o.pageSize !== undefined ? ` [${o.pageSize}]` : ''}`;
-    let stats = endpoints.get(key);
-    if (!stats) endpoints.set(key, (stats = new EndpointStats(method, o.name, o.pageSize)));
-    const t0 = performance.now();
-    let reply: Reply;
-    let size = 0;
-    try {
-      const r = await exchange(dispatcher, url, method, headers, body, o.readBody);
-      size = r.size;
-      reply = r;
-    } catch {
-      reply = { status: 0, headers: {}, text: undefined };
-      check(`${o.name}: no transport error`, false);
+  // Keyed by method, then name, then page size: the iterations pass constant strings, whose hash
+  // V8 keeps, where a joined key would be a new string to flatten and hash on every request.
+  const statsByRequest = new Map<string, Map<string, Map<number | undefined, EndpointStats>>>();
+  function statsFor(method: Method, name: string, pageSize: number | undefined): EndpointStats {
+    let byName = statsByRequest.get(method);
+    if (byName === undefined) statsByRequest.set(method, (byName = new Map()));
+    let bySize = byName.get(name);
+    if (bySize === undefined) byName.set(name, (bySize = new Map()));
+    let stats = bySize.get(pageSize);
+    if (stats === undefined) {
+      const key = `${method} ${name}${pageSize !== undefined ? ` [${pageSize}]` : ''}`;
+      bySize.set(pageSize, (stats = new EndpointStats(method, name, pageSize)));
+      endpoints.set(key, stats);
     }
+    return stats;
+  }
+
+  function settle(stats: EndpointStats, t0: number, reply: Reply, size: number): Reply {
     const ms = performance.now() - t0;
     const ok = reply.status >= 200 && reply.status < 400;
     stats.record(ms, ok, size);
@@ -167,108 +174,49 @@ export async function runLoad(opts: EngineOptions): Promise<LoadResults> {
     return reply;
   }
 
-  function json(text: string | undefined): unknown {
-    try {
-      return text === undefined ? undefined : JSON.parse(text);
-    } catch {
-      return undefined;
+  function transportError(stats: EndpointStats, t0: number, name: string, e: unknown): Reply {
+    if (e instanceof ResponseTooLarge && fatal === undefined) {
+      fatal = e;
+      stopped = true;
     }
+    const cause = e instanceof Error ? e.name : 'Error';
+    transportErrors.set(cause, (transportErrors.get(cause) ?? 0) + 1);
+    check(`${name}: no transport error`, false);
+    return settle(stats, t0, { status: 0, link: undefined, body: undefined }, 0);
   }
 
-  /** Pagination rules 1-3, 7 on one page of `numPages`; the body only when sampled. */
-  function checkPage(r: Reply, page: number, numPages: number, pageSize: number, sampled: boolean): Map<string, string[]> {
-    const rel = relMap(parseLinkHeader(r.headers['link']).entries);
-    check('page: status 200', r.status === 200);
-    check('page: Link has rel="self"', rel.has('self'));
-    check('page: rel="prev" absent on the first page, present after it', page === 1 ? !rel.has('prev') : rel.has('prev'));
-    check('page: rel="next" absent on the last page, present before it', page >= numPages ? !rel.has('next') : rel.has('next'));
-    check('page: a single page has only rel="self"', numPages > 1 || [...rel.keys()].join() === 'self');
-    if (sampled) {
-      const items = json(r.text);
-      check('page: JSON array no longer than X-Page-Size', Array.isArray(items) && items.length > 0 && items.length <= pageSize);
-    }
-    return rel;
+  // Decision: no named closures here; tsx (esbuild keepNames) wraps each one in a __name() call
+  // every time it is created, which showed in the profile of the hot path.
+  function send(method: Method, url: string, o: SendOptions): Promise<Reply> {
+    if (!o.cleanup && (stopped || requests >= maxRequests)) return Promise.reject(new Stopped());
+    requests++;
+    const body = o.body === undefined ? '' : JSON.stringify(o.body);
+    let lines = headerLines(url, body);
+    if (o.pageSize !== undefined) lines += `x-page-size: ${o.pageSize}\r\n`;
+    const stats = statsFor(method, o.name, o.pageSize);
+    const t0 = performance.now();
+    return new Promise((resolve) => {
+      pool.send(method, url, lines, body, o.readBody, t0, (e, r) => resolve(e === undefined ? settle(stats, t0, r!, r!.size) : transportError(stats, t0, o.name, e)));
+    });
   }
 
-  async function walk(n: number): Promise<void> {
-    const sizes = scenario.pageSizes;
-    const pageSize = sizes[n % sizes.length] ?? 20;
-    const count = await send('GET', `${api}/passwords/count.json`, { pageSize, name: 'passwords/count', readBody: true });
-    const c = json(count.text) as { num_items?: number; num_pages?: number; num_items_per_page?: number } | undefined;
-    const ok =
-      check('count: status 200', count.status === 200) &&
-      check('count: num_items_per_page equals X-Page-Size', c?.num_items_per_page === pageSize) &&
-      check(
-        'count: num_pages = ceil(num_items / page size)',
-        typeof c?.num_items === 'number' && (c.num_pages === Math.max(1, Math.ceil(c.num_items / pageSize)) || c.num_items === 0),
-      );
-    if (!ok || !c) return;
-    const numPages = Math.max(1, c.num_pages ?? 1);
-    const maxPages = scenario.maxPages ?? numPages;
-    const start = maxPages >= numPages ? 1 : ((Math.floor(n / sizes.length) * maxPages) % numPages) + 1;
-    let url = start === 1 ? `${api}/passwords.json` : `${api}/passwords/page/${start}.json`;
-    let walked = 0;
-    for (let page = start; walked < maxPages; page++) {
-      const sampled = pageResponses++ % sampleEvery === 0;
-      const r = await send('GET', url, { pageSize, name: page === 1 ? 'passwords' : 'passwords/page/{n}', readBody: sampled });
-      const rel = checkPage(r, page, numPages, pageSize, sampled);
-      walked++;
-      const next = rel.get('next')?.[0];
-      if (r.status !== 200 || next === undefined) break;
-      url = new URL(next, `${api}/`).href;
-    }
-    if (start === 1 && maxPages >= numPages) check('walk: rel="next" reaches every page of the count', walked === numPages);
-  }
-
-  const runTag = Date.now().toString(36);
-  async function mixed(n: number): Promise<void> {
-    const label = `pmv6-load-${runTag}-${n}`;
-    const project = await send('POST', `${api}/projects.json`, { body: { name: label, parent_id: 0 }, name: 'projects', readBody: true });
-    const p = json(project.text) as { id?: number } | undefined;
-    if (!check('create project: 201 with an integer id', project.status === 201 && Number.isInteger(p?.id))) return;
-    try {
-      const created = await send('POST', `${api}/passwords.json`, {
-        body: { name: label, project_id: p!.id, username: 'load', password: `secret-${label}` },
-        name: 'passwords',
-        readBody: true,
-      });
-      const w = json(created.text) as { id?: number } | undefined;
-      if (!check('create password: 201 with an integer id', created.status === 201 && Number.isInteger(w?.id))) return;
-      const one = `${api}/passwords/${w!.id}.json`;
-      try {
-        const shown = await send('GET', one, { name: 'passwords/{id}', readBody: true });
-        check('show password: 200 with its name', shown.status === 200 && (json(shown.text) as { name?: string } | undefined)?.name === label);
-        const updated = await send('PUT', one, { body: { name: `${label}-updated` }, name: 'passwords/{id}', readBody: true });
-        check('update password: 204', updated.status === 204);
-        const page = await send('GET', `${api}/passwords.json`, { pageSize: 20, name: 'passwords', readBody: true });
-        const items = json(page.text);
-        check('list: status 200', page.status === 200);
-        check('list: JSON array no longer than X-Page-Size', Array.isArray(items) && items.length <= 20);
-        check('list: Link has rel="self"', relMap(parseLinkHeader(page.headers['link']).entries).has('self'));
-      } finally {
-        const gone = await sendAnyway('DELETE', one, 'passwords/{id}');
-        check('delete password: 204', gone.status === 204);
-      }
-    } finally {
-      const removed = await sendAnyway('DELETE', `${api}/projects/${p!.id}.json`, 'projects/{id}');
-      check('delete project: 204', removed.status === 204);
-    }
-  }
-
-  /** Cleanup is sent even after the end of the run or the request bound: at most two per iteration in flight. */
-  function sendAnyway(method: 'DELETE', url: string, name: string): Promise<Reply> {
-    return send(method, url, { name, readBody: true, cleanup: true });
-  }
-
-  const iterate = scenario.name === 'mixed' ? mixed : walk;
+  const io: Io = {
+    api,
+    runTag: Date.now().toString(36),
+    send,
+    check,
+    sampleBody: () => pageResponses++ % sampleEvery === 0,
+  };
 
   const preflight = await send('GET', `${api}/version.json`, { name: 'version', readBody: true }).catch(() => undefined);
   if (!preflight || preflight.status !== 200) {
-    await dispatcher.close();
-    throw new TargetError(`GET ${api}/version.json answered ${preflight?.status || 'nothing'}: not a v6 API at this URL, or the credentials are rejected`);
+    pool.close();
+    throw new TargetError(fatal?.message ?? `GET ${api}/version.json answered ${preflight?.status || 'nothing'}: not a v6 API at this URL, or the credentials are rejected`);
   }
   endpoints.clear();
+  statsByRequest.clear();
   checks.clear();
+  transportErrors.clear();
   requests = 0;
   failed = 0;
   bytes = 0;
@@ -288,7 +236,7 @@ export async function runLoad(opts: EngineOptions): Promise<LoadResults> {
   function launch(): Promise<void> {
     const n = started++;
     inFlight++;
-    const p = iterate(n)
+    const p = iterate(io, scenario, n)
       .then(() => void completed++)
       .catch((e: unknown) => {
         if (e instanceof Stopped) interrupted++;
@@ -323,29 +271,31 @@ export async function runLoad(opts: EngineOptions): Promise<LoadResults> {
   try {
     if (model.executor === 'constant-vus') {
       const loops = Array.from({ length: model.vus }, async () => {
-        while (!stopped && performance.now() < end && requests < maxRequests) await launch();
+        while (!stopped && performance.now() < end && requests < maxRequests && started < maxIterations) await launch();
       });
       await Promise.race([Promise.all(loops), sleep(durationMs)]);
     } else {
       const interval = 1000 / model.rate;
       let due = 0;
-      while (performance.now() < end && requests < maxRequests) {
+      while (!stopped && performance.now() < end && requests < maxRequests && started < maxIterations) {
         const now = performance.now();
         const target = Math.floor((now - t0) / interval) + 1;
-        for (; due < target; due++) {
+        for (; due < target && started < maxIterations; due++) {
           if (inFlight >= model.maxVUs) dropped++;
           else launch();
         }
         await sleep(Math.max(1, Math.min(interval, end - now, t0 + due * interval - performance.now())));
       }
     }
+    if (started >= maxIterations) await Promise.race([Promise.allSettled([...running]), sleep(Math.max(0, end - performance.now()))]);
     stopped = true;
     await Promise.race([Promise.allSettled([...running]), sleep(timeoutMs + 1000)]);
   } finally {
     clearInterval(ticker);
     stopped = true;
-    await dispatcher.close().catch(() => undefined);
+    pool.close();
   }
+  if (fatal) throw new TargetError(fatal.message);
   const durationS = round3((performance.now() - t0) / 1000);
 
   const all = latencyHistogram();
@@ -370,7 +320,7 @@ export async function runLoad(opts: EngineOptions): Promise<LoadResults> {
 
   const thresholds: ThresholdResult[] = [];
   const declared = [
-    ...Object.entries(scenario.thresholds).flatMap(([metric, exprs]) => exprs.map((e) => parseThreshold(metric, e))),
+    ...Object.entries(scenario.thresholds).flatMap(([metric, specs]) => specs.map((t) => parseThreshold(metric, t.threshold))),
     ...(opts.extraThresholds ?? []),
   ];
   for (const t of declared) {
@@ -400,6 +350,7 @@ export async function runLoad(opts: EngineOptions): Promise<LoadResults> {
     checks: { passes, fails, byName: Object.fromEntries([...checks.entries()].sort(([a], [b]) => a.localeCompare(b))) },
     perSecond,
     endpoints: endpointResults,
+    transportErrors: Object.fromEntries(transportErrors),
     thresholds,
     pass: thresholds.every((t) => t.ok),
   };
@@ -407,45 +358,6 @@ export async function runLoad(opts: EngineOptions): Promise<LoadResults> {
 
 export function ratePerSecond(rate: number, timeUnit: string): number {
   return (rate * 1000) / parseDuration(timeUnit);
-}
-
-/** One request through undici's dispatch handler: no stream objects; the body is kept only when asked for. */
-function exchange(
-  dispatcher: Dispatcher,
-  url: string,
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
-  headers: Record<string, string>,
-  body: string,
-  keep: boolean,
-): Promise<Reply & { size: number }> {
-  const origin = /^https?:\/\/[^/?#]+/i.exec(url)?.[0];
-  const u = origin === undefined ? new URL(url) : { origin, pathname: url.slice(origin.length) || '/', search: '' };
-  return new Promise((resolve, reject) => {
-    let status = 0;
-    let resHeaders: Reply['headers'] = {};
-    let size = 0;
-    const chunks: Buffer[] = [];
-    dispatcher.dispatch(
-      { origin: u.origin, path: u.pathname + u.search, method, headers, ...(body === '' ? {} : { body }) },
-      {
-        onRequestStart() {},
-        onResponseStart(_c, statusCode, h) {
-          status = statusCode;
-          resHeaders = h;
-        },
-        onResponseData(_c, chunk) {
-          size += chunk.length;
-          if (keep) chunks.push(chunk);
-        },
-        onResponseEnd() {
-          resolve({ status, headers: resHeaders, text: keep ? Buffer.concat(chunks, size).toString('utf8') : undefined, size });
-        },
-        onResponseError(_c, err) {
-          reject(err);
-        },
-      },
-    );
-  });
 }
 
 function sleep(ms: number): Promise<void> {

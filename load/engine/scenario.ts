@@ -2,26 +2,19 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export type LoadModel =
-  | { executor: 'constant-arrival-rate'; rate: number; timeUnit: string; duration: string; preAllocatedVUs: number; maxVUs: number }
-  | { executor: 'constant-vus'; vus: number; duration: string };
+import { Ajv, type ErrorObject } from 'ajv';
+import type { LoadModel, Scenario } from '../k6/lib/iterations.js';
 
-/** load/scenarios/<name>.json: read by the k6 scripts (open()) and by the native engine. */
-export interface Scenario {
-  name: string;
-  description: string;
-  auth: 'basic' | 'hmac';
-  pageSizes: number[];
-  maxPages?: number;
-  load: LoadModel;
-  thresholds: Record<string, string[]>;
-}
+export type { LoadModel, Scenario };
 
 export const SCENARIO_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'scenarios');
+export const SCENARIO_SCHEMA_FILE = join(SCENARIO_DIR, 'scenario.schema.json');
+
+const validateShape = new Ajv({ strict: true, allErrors: true }).compile<Scenario>(JSON.parse(readFileSync(SCENARIO_SCHEMA_FILE, 'utf8')));
 
 export function scenarioNames(): string[] {
   return readdirSync(SCENARIO_DIR)
-    .filter((f) => f.endsWith('.json'))
+    .filter((f) => f.endsWith('.json') && !f.endsWith('.schema.json'))
     .map((f) => f.slice(0, -'.json'.length))
     .sort();
 }
@@ -34,27 +27,23 @@ export function loadScenario(name: string): Scenario {
   return s;
 }
 
-export function validateScenario(s: Scenario): string[] {
+function schemaProblem(e: ErrorObject): string {
+  return `${e.instancePath || '/'} ${e.message ?? 'is invalid'}${e.keyword === 'enum' || e.keyword === 'const' ? ` (${JSON.stringify(e.params)})` : ''}`;
+}
+
+/** The schema (load/scenarios/scenario.schema.json), then what a schema cannot say: durations and thresholds parse. */
+export function validateScenario(s: unknown): string[] {
+  if (!validateShape(s)) return (validateShape.errors ?? []).map(schemaProblem);
   const out: string[] = [];
-  if (s.auth !== 'basic' && s.auth !== 'hmac') out.push('auth must be "basic" or "hmac"');
-  if (!Array.isArray(s.pageSizes) || s.pageSizes.length === 0 || s.pageSizes.some((n) => !Number.isInteger(n) || n < 5 || n > 1000)) {
-    out.push('pageSizes must be integers from 5 to 1000 (spec §4 rule 7)');
-  }
-  if (s.maxPages !== undefined && (!Number.isInteger(s.maxPages) || s.maxPages < 1)) out.push('maxPages must be a positive integer');
   try {
     parseDuration(s.load.duration);
   } catch (e) {
     out.push((e as Error).message);
   }
-  if (s.load.executor === 'constant-arrival-rate') {
-    if (!(s.load.rate > 0) || !(s.load.maxVUs >= 1)) out.push('rate and maxVUs must be positive');
-  } else if (s.load.executor === 'constant-vus') {
-    if (!(s.load.vus >= 1)) out.push('vus must be positive');
-  } else out.push('executor must be constant-arrival-rate or constant-vus');
-  for (const [metric, exprs] of Object.entries(s.thresholds ?? {})) {
-    for (const e of exprs) {
+  for (const [metric, specs] of Object.entries(s.thresholds)) {
+    for (const t of specs) {
       try {
-        parseThreshold(metric, e);
+        parseThreshold(metric, t.threshold);
       } catch (err) {
         out.push((err as Error).message);
       }

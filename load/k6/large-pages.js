@@ -1,6 +1,6 @@
-import { k6Options, preflight, summary, target, walkPasswords } from './lib/pmv6.js';
+import { iterate, k6Options, preflight, summary, target } from './lib/pmv6.js';
 
-/** @type {import('./lib/pmv6.js').Scenario} */
+/** @type {import('./lib/iterations.js').Scenario} */
 const scenario = JSON.parse(open('../scenarios/large-pages.json'));
 const t = target(scenario);
 
@@ -10,8 +10,9 @@ export function setup() {
   return preflight(t);
 }
 
-export default function () {
-  walkPasswords(scenario, t);
+/** @param {{ runTag: string }} data */
+export default async function (data) {
+  await iterate(scenario, t, data);
 }
 
 /** @param {any} data */

@@ -1,6 +1,6 @@
-import { k6Options, mixedRound, preflight, summary, target } from './lib/pmv6.js';
+import { iterate, k6Options, preflight, summary, target } from './lib/pmv6.js';
 
-/** @type {import('./lib/pmv6.js').Scenario} */
+/** @type {import('./lib/iterations.js').Scenario} */
 const scenario = JSON.parse(open('../scenarios/mixed.json'));
 const t = target(scenario);
 
@@ -11,8 +11,8 @@ export function setup() {
 }
 
 /** @param {{ runTag: string }} data */
-export default function (data) {
-  mixedRound(t, data.runTag);
+export default async function (data) {
+  await iterate(scenario, t, data);
 }
 
 /** @param {any} data */

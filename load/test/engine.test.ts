@@ -9,7 +9,6 @@ import { main } from '../../bin/cli/main.ts';
 import { compareResults, mannWhitney } from '../engine/compare.ts';
 import { startSeededTarget, type LoadTarget } from '../engine/embedded.ts';
 import type { LoadResults } from '../engine/engine.ts';
-import { loadScenario, parseThreshold, scenarioNames, validateScenario } from '../engine/scenario.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'pmv6-load-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -35,19 +34,6 @@ function slowLargePages(server: ReferenceServer): void {
     if (req.headers['x-page-size'] === '1000' && /\/api\/v6\/passwords(\/page\/\d+)?\.json/.test(req.url)) await sleep(20);
   });
 }
-
-describe('scenarios', () => {
-  it('every scenario file is valid and declares load, duration and thresholds on latency, errors and checks', () => {
-    expect(scenarioNames()).toEqual(expect.arrayContaining(['hmac', 'large-pages', 'mixed', 'page-sizes']));
-    for (const name of scenarioNames()) {
-      const s = loadScenario(name);
-      expect(validateScenario(s)).toEqual([]);
-      expect(Object.keys(s.thresholds).sort()).toEqual(['checks', 'http_req_duration', 'http_req_failed']);
-    }
-    expect(loadScenario('page-sizes').pageSizes).toEqual([5, 20, 100, 500, 1000]);
-    expect(() => parseThreshold('http_req_duration', 'p95<1')).toThrow(/bad threshold/);
-  });
-});
 
 describe('pmv6 load against the embedded reference server', () => {
   it('large-pages for 3 s exits 0 and writes percentiles per endpoint and page size', async () => {

@@ -1,0 +1,316 @@
+// The iterations of the load scenarios and their checks, written once. The k6 scripts import this
+// file (through ./pmv6.js) and the native engine (load/engine/) runs the same code.
+// Decision: no imports, and only syntax that k6 v0.48's Babel accepts (no object spread, `?.`,
+// `??`, optional catch binding or class fields): users on older k6 installs run it unchanged.
+// Each request goes through `io.send`, which returns the reply (k6) or a promise of it (engine);
+// the iterations are async functions, so `await` serves both.
+
+/**
+ * @typedef {{ executor: 'constant-arrival-rate', rate: number, timeUnit: string, duration: string, preAllocatedVUs: number, maxVUs: number }} ArrivalRateLoad
+ * @typedef {{ executor: 'constant-vus', vus: number, duration: string }} ConstantVusLoad
+ * @typedef {ArrivalRateLoad | ConstantVusLoad} LoadModel
+ * @typedef {{ threshold: string, why: string }} ThresholdSpec
+ */
+
+/**
+ * load/scenarios/<name>.json (schema: load/scenarios/scenario.schema.json).
+ * @typedef {object} Scenario
+ * @property {string} name
+ * @property {string} description
+ * @property {'walk' | 'mixed'} iteration
+ * @property {'basic' | 'hmac'} auth
+ * @property {number[]} pageSizes
+ * @property {number} [maxPages]
+ * @property {LoadModel} load
+ * @property {Record<string, ThresholdSpec[]>} thresholds
+ */
+
+/**
+ * What an iteration learns from one response: the status, the Link header (all values joined by
+ * ", ") and the body when it was asked for (`readBody`).
+ * @typedef {{ status: number, link: string | undefined, body: string | undefined }} Reply
+ */
+
+/**
+ * @typedef {'GET' | 'POST' | 'PUT' | 'DELETE'} Method
+ * @typedef {{ body?: unknown, pageSize?: number, name: string, readBody: boolean, cleanup?: boolean }} SendOptions
+ */
+
+/**
+ * The engine's side of an iteration.
+ * @typedef {object} Io
+ * @property {string} api base URL of the API, `…/index.php/api/v6`
+ * @property {string} runTag unique to the run; names of created data carry it
+ * @property {(method: Method, url: string, o: SendOptions) => Reply | Promise<Reply>} send
+ *   `cleanup: true` marks a request sent to undo what the iteration created, even after the end
+ *   of the run.
+ * @property {(name: string, ok: boolean, tags?: Record<string, string>) => boolean} check
+ * @property {() => boolean} sampleBody whether to read and check the body of this list page
+ */
+
+/** Parse and check one list-page body in this many, unless told otherwise (every count and write body is read). */
+export const DEFAULT_BODY_SAMPLE = 50;
+
+/** The request names (k6 `name` tags, engine endpoint keys) of each iteration. */
+export const NAMES = {
+  version: 'version',
+  count: 'passwords/count',
+  firstPage: 'passwords',
+  page: 'passwords/page/{n}',
+  projects: 'projects',
+  project: 'projects/{id}',
+  passwords: 'passwords',
+  password: 'passwords/{id}',
+};
+
+/** @param {number} c */
+function isSpace(c) {
+  return c === 32 || c === 9;
+}
+
+/**
+ * The pagination relations as the constant strings they equal: property keys V8 need not look up
+ * in its string table on every page.
+ * @param {string} r
+ */
+function knownRel(r) {
+  switch (r) {
+    case 'self':
+      return 'self';
+    case 'next':
+      return 'next';
+    case 'prev':
+      return 'prev';
+    case 'first':
+      return 'first';
+    case 'last':
+      return 'last';
+    default:
+      return r;
+  }
+}
+
+/**
+ * Link header entries as rel → URL (the first URL of each rel): `<url>` then `; name=value`
+ * parameters (token or quoted string) up to the next `<`. A character scan, not a regular
+ * expression: it runs on every page of a walk, and the regular expression cost the engine
+ * about 4 µs a page.
+ * @param {string | undefined} value
+ * @returns {Record<string, string>}
+ */
+export function links(value) {
+  /** @type {Record<string, string>} */
+  const out = {};
+  if (!value) return out;
+  const n = value.length;
+  let i = 0;
+  for (;;) {
+    const lt = value.indexOf('<', i);
+    if (lt < 0) break;
+    const gt = value.indexOf('>', lt + 1);
+    if (gt < 0) break;
+    const url = value.slice(lt + 1, gt);
+    i = gt + 1;
+    /** @type {string | undefined} */
+    let rel;
+    for (;;) {
+      while (i < n && isSpace(value.charCodeAt(i))) i++;
+      if (i >= n || value.charCodeAt(i) !== 59) break;
+      i++;
+      while (i < n && isSpace(value.charCodeAt(i))) i++;
+      const nameStart = i;
+      while (i < n) {
+        const c = value.charCodeAt(i);
+        if (c === 61 || c === 59 || c === 44 || c === 60 || isSpace(c)) break;
+        i++;
+      }
+      const wanted =
+        rel === undefined && i - nameStart === 3 && (value.charCodeAt(nameStart) | 32) === 114 && (value.charCodeAt(nameStart + 1) | 32) === 101 && (value.charCodeAt(nameStart + 2) | 32) === 108;
+      while (i < n && isSpace(value.charCodeAt(i))) i++;
+      let v = '';
+      if (i < n && value.charCodeAt(i) === 61) {
+        i++;
+        while (i < n && isSpace(value.charCodeAt(i))) i++;
+        if (i < n && value.charCodeAt(i) === 34) {
+          const q = value.indexOf('"', i + 1);
+          const end = q < 0 ? n : q;
+          if (wanted) v = value.slice(i + 1, end);
+          i = end + 1;
+        } else {
+          const start = i;
+          while (i < n) {
+            const c = value.charCodeAt(i);
+            if (c === 59 || c === 44 || c === 60 || isSpace(c)) break;
+            i++;
+          }
+          if (wanted) v = value.slice(start, i);
+        }
+      }
+      if (wanted) rel = v;
+    }
+    if (rel === undefined) continue;
+    const lower = rel.toLowerCase();
+    const rels = lower.indexOf(' ') < 0 && lower.indexOf('\t') < 0 ? [lower] : lower.split(/\s+/);
+    for (let k = 0; k < rels.length; k++) {
+      const r = knownRel(rels[k]);
+      if (r && !Object.prototype.hasOwnProperty.call(out, r)) out[r] = url;
+    }
+  }
+  return out;
+}
+
+/** A Link target made absolute against the API base. @param {string} url @param {string} api */
+export function absolute(url, api) {
+  if (/^https?:\/\//i.test(url)) return url;
+  const origin = /^(https?:\/\/[^/]+)/i.exec(api);
+  return url.charAt(0) === '/' && origin ? origin[1] + url : api + '/' + url;
+}
+
+/** @param {string | undefined} text @returns {any} */
+function json(text) {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    return undefined;
+  }
+}
+
+/** @param {Record<string, string>} rel @param {string} name */
+function has(rel, name) {
+  return Object.prototype.hasOwnProperty.call(rel, name);
+}
+
+/**
+ * Pagination rules 1-3, 7 on one page of a list with `numPages` pages at `pageSize`; the body
+ * only when it was read.
+ * @param {Io} io @param {Reply} r @param {number} page @param {number} numPages @param {number} pageSize
+ */
+export function checkPage(io, r, page, numPages, pageSize) {
+  const rel = links(r.link);
+  const tags = { page_size: String(pageSize) };
+  io.check('page: status 200', r.status === 200, tags);
+  io.check('page: Link has rel="self"', has(rel, 'self'), tags);
+  io.check('page: rel="prev" absent on the first page, present after it', page === 1 ? !has(rel, 'prev') : has(rel, 'prev'), tags);
+  io.check('page: rel="next" absent on the last page, present before it', page >= numPages ? !has(rel, 'next') : has(rel, 'next'), tags);
+  io.check('page: a single page has only rel="self"', numPages > 1 || Object.keys(rel).join() === 'self', tags);
+  if (r.body !== undefined) {
+    const items = json(r.body);
+    io.check('page: JSON array no longer than X-Page-Size', Array.isArray(items) && items.length > 0 && items.length <= pageSize, tags);
+  }
+  return rel;
+}
+
+/**
+ * Count at a page size, then walk the list by rel="next". Iteration `n` (unique in the whole
+ * test, across k6 instances) takes the page sizes in turn and, when a walk is capped at
+ * `maxPages`, starts where the previous walk at that size stopped, so instances walk different
+ * stretches.
+ * @param {Io} io @param {Scenario} scenario @param {number} n
+ */
+export async function walk(io, scenario, n) {
+  const sizes = scenario.pageSizes;
+  const pageSize = sizes[n % sizes.length] || 20;
+  const count = await io.send('GET', io.api + '/passwords/count.json', { pageSize: pageSize, name: NAMES.count, readBody: true });
+  const c = json(count.body);
+  const counted = c !== null && typeof c === 'object' && typeof c.num_items === 'number';
+  const ok = [
+    io.check('count: status 200', count.status === 200),
+    io.check('count: num_items_per_page equals X-Page-Size', counted && c.num_items_per_page === pageSize),
+    io.check('count: num_pages = ceil(num_items / page size)', counted && (c.num_pages === Math.max(1, Math.ceil(c.num_items / pageSize)) || c.num_items === 0)),
+  ];
+  if (ok.indexOf(false) >= 0) return;
+  const numPages = Math.max(1, c.num_pages);
+  const maxPages = scenario.maxPages !== undefined ? scenario.maxPages : numPages;
+  const start = maxPages >= numPages ? 1 : ((Math.floor(n / sizes.length) * maxPages) % numPages) + 1;
+  let url = start === 1 ? io.api + '/passwords.json' : io.api + '/passwords/page/' + start + '.json';
+  let walked = 0;
+  for (let page = start; walked < maxPages; page++) {
+    const r = await io.send('GET', url, { pageSize: pageSize, name: page === 1 ? NAMES.firstPage : NAMES.page, readBody: io.sampleBody() });
+    const rel = checkPage(io, r, page, numPages, pageSize);
+    walked++;
+    if (r.status !== 200 || !rel['next']) break;
+    url = absolute(rel['next'], io.api);
+  }
+  if (start === 1 && maxPages >= numPages) io.check('walk: rel="next" reaches every page of the count', walked === numPages);
+}
+
+/**
+ * One round of writes that removes what it created, even when the run ends in the middle.
+ * Names carry the run tag and the iteration's number in the whole test.
+ * @param {Io} io @param {Scenario} scenario @param {number} n
+ */
+export async function mixed(io, scenario, n) {
+  const label = 'pmv6-load-' + io.runTag + '-' + n;
+  const project = await io.send('POST', io.api + '/projects.json', { body: { name: label, parent_id: 0 }, name: NAMES.projects, readBody: true });
+  const p = json(project.body);
+  if (!io.check('create project: 201 with an integer id', project.status === 201 && p !== null && typeof p === 'object' && Number.isInteger(p.id))) return;
+  try {
+    const created = await io.send('POST', io.api + '/passwords.json', {
+      body: { name: label, project_id: p.id, username: 'load', password: 'secret-' + label },
+      name: NAMES.passwords,
+      readBody: true,
+    });
+    const w = json(created.body);
+    if (!io.check('create password: 201 with an integer id', created.status === 201 && w !== null && typeof w === 'object' && Number.isInteger(w.id))) return;
+    const one = io.api + '/passwords/' + w.id + '.json';
+    try {
+      const shown = await io.send('GET', one, { name: NAMES.password, readBody: true });
+      const s = json(shown.body);
+      io.check('show password: 200 with its name', shown.status === 200 && s !== null && typeof s === 'object' && s.name === label);
+      const updated = await io.send('PUT', one, { body: { name: label + '-updated' }, name: NAMES.password, readBody: true });
+      io.check('update password: 204', updated.status === 204);
+      const page = await io.send('GET', io.api + '/passwords.json', { pageSize: 20, name: NAMES.firstPage, readBody: true });
+      const items = json(page.body);
+      io.check('list: status 200', page.status === 200);
+      io.check('list: JSON array no longer than X-Page-Size', Array.isArray(items) && items.length <= 20);
+      io.check('list: Link has rel="self"', has(links(page.link), 'self'));
+    } finally {
+      const gone = await io.send('DELETE', one, { name: NAMES.password, readBody: true, cleanup: true });
+      io.check('delete password: 204', gone.status === 204);
+    }
+  } finally {
+    const removed = await io.send('DELETE', io.api + '/projects/' + p.id + '.json', { name: NAMES.project, readBody: true, cleanup: true });
+    io.check('delete project: 204', removed.status === 204);
+  }
+}
+
+/** The iteration a scenario file names. */
+export const ITERATIONS = { walk: walk, mixed: mixed };
+
+/**
+ * Every request an iteration of the scenario can send, as method, name and page size: the
+ * groups in which both engines report requests.
+ * @param {Scenario} scenario
+ * @returns {Array<{ method: Method, name: string, pageSize: number | undefined }>}
+ */
+export function endpoints(scenario) {
+  if (scenario.iteration === 'mixed') {
+    return [
+      { method: 'POST', name: NAMES.projects, pageSize: undefined },
+      { method: 'POST', name: NAMES.passwords, pageSize: undefined },
+      { method: 'GET', name: NAMES.password, pageSize: undefined },
+      { method: 'PUT', name: NAMES.password, pageSize: undefined },
+      { method: 'GET', name: NAMES.firstPage, pageSize: 20 },
+      { method: 'DELETE', name: NAMES.password, pageSize: undefined },
+      { method: 'DELETE', name: NAMES.project, pageSize: undefined },
+    ];
+  }
+  /** @type {Array<{ method: Method, name: string, pageSize: number | undefined }>} */
+  const out = [];
+  for (let i = 0; i < scenario.pageSizes.length; i++) {
+    const size = scenario.pageSizes[i];
+    out.push({ method: 'GET', name: NAMES.count, pageSize: size });
+    out.push({ method: 'GET', name: NAMES.firstPage, pageSize: size });
+    out.push({ method: 'GET', name: NAMES.page, pageSize: size });
+  }
+  return out;
+}
+
+/**
+ * The k6 submetric of one endpoint and page size (its request count is in the k6 summary).
+ * @param {{ method: string, name: string, pageSize: number | undefined }} e
+ */
+export function endpointSelector(e) {
+  return 'http_reqs{method:' + e.method + ',name:' + e.name + (e.pageSize !== undefined ? ',page_size:' + e.pageSize : '') + '}';
+}

@@ -1,3 +1,0 @@
-import { state } from './state.js';
-
-export default state.exec;
