@@ -8,7 +8,7 @@ export interface DeclaredTest {
 }
 
 const SKIP_DIRS = new Set(['harness', 'catalogue', 'runner', 'node_modules']);
-const CALL = /clauseTest\(\s*(\[[^\]]*\]|'[^']*'|"[^"]*")\s*,\s*('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|`[^`]*`)/g;
+const CALL = /(?:clauseTest|oracleTest)\(\s*(\[[^\]]*\]|'[^']*'|"[^"]*")\s*,\s*('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|`[^`]*`)/g;
 const ID = /['"]([A-Z]+-\d{2})['"]/g;
 
 // The tests the suites declare, read from the source without running it: `pmv6 run --list`
