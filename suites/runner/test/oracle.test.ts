@@ -89,6 +89,10 @@ describe('the response oracle', () => {
     expect((await judge([noJson])).clauses).toEqual(['GEN-06']);
     const wrongPage = exchange('GET', '/passwords/page/2.json', 200, items(3), link([['self', '3.json'], ['first', '1.json'], ['prev', '/index.php/api/v6/passwords/page/1.json'], ['last', '2.json']]), { 'X-Page-Size': '5' });
     expect((await judge([wrongPage])).clauses).toEqual(['PAG-08']);
+    const otherList = exchange('GET', '/passwords/search/abc.json', 200, items(3), link([['self', `${API}/passwords/page/1.json`]]), { 'X-Page-Size': '5' });
+    expect((await judge([otherList])).clauses).toEqual(['PAG-08']);
+    const query = exchange('GET', '/passwords/page/2.json', 200, items(3), link([['self', `${API}/passwords.json?page=2`], ['first', `${API}/passwords.json?page=1`], ['prev', `${API}/passwords.json?page=1`], ['last', `${API}/passwords.json?page=2`]]), { 'X-Page-Size': '5' });
+    expect((await judge([query])).clauses).toEqual([]);
   });
 
   test('wants 404 and its message above the last page', async () => {
