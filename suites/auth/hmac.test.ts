@@ -94,4 +94,4 @@ clauseTest('STAT-04', 'answer a PUT and a DELETE signed with HMAC that return no
 
 // Every reply to an HMAC-signed request of this file (creations, updates, refusals) held to the
 // kinds of response and their bodies (suites/oracle/).
-oracleTest(['STAT-05', 'GEN-03', 'GEN-04', 'STAT-06', 'RES-14', 'RES-16', 'EP-08', 'RES-04'], 'send JSON bodies of the right kind with every reply to an HMAC-signed request');
+oracleTest(['STAT-05', 'GEN-03', 'GEN-04', 'STAT-06', 'RES-14', 'RES-16', 'EP-08', 'RES-04'], 'every reply to the HMAC-signed requests of this file');

@@ -111,4 +111,4 @@ clauseTest('LOG-04', 'write requests that end in 401 Unauthorized to the log: wr
 });
 
 // The refusals above, over Basic and HMAC, on reads and writes, held to the error object and §5's 401.
-oracleTest(['STAT-06', 'RES-14', 'RES-15', 'RES-16', 'AUTH-12', 'AUTH-13'], 'send the error object, and for a failed HTTP Basic its type and message, with every refusal of this file');
+oracleTest(['STAT-06', 'RES-14', 'RES-15', 'RES-16', 'AUTH-12', 'AUTH-13'], 'every refusal of this file, over Basic and HMAC, on reads and writes');

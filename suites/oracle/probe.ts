@@ -5,6 +5,7 @@
  * run the file whose traffic reaches the places.
  */
 import { ViolationError } from '../harness/assert.ts';
+import { clauseById } from '../catalogue/clauses.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import type { Oracle } from './oracle.ts';
 
@@ -23,7 +24,11 @@ export function expectOracleClean(ids: readonly string[]): void {
   });
 }
 
-/** A test that holds the file's traffic so far to the clauses the oracle judges. */
+/**
+ * Tests that hold the file's traffic so far to the clauses the oracle judges: one test a clause,
+ * so a finding fails only its own clause. `behaviour` says which traffic (it follows each
+ * clause's own behaviour in the title).
+ */
 export function oracleTest(ids: string[], behaviour: string): void {
-  clauseTest(ids, behaviour, () => expectOracleClean(ids));
+  for (const id of ids) clauseTest(id, `${clauseById(id)?.behaviour ?? id}: ${behaviour}`, () => expectOracleClean([id]));
 }

@@ -316,7 +316,7 @@ clauseTest(['SIZE-03', 'PAG-11'], 'serve X-Page-Size and the page-too-high 404 o
 
 // Every page and count fetched above, whatever test fetched it, held to the rules the response
 // oracle judges on every response (suites/oracle/).
-oracleTest(['PAG-08', 'GEN-06', 'GEN-03', 'GEN-04', 'STAT-05', 'SIZE-09', 'SIZE-10', 'RES-11'], 'point every Link of every page of every paginated list at the page its name says, with URLs ending in .json, and send every page and count as JSON in UTF-8');
+oracleTest(['PAG-08', 'GEN-06', 'GEN-03', 'GEN-04', 'STAT-05', 'SIZE-09', 'SIZE-10', 'RES-11'], 'every page and count of every paginated list fetched in this file');
 
 clauseTest('SIZE-01', 'put 20 items a page by default on every paginated list, as its count.json says', async (t) => {
   const settings = await s.control!.getSettings();

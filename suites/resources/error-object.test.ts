@@ -105,4 +105,4 @@ clauseTest('RES-16', 'give the reason for the failure in the error object\'s mes
 
 // Every 4XX this file and its fixtures provoked, whatever test or step provoked it, is judged by
 // the response oracle (suites/oracle/) under the error object's clauses and §5's 401.
-oracleTest(['STAT-06', 'RES-14', 'RES-15', 'RES-16', 'RES-18', 'AUTH-12', 'AUTH-13', 'AUTH-14'], 'send the error object, and for a failed HTTP Basic its type and message, with every 4XX of this file');
+oracleTest(['STAT-06', 'RES-14', 'RES-15', 'RES-16', 'RES-18', 'AUTH-12', 'AUTH-13', 'AUTH-14'], 'every 4XX of this file, over Basic and HMAC, on lists, pages, counts and writes');
