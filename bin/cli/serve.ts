@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { createReferenceServer } from '../../fixtures/reference-server/src/index.ts';
+import { DEFAULT_TIMEOUTS, createReferenceServer, type Timeouts } from '../../fixtures/reference-server/src/index.ts';
 import { intOption, parse, UsageError } from './args.ts';
 
 const HELP = `pmv6 serve: run the reference v6 server in the foreground
@@ -20,6 +20,12 @@ Options:
   --tls-key FILE           the certificate's private key (PEM)
   --no-response-cache      compute every GET list page and count (default: answers are cached
                            in memory, up to 64 MiB, and dropped on every write)
+  --header-timeout SECONDS a request's line and headers must arrive within this time, else 408
+                           (default 10)
+  --request-timeout SECONDS
+                           a whole request, body included, must arrive within this time, else
+                           408 (default 120; at least the header timeout)
+  --idle-timeout SECONDS   a connection without traffic is closed after this time (default 30)
 
 Stops cleanly on SIGINT or SIGTERM. Exit codes: 0 stopped, 2 usage error, 4 could not start.`;
 
@@ -35,6 +41,9 @@ export async function serve(argv: string[]): Promise<number> {
     'tls-cert': { type: 'string' },
     'tls-key': { type: 'string' },
     'no-response-cache': { type: 'boolean' },
+    'header-timeout': { type: 'string' },
+    'request-timeout': { type: 'string' },
+    'idle-timeout': { type: 'string' },
   });
   if (values.help) {
     process.stdout.write(`${HELP}\n`);
@@ -55,6 +64,16 @@ export async function serve(argv: string[]): Promise<number> {
     }
   }
   const hmacWindowSeconds = intOption('hmac-window', values['hmac-window'], 1, 86_400);
+  const timeouts: Partial<Timeouts> = {};
+  const headerS = intOption('header-timeout', values['header-timeout'], 1, 86_400);
+  const requestS = intOption('request-timeout', values['request-timeout'], 1, 86_400);
+  const idleS = intOption('idle-timeout', values['idle-timeout'], 1, 86_400);
+  if (headerS !== undefined) timeouts.headersMs = headerS * 1000;
+  if (requestS !== undefined) timeouts.requestMs = requestS * 1000;
+  if (idleS !== undefined) timeouts.idleMs = idleS * 1000;
+  if ((timeouts.headersMs ?? DEFAULT_TIMEOUTS.headersMs) > (timeouts.requestMs ?? DEFAULT_TIMEOUTS.requestMs)) {
+    throw new UsageError('--header-timeout cannot be longer than --request-timeout');
+  }
   const given = values['admin-password'] ?? process.env.PMV6_ADMIN_PASSWORD;
   const existingDb = values.db !== undefined && existsSync(values.db);
   const adminPassword = given ?? randomBytes(12).toString('base64url');
@@ -71,6 +90,7 @@ export async function serve(argv: string[]): Promise<number> {
       ...(hmacWindowSeconds !== undefined ? { hmacWindowSeconds } : {}),
       ...(tls ? { tls } : {}),
       ...(values['no-response-cache'] ? { responseCache: false } : {}),
+      timeouts,
     });
     base = await server.listen({ host, port });
   } catch (e) {
