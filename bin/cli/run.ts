@@ -160,7 +160,10 @@ export async function run(argv: string[]): Promise<number> {
       const signal = stop.received ?? 'SIGINT';
       process.stderr.write(`pmv6 run: interrupted by ${signal}: no verdict\n`);
       process.stderr.write(cleanupLine);
-      return signal === 'SIGTERM' ? 143 : 130;
+      const code = signal === 'SIGTERM' ? 143 : 130;
+      // A suite file still waiting on a hung target must not keep the process alive.
+      setTimeout(() => process.exit(code), 1_000).unref();
+      return code;
     }
     const verdict = verdictOf(result, values.strict, expectations);
     process.stdout.write(scrub(values.quiet ? verdictText(result, verdict).split('\n').slice(-2).join('\n') : verdictText(result, verdict)));

@@ -11,7 +11,10 @@ export interface RunConfig {
   runId: string;
   seed: number;
   readOnly: boolean;
+  /** deadline of each whole request (headers and body), ms */
   timeoutMs: number;
+  /** cap on the bytes read from one response (default DEFAULT_MAX_RESPONSE_BYTES of client.ts) */
+  maxResponseBytes?: number;
   /** how to trust an https target whose certificate no public CA signed */
   tls?: { ca?: string; insecure?: boolean };
   /** --only / --skip: clause IDs or areas */

@@ -31,13 +31,14 @@ export class ControlClient {
   readonly url: string;
   private readonly client: ApiClient;
 
-  constructor(opts: { url: string; token: string; timeoutMs?: number; tls?: TlsTrust; readOnly?: boolean }) {
+  constructor(opts: { url: string; token: string; timeoutMs?: number; maxResponseBytes?: number; tls?: TlsTrust; readOnly?: boolean }) {
     this.url = opts.url.replace(/\/+$/, '');
     registerSecret(opts.token, 'control token');
     this.client = new ApiClient({
       target: this.url,
       auth: { kind: 'raw', headers: { Authorization: `Bearer ${opts.token}` } },
       ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
+      ...(opts.maxResponseBytes !== undefined ? { maxResponseBytes: opts.maxResponseBytes } : {}),
       ...(opts.tls ? { tls: opts.tls } : {}),
       ...(opts.readOnly ? { readOnly: true } : {}),
     });
