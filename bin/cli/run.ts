@@ -15,7 +15,9 @@ import { progress, verdictText } from '../../reporters/console.ts';
 import { loadExpectations } from '../../reporters/expectations.ts';
 import { resultsDocument } from '../../reporters/results-json.ts';
 import { writeReports } from '../../reporters/write-reports.ts';
+import { DEFAULT_MAX_RESPONSE_BYTES } from '../../suites/harness/client.ts';
 import { intOption, parse, UsageError, urlOption } from './args.ts';
+import { checkInputFile, checkOutputDir, checkOutputFile } from './paths.ts';
 
 const HELP = `pmv6 run: run the conformance suites and print the verdict
 
@@ -33,7 +35,8 @@ Options (secrets are better given in the environment, which other users cannot s
   --only IDS              run only these areas or clause IDs, comma-separated (AUTH,PAG-03)
   --skip IDS              skip these areas or clause IDs
   --strict                a failed SHOULD fails the run too
-  --timeout MS            per-request timeout (default 10000)
+  --timeout MS            deadline of each whole request, headers and body (default 10000)
+  --max-response-bytes N  read at most N bytes of one response (default ${DEFAULT_MAX_RESPONSE_BYTES})
   --ca FILE               trust this CA certificate (PEM) for an https target
   --insecure              accept any certificate of an https target (self-signed, expired)
   --seed N                seed for generated data (default: random, printed)
@@ -66,6 +69,7 @@ export async function run(argv: string[]): Promise<number> {
     skip: { type: 'string' },
     strict: { type: 'boolean', default: false },
     timeout: { type: 'string' },
+    'max-response-bytes': { type: 'string' },
     ca: { type: 'string' },
     insecure: { type: 'boolean', default: false },
     seed: { type: 'string' },
@@ -87,6 +91,7 @@ export async function run(argv: string[]): Promise<number> {
   const target = urlOption('target', values.target);
   const control = urlOption('control', values.control);
   const timeoutMs = intOption('timeout', values.timeout, 100, 600_000) ?? 10_000;
+  const maxResponseBytes = intOption('max-response-bytes', values['max-response-bytes'], 1024, 2 ** 31 - 1);
   const seed = intOption('seed', values.seed, 0, 2 ** 31 - 1) ?? randomSeed();
   const only = list(values.only, '--only');
   const skip = list(values.skip, '--skip');
@@ -107,6 +112,7 @@ export async function run(argv: string[]): Promise<number> {
   let ca: string | undefined;
   if (values.ca !== undefined) {
     if (!target) throw new UsageError('--ca needs --target');
+    await checkInputFile('--ca', values.ca, 1024 * 1024);
     try {
       ca = await readFile(values.ca, 'utf8');
     } catch (e) {
@@ -115,8 +121,19 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (values.insecure && !target) throw new UsageError('--insecure needs --target');
   const tls = ca || values.insecure ? { tls: { ...(ca ? { ca } : {}), ...(values.insecure ? { insecure: true } : {}) } } : {};
+  if (values.expectations !== undefined) await checkInputFile('--expectations', values.expectations);
   const expectations = values.expectations !== undefined ? await loadExpectations(values.expectations) : undefined;
-  const base = { runId: newRunId(), seed, readOnly: values['read-only'], timeoutMs, selection: { only, skip }, ...tls };
+  if (values['report-dir'] !== undefined) await checkOutputDir('--report-dir', values['report-dir']);
+  if (values['report-dir'] !== undefined && env.GITHUB_STEP_SUMMARY) await checkOutputFile('GITHUB_STEP_SUMMARY', env.GITHUB_STEP_SUMMARY);
+  const base = {
+    runId: newRunId(),
+    seed,
+    readOnly: values['read-only'],
+    timeoutMs,
+    ...(maxResponseBytes !== undefined ? { maxResponseBytes } : {}),
+    selection: { only, skip },
+    ...tls,
+  };
   let embedded: EmbeddedTarget | undefined;
   let container: ContainerTarget | undefined;
   const image = containerTarget(values, { target, control, user, password, controlToken });
