@@ -8,7 +8,6 @@ import { registerSecret, scrub } from '../../suites/harness/redact.ts';
 import { newRunId, randomSeed, startEmbeddedTarget, type EmbeddedTarget } from '../../suites/runner/embedded.ts';
 import { preflight, TargetError } from '../../suites/runner/preflight.ts';
 import { CONTAINER_HELP, CONTAINER_OPTIONS, containerTarget, type ContainerTarget } from './container-flags.ts';
-import { PACKAGE_ROOT, runSuites } from '../../suites/runner/run-suites.ts';
 import { cleanupText } from '../../suites/runner/cleanup.ts';
 import { verdictOf } from '../../suites/runner/verdict.ts';
 import { progress, verdictText } from '../../reporters/console.ts';
@@ -96,7 +95,7 @@ export async function run(argv: string[]): Promise<number> {
   const only = list(values.only, '--only');
   const skip = list(values.skip, '--skip');
   if (values.list) {
-    process.stdout.write(listing(only, skip));
+    process.stdout.write(await listing(only, skip));
     return 0;
   }
   const user = values.user ?? env.PMV6_USER;
@@ -169,6 +168,9 @@ export async function run(argv: string[]): Promise<number> {
     if (config.readOnly) log('read-only run: checks that would create, change or delete data are disabled');
     const bar = progress(process.stdout, { quiet: values.quiet, clean: scrub });
     const stop = interruption();
+    // Decision: vitest is loaded only once a run starts, so a bad flag, path or target costs a
+    // fraction of the memory (under 300 MB) and of the start-up time.
+    const { runSuites } = await import('../../suites/runner/run-suites.ts');
     const result = await runSuites(config, { onModuleDone: bar.module, onTestDone: bar.test, signal: stop.signal }).finally(stop.release);
     bar.done();
     const cleanup = result.cleanup ? { deleted: result.cleanup.deleted.length, leftovers: result.cleanup.leftovers } : undefined;
@@ -241,7 +243,8 @@ function interruption(): { signal: AbortSignal; received: NodeJS.Signals | undef
   return state;
 }
 
-function listing(only: string[], skip: string[]): string {
+async function listing(only: string[], skip: string[]): Promise<string> {
+  const { PACKAGE_ROOT } = await import('../../suites/runner/run-suites.ts');
   const tests = declaredTests(join(PACKAGE_ROOT, 'suites'));
   const lines = tests.filter((t) => selectsIds(t.ids, { only, skip })).map((t) => {
     const levels = t.ids.map((id) => clauseById(id)?.level ?? '?');
