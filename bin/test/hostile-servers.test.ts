@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, test } from 'vitest';
-import { encodeNested, nestingArb } from '../../suites/harness/test/encodings.ts';
+import { encodeNested, leakedForm, nestingArb } from '../../suites/harness/test/encodings.ts';
 import { BIN } from './spawn-cli.ts';
 
 // The CLI against hostile and broken servers (all on loopback): every case ends with exit 2 (or
@@ -280,8 +280,21 @@ describe('a server that echoes secrets in nested encodings', () => {
     expect(readFileSync(join(reports, 'results.json'), 'utf8')).toMatch(/«redacted/);
     const again = join(dir, 'echo-again');
     const rendered = await pmv6(['report', join(reports, 'results.json'), '--out', again], { GITHUB_STEP_SUMMARY: summary });
-    expectWellBehaved(rendered, [...readdirSync(again).map((f) => join(again, f)), summary], [0]);
+    const renderedFiles = [...readdirSync(again).map((f) => join(again, f)), summary];
+    expectWellBehaved(rendered, renderedFiles, [0]);
     expect(rendered.stderr).toBe('');
+    // Every output byte against every form each nesting gave the secrets.
+    const basic = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`;
+    const outputs = [r.stdout, r.stderr, rendered.stdout, ...[...files, ...renderedFiles].map((f) => readFileSync(f, 'utf8'))];
+    for (const n of nestings) {
+      for (const secret of [basic, PASSWORD, TOKEN]) {
+        const { forms } = encodeNested(secret, n);
+        for (const [k, out] of outputs.entries()) {
+          const leak = leakedForm(out, forms);
+          expect(leak, `output ${k}, nesting ${JSON.stringify(n)}, secret ${secret}: ${out.slice(Math.max(0, out.indexOf(leak ?? "") - 300), out.indexOf(leak ?? "") + 300)}`).toBeUndefined();
+        }
+      }
+    }
     expect(statSync(join(again, 'report.html')).size).toBeGreaterThan(1000);
   }, 120_000);
 });

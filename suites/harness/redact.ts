@@ -18,6 +18,8 @@ const MAX_DEPTH = 8;
  * would garble every message); headers and sensitive JSON keys still hide them.
  */
 const MIN_SECRET_LENGTH = 4;
+/** Bytes: a fragment shorter than this is not a secret's half (it could be any word). */
+const MIN_FRAGMENT = 8;
 
 const SENSITIVE_KEYS = new Set(
   ['password', 'private_key', 'privateKey', 'token', 'new_password', 'password_confirm'].map((k) => k.toLowerCase()),
@@ -193,93 +195,119 @@ B64['_'.charCodeAt(0)] = 63;
 /** The run decoded from `offset`: 3 bytes per 4 characters; a byte's span covers the 2 characters that carry its bits. */
 function base64View(view: View, runStart: number, runEnd: number, offset: number): View | null {
   const chars = runEnd - runStart - offset;
-  const groups = Math.floor(chars / 4);
   const tail = chars % 4;
-  const length = groups * 3 + (tail >= 2 ? tail - 1 : 0);
+  const length = Math.floor(chars / 4) * 3 + (tail >= 2 ? tail - 1 : 0);
   if (length === 0) return null;
+  const { text } = view;
+  const sixBits = (c: number) => (c < runEnd ? B64[text.charCodeAt(c)]! : 0);
   const out = new Array<number>(length);
   const start = new Int32Array(length);
   const end = new Int32Array(length);
-  const { text } = view;
-  let n = 0;
-  for (let c = runStart + offset; n < length; c += 4) {
-    const v = [0, 1, 2, 3].map((k) => (c + k < runEnd ? B64[text.charCodeAt(c + k)]! : 0));
-    const bytes = [(v[0]! << 2) | (v[1]! >> 4), ((v[1]! & 15) << 4) | (v[2]! >> 2), ((v[2]! & 3) << 6) | v[3]!];
-    for (let k = 0; k < 3 && n < length; k++, n++) {
-      out[n] = bytes[k]!;
-      start[n] = view.start[c + k]!;
-      end[n] = view.end[c + k + 1]!;
-    }
+  for (let n = 0, c = runStart + offset; n < length; n++) {
+    // byte k of a group takes the low bits of character k and the high bits of character k + 1
+    const k = n % 3;
+    const at = c + k;
+    out[n] = k === 0 ? (sixBits(at) << 2) | (sixBits(at + 1) >> 4) : k === 1 ? ((sixBits(at) & 15) << 4) | (sixBits(at + 1) >> 2) : ((sixBits(at) & 3) << 6) | sixBits(at + 1);
+    start[n] = view.start[at]!;
+    end[n] = view.end[Math.min(at + 1, runEnd - 1)]!;
+    if (k === 2) c += 4;
   }
   return { text: bytesToString(out), start, end, base64: true };
 }
 
 // ---------------------------------------------------------------------------------------------
-// Needles: each secret as UTF-8 bytes (and Latin-1 where it fits), searched in every view, and
-// with a colon inserted between any two of its characters (a Basic credential split across user and password).
+// Needles: each secret as UTF-8 bytes (and Latin-1 where it fits), and every run of at least half of
+// those bytes (at least MIN_FRAGMENT), searched in every view; and each secret with a colon inserted
+// between any two of its characters (a Basic credential split across user and password).
 
 interface Matcher {
-  plain: RegExp;
-  /** the needles with a colon inserted between two of their characters */
-  split: RegExp | null;
+  /** needles by the 32-bit number of their first 4 bytes, longest first */
+  byPrefix: Map<number, string[]>;
+  /** one bit per hashed 4-byte prefix: most positions of a text are rejected here */
+  filter: Uint8Array;
   labels: Map<string, string>;
-  /** a base64 run shorter than this cannot hold a needle */
-  minRun: number;
+  /** the shortest needle: a view shorter than this holds none, a base64 run shorter than 4/3 of it neither */
+  shortest: number;
 }
 
-function escapeBytes(s: string): string {
-  return [...s].map((c) => (/[A-Za-z0-9]/.test(c) ? c : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)).join('');
-}
+const FILTER_BITS = 20;
+const prefixHash = (p: number) => Math.imul(p, 0x9e3779b1) >>> (32 - FILTER_BITS);
 
 function buildMatcher(): Matcher | null {
   if (secrets.size === 0) return null;
   const labels = new Map<string, string>();
-  const split = new Map<string, string>();
   for (const [value, label] of secrets) {
     const utf8 = Buffer.from(value, 'utf8').toString('latin1');
     const forms = [utf8];
     if (/^[\x00-\xff]*$/.test(value) && value !== utf8) forms.push(value);
-    for (const f of forms) if (!labels.has(f)) labels.set(f, label);
+    for (const f of forms) {
+      if (!labels.has(f)) labels.set(f, label);
+      // A fragment of half the secret or more is hidden too: a server that cuts or splits what it
+      // echoes (a base64 run broken in two) must not leave half a password readable.
+      const k = Math.max(MIN_FRAGMENT, Math.ceil(f.length / 2));
+      for (let i = 0; f.length > k && i + k <= f.length; i++) if (!labels.has(f.slice(i, i + k))) labels.set(f.slice(i, i + k), label);
+    }
     const chars = [...value];
     for (let k = 1; k < chars.length; k++) {
       const joined = Buffer.from(`${chars.slice(0, k).join('')}:${chars.slice(k).join('')}`, 'utf8').toString('latin1');
-      if (!split.has(joined)) split.set(joined, label);
+      if (!labels.has(joined)) labels.set(joined, label);
     }
   }
-  const alternation = (keys: Iterable<string>) => new RegExp([...keys].sort((a, b) => b.length - a.length).map(escapeBytes).join('|'), 'g');
-  const shortest = Math.min(...[...labels.keys()].map((k) => k.length));
-  return {
-    plain: alternation(labels.keys()),
-    split: split.size > 0 ? alternation(split.keys()) : null,
-    labels: new Map([...split, ...labels]),
-    minRun: Math.max(4, Math.floor((shortest * 4) / 3)),
-  };
+  const byPrefix = new Map<number, string[]>();
+  const filter = new Uint8Array(1 << (FILTER_BITS - 3));
+  for (const needle of [...labels.keys()].sort((x, y) => y.length - x.length)) {
+    const p = prefixOf(needle, 0);
+    byPrefix.set(p, [...(byPrefix.get(p) ?? []), needle]);
+    const h = prefixHash(p);
+    filter[h >> 3]! |= 1 << (h & 7);
+  }
+  return { byPrefix, filter, labels, shortest: Math.min(...[...labels.keys()].map((k) => k.length)) };
+}
+
+function prefixOf(text: string, i: number): number {
+  return ((text.charCodeAt(i) << 24) | (text.charCodeAt(i + 1) << 16) | (text.charCodeAt(i + 2) << 8) | text.charCodeAt(i + 3)) >>> 0;
 }
 
 type Span = [start: number, end: number, label: string, base64: boolean];
 
 function search(view: View, m: Matcher, spans: Span[]): void {
   const { text } = view;
-  for (const re of text.includes(':') && m.split ? [m.plain, m.split] : [m.plain]) {
-    re.lastIndex = 0;
-    for (let hit = re.exec(text); hit; hit = re.exec(text)) {
-      spans.push([view.start[hit.index]!, view.end[hit.index + hit[0].length - 1]!, m.labels.get(hit[0]) ?? 'secret', view.base64 === true]);
-      re.lastIndex = hit.index + 1;
+  if (text.length < m.shortest) return;
+  let p = prefixOf(text, 0);
+  for (let i = 0; i + 4 <= text.length; i++) {
+    if (i > 0) p = ((p << 8) | text.charCodeAt(i + 3)) >>> 0;
+    const h = prefixHash(p);
+    if ((m.filter[h >> 3]! & (1 << (h & 7))) === 0) continue;
+    for (const needle of m.byPrefix.get(p) ?? []) {
+      if (!text.startsWith(needle, i)) continue;
+      spans.push([view.start[i]!, view.end[i + needle.length - 1]!, m.labels.get(needle) ?? 'secret', view.base64 === true]);
+      break;
     }
   }
 }
 
-const B64_RUN = /[A-Za-z0-9+/_-]+/g;
+/** A cheap identity of a view: where it comes from, its length and a hash of its bytes. */
+function viewKey(v: View): string {
+  let h = 0x811c9dc5;
+  const { text } = v;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return `${v.start[0]}:${v.end[v.end.length - 1]}:${text.length}:${h >>> 0}`;
+}
 
-function explore(view: View, depth: number, m: Matcher, spans: Span[], seen: Set<string>, cleanRuns: Set<string>): void {
+/**
+ * `seen` and `cleanRuns` remember the depth a view or a base64 run was explored at: one explored
+ * deeper had fewer layers left, so it is explored again when it recurs higher up.
+ */
+function explore(view: View, depth: number, m: Matcher, spans: Span[], seen: Map<string, number>, cleanRuns: Map<string, number>): void {
   search(view, m, spans);
   if (depth >= MAX_DEPTH) return;
   /** Explores a view not seen before; false when it was seen (its findings are in `spans` already). */
   const next = (v: View | null): boolean => {
     if (!v || v.text.length === 0) return true;
-    const key = `${v.start[0]}:${v.end[v.end.length - 1]}:${v.text}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
+    if (v.text.length < m.shortest) return true;
+    const key = viewKey(v);
+    if ((seen.get(key) ?? Infinity) <= depth + 1) return false;
+    seen.set(key, depth + 1);
     explore(v, depth + 1, m, spans, seen, cleanRuns);
     return true;
   };
@@ -287,13 +315,26 @@ function explore(view: View, depth: number, m: Matcher, spans: Span[], seen: Set
   next(percentDecode(view, false));
   next(percentDecode(view, true));
   next(htmlUnescape(view));
-  for (const run of [...view.text.matchAll(B64_RUN)]) {
-    if (run[0].length < m.minRun || cleanRuns.has(run[0])) continue;
-    const before = spans.length;
-    let explored = true;
-    for (let offset = 0; offset < 4; offset++) explored = next(base64View(view, run.index!, run.index! + run[0].length, offset)) && explored;
-    // A run's findings depend only on its characters: a run that held nothing is skipped wherever it recurs.
-    if (explored && spans.length === before) cleanRuns.add(run[0]);
+  const minRun = Math.floor((m.shortest * 4) / 3);
+  const { text } = view;
+  for (let i = 0; i < text.length; ) {
+    if (B64[text.charCodeAt(i)] === -1 || text.charCodeAt(i) > 255) {
+      i++;
+      continue;
+    }
+    let j = i + 1;
+    while (j < text.length && text.charCodeAt(j) < 256 && B64[text.charCodeAt(j)] !== -1) j++;
+    if (j - i >= minRun) {
+      const run = text.slice(i, j);
+      if ((cleanRuns.get(run) ?? Infinity) > depth) {
+        const before = spans.length;
+        let explored = true;
+        for (let offset = 0; offset < 4; offset++) explored = next(base64View(view, i, j, offset)) && explored;
+        // A run's findings depend only on its characters: a run that held nothing is skipped wherever it recurs.
+        if (explored && spans.length === before) cleanRuns.set(run, depth);
+      }
+    }
+    i = j;
   }
 }
 
@@ -303,7 +344,7 @@ export function scrub(text: string): string {
   let out = text;
   if (matcher && text.length > 0) {
     const spans: Span[] = [];
-    explore(rootView(text), 0, matcher, spans, new Set(), new Set());
+    explore(rootView(text), 0, matcher, spans, new Map(), new Map());
     if (spans.length > 0) {
       spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
       const parts: string[] = [];
