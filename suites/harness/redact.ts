@@ -110,9 +110,10 @@ function rewrite(view: View, re: RegExp, decode: (m: RegExpExecArray) => string 
   const copy = (from: number, to: number) => {
     if (to <= from) return;
     parts.push(text.slice(from, to));
-    start.set(view.start.subarray(from, to), n);
-    end.set(view.end.subarray(from, to), n);
-    n += to - from;
+    for (let i = from; i < to; i++, n++) {
+      start[n] = view.start[i]!;
+      end[n] = view.end[i]!;
+    }
   };
   re.lastIndex = 0;
   for (let m = re.exec(text); m; m = re.exec(text)) {
@@ -294,11 +295,29 @@ function viewKey(v: View): string {
   return `${v.start[0]}:${v.end[v.end.length - 1]}:${text.length}:${h >>> 0}`;
 }
 
+interface Scan {
+  m: Matcher;
+  spans: Span[];
+  /**
+   * The depth a view or a base64 run was explored at: one explored deeper had fewer layers left, so
+   * it is explored again when it recurs higher up.
+   */
+  seen: Map<string, number>;
+  cleanRuns: Map<string, number>;
+  /** bytes of views still to explore */
+  budget: number;
+}
+
 /**
- * `seen` and `cleanRuns` remember the depth a view or a base64 run was explored at: one explored
- * deeper had fewer layers left, so it is explored again when it recurs higher up.
+ * Decision: the bytes explored are bounded (BUDGET_PER_BYTE per byte of the text, plus
+ * BUDGET_BASE), so a body built to nest every encoding many times cannot stall the CLI. A view
+ * beyond the budget is not scanned but hidden whole: redaction fails closed.
  */
-function explore(view: View, depth: number, m: Matcher, spans: Span[], seen: Map<string, number>, cleanRuns: Map<string, number>): void {
+const BUDGET_PER_BYTE = 32;
+const BUDGET_BASE = 2 << 20;
+
+function explore(view: View, depth: number, scan: Scan): void {
+  const { m, spans, seen, cleanRuns } = scan;
   search(view, m, spans);
   if (depth >= MAX_DEPTH) return;
   /** Explores a view not seen before; false when it was seen (its findings are in `spans` already). */
@@ -308,7 +327,9 @@ function explore(view: View, depth: number, m: Matcher, spans: Span[], seen: Map
     const key = viewKey(v);
     if ((seen.get(key) ?? Infinity) <= depth + 1) return false;
     seen.set(key, depth + 1);
-    explore(v, depth + 1, m, spans, seen, cleanRuns);
+    scan.budget -= v.text.length;
+    if (scan.budget < 0) spans.push([v.start[0]!, v.end[v.end.length - 1]!, 'not scanned: too deeply encoded', false]);
+    else explore(v, depth + 1, scan);
     return true;
   };
   next(jsonUnescape(view));
@@ -338,13 +359,18 @@ function explore(view: View, depth: number, m: Matcher, spans: Span[], seen: Map
   }
 }
 
+/** Bytes of decoded views the last scrub explored (for the redaction benchmark and tests). */
+export let lastScanBytes = 0;
+
 /** Registered secrets, hidden in every encoding `explore` decodes; then any Basic or Bearer credential. */
 export function scrub(text: string): string {
   if (matcher === null) matcher = buildMatcher();
   let out = text;
   if (matcher && text.length > 0) {
     const spans: Span[] = [];
-    explore(rootView(text), 0, matcher, spans, new Map(), new Map());
+    const scan: Scan = { m: matcher, spans, seen: new Map(), cleanRuns: new Map(), budget: BUDGET_BASE + BUDGET_PER_BYTE * text.length };
+    explore(rootView(text), 0, scan);
+    lastScanBytes = BUDGET_BASE + BUDGET_PER_BYTE * text.length - scan.budget;
     if (spans.length > 0) {
       spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
       const parts: string[] = [];

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { beforeEach, describe, expect, test } from 'vitest';
-import { clearSecrets, HTML_ENTITY_NAMES, registerSecret, scrub } from '../redact.ts';
+import { clearSecrets, HTML_ENTITY_NAMES, lastScanBytes, registerSecret, scrub } from '../redact.ts';
 import { encodeNested, ENCODER_NAMES, leakedForm, nestingArb, secretArb, type Nesting } from './encodings.ts';
 
 // Redaction against any secret under any nesting of the encodings servers use. Seeded and
@@ -52,6 +52,15 @@ describe('redaction under nested encodings', () => {
     const out = fc.check(holds((text) => text), { seed: SEED, numRuns: 200 });
     expect(out.failed).toBe(true);
   });
+
+  test('a text built to nest every encoding without end is hidden whole once the scan budget is spent', () => {
+    registerSecret('hunter2-secret', 'password');
+    const text = '%252525&amp;amp;amp;\\\\\\\\+%2B '.repeat(8_000);
+    expect(scrub(text)).toBe('«redacted:not scanned: too deeply encoded»');
+    expect(lastScanBytes).toBeLessThan(64 * text.length);
+    const ordinary = JSON.stringify({ body: JSON.stringify({ message: 'a "quoted" text & more', url: 'http://h/x?q=%20a+b' }) }).repeat(2_000);
+    expect(scrub(ordinary)).toBe(ordinary);
+  }, 60_000);
 
   test('the Latin-1 entity table covers U+00A0 to U+00FF', () => {
     const latin1 = [...HTML_ENTITY_NAMES.values()].filter((cp) => cp >= 0xa0 && cp <= 0xff);
