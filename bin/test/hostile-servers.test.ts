@@ -299,6 +299,20 @@ describe('a server that echoes secrets in nested encodings', () => {
   }, 120_000);
 });
 
+describe('a server that echoes secrets, under load', () => {
+  test.concurrent('load: thresholds fail (exit 1); nothing of the secrets on the console or in --out', async () => {
+    const target = await hostile((req, res) => {
+      if (req.url?.endsWith('/version.json')) return json(res, 200, VERSION);
+      const auth = String(req.headers.authorization ?? '');
+      json(res, 400, JSON.stringify({ error: true, type: 'Echo', message: `${auth} ${JSON.stringify(req.headers)} ${PASSWORD}`, b64: Buffer.from(JSON.stringify(auth)).toString('base64') }));
+    });
+    const out = join(dir, 'load-echo.json');
+    const r = await pmv6(['load', '--scenario', 'mixed', '--target', target, '--duration', '2s', '--out', out]);
+    expectWellBehaved(r, [out], [1]);
+    expect(r.stdout).toMatch(/thresholds: FAILED/);
+  }, 120_000);
+});
+
 describe('Ctrl-C against a target that hangs', () => {
   test('SIGINT while every request hangs: exit 130 within 15 s of the signal, leftovers listed', async () => {
     const target = await hostile((req, res) => {
