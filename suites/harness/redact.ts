@@ -19,25 +19,31 @@ const MAX_DEPTH = 8;
  */
 const MIN_SECRET_LENGTH = 4;
 /** Bytes: a fragment shorter than this is not a secret's half (it could be any word). */
-const MIN_FRAGMENT = 8;
+const MIN_FRAGMENT = 10;
 
 const SENSITIVE_KEYS = new Set(
   ['password', 'private_key', 'privateKey', 'token', 'new_password', 'password_confirm'].map((k) => k.toLowerCase()),
 );
 
-const secrets = new Map<string, string>();
+/** secret → its label, and whether its fragments are hidden too */
+const secrets = new Map<string, { label: string; fragments: boolean }>();
 let matcher: Matcher | null = null;
 
 export function registerSecret(value: string, label: string): void {
   if (!value || [...value].length < MIN_SECRET_LENGTH || secrets.has(value)) return;
-  secrets.set(value, label);
+  secrets.set(value, { label, fragments: true });
   matcher = null;
 }
 
 /** A password, and `user:password` (what a Basic header carries) for passwords too short to scrub alone. */
 export function registerCredentials(user: string, password: string, label: string): void {
   registerSecret(password, label);
-  if (password) registerSecret(`${user}:${password}`, label);
+  // Decision: no fragments of the pair: its first half is the username, which must stay readable.
+  const pair = `${user}:${password}`;
+  if (password && !secrets.has(pair)) {
+    secrets.set(pair, { label, fragments: false });
+    matcher = null;
+  }
 }
 
 /** For tests of the harness itself. */
@@ -237,7 +243,7 @@ const prefixHash = (p: number) => Math.imul(p, 0x9e3779b1) >>> (32 - FILTER_BITS
 function buildMatcher(): Matcher | null {
   if (secrets.size === 0) return null;
   const labels = new Map<string, string>();
-  for (const [value, label] of secrets) {
+  for (const [value, { label, fragments }] of secrets) {
     const utf8 = Buffer.from(value, 'utf8').toString('latin1');
     const forms = [utf8];
     if (/^[\x00-\xff]*$/.test(value) && value !== utf8) forms.push(value);
@@ -246,7 +252,7 @@ function buildMatcher(): Matcher | null {
       // A fragment of half the secret or more is hidden too: a server that cuts or splits what it
       // echoes (a base64 run broken in two) must not leave half a password readable.
       const k = Math.max(MIN_FRAGMENT, Math.ceil(f.length / 2));
-      for (let i = 0; f.length > k && i + k <= f.length; i++) if (!labels.has(f.slice(i, i + k))) labels.set(f.slice(i, i + k), label);
+      for (let i = 0; fragments && f.length > k && i + k <= f.length; i++) if (!labels.has(f.slice(i, i + k))) labels.set(f.slice(i, i + k), label);
     }
     const chars = [...value];
     for (let k = 1; k < chars.length; k++) {
