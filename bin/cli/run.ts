@@ -181,7 +181,7 @@ export async function run(argv: string[]): Promise<number> {
       process.stderr.write(cleanupLine);
       const code = signal === 'SIGTERM' ? 143 : 130;
       // A suite file still waiting on a hung target must not keep the process alive.
-      setTimeout(() => process.exit(code), 1_000).unref();
+      setTimeout(() => process.exit(code), 500).unref();
       return code;
     }
     const verdict = verdictOf(result, values.strict, expectations);

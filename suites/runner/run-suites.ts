@@ -15,9 +15,9 @@ export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
  * itself; then the settings restore and the final sweep run with CLEANUP_REQUEST_MS per request and
  * CLEANUP_BUDGET_MS in all, so Ctrl-C ends within 15 s whatever the target does.
  */
-export const INTERRUPT_GRACE_MS = 4_000;
+export const INTERRUPT_GRACE_MS = 3_000;
 export const CLEANUP_REQUEST_MS = 2_000;
-export const CLEANUP_BUDGET_MS = 7_000;
+export const CLEANUP_BUDGET_MS = 6_000;
 
 export interface ClauseResult {
   clause: Clause;
