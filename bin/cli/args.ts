@@ -21,16 +21,29 @@ export function intOption(name: string, value: string | undefined, min: number, 
   return Number(value);
 }
 
+/** The URL as it may be shown: whatever stands before an `@` in the authority is hidden. */
+function shown(value: string): string {
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1«redacted»@');
+}
+
+/**
+ * Decision: credentials inside a URL (`http://user:pass@host`) are refused, not redacted and used:
+ * they would travel in every log line and shell history, and the API takes them from --user and
+ * --password (or the environment) anyway.
+ */
 export function urlOption(name: string, value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new UsageError(`--${name} must be an absolute http(s) URL, got "${value}"`);
+    throw new UsageError(`--${name} must be an absolute http(s) URL, got "${shown(value)}"`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UsageError(`--${name} must be an http or https URL, got "${value}"`);
+    throw new UsageError(`--${name} must be an http or https URL, got "${shown(value)}"`);
+  }
+  if (url.username !== '' || url.password !== '' || /^[^/]*\/\/[^/?#]*@/.test(value)) {
+    throw new UsageError(`--${name} must not carry credentials ("${shown(value)}"): give them with --user and --password, or PMV6_USER and PMV6_PASSWORD`);
   }
   return value.replace(/\/+$/, '');
 }

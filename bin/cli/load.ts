@@ -1,6 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { renderLoadComparisonHtml } from '../../load/engine/report-html.ts';
-import { registerSecret } from '../../suites/harness/redact.ts';
+import { registerSecret, scrub } from '../../suites/harness/redact.ts';
+import { preflight, TargetError as PreflightError } from '../../suites/runner/preflight.ts';
+import { checkInputFile, checkOutputFile } from './paths.ts';
 import { compareResults, comparisonText, DEFAULT_COMPARE } from '../../load/engine/compare.ts';
 import { startSeededTarget, type LoadTarget } from '../../load/engine/embedded.ts';
 import { DEFAULT_MAX_REQUESTS, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS, MAX_DURATION_MS, runLoad, TargetError, type LoadResults } from '../../load/engine/engine.ts';
@@ -111,7 +113,11 @@ export async function load(argv: string[]): Promise<number> {
   });
   let baseline: LoadResults | undefined;
   if (values.report !== undefined && values.baseline === undefined) throw new UsageError('--report draws the comparison with a baseline: it needs --baseline FILE');
+  if (values.out !== undefined) await checkOutputFile('--out', values.out);
+  if (values.report !== undefined) await checkOutputFile('--report', values.report);
+  if (values.ca !== undefined) await checkInputFile('--ca', values.ca, 1024 * 1024);
   if (values.baseline !== undefined) {
+    await checkInputFile('--baseline', values.baseline);
     try {
       baseline = JSON.parse(await readFile(values.baseline, 'utf8')) as LoadResults;
     } catch (e) {
@@ -142,6 +148,17 @@ export async function load(argv: string[]): Promise<number> {
   }
   registerSecret(credentials.password, 'password');
   if (credentials.hmac) registerSecret(credentials.hmac.privateKey, 'hmac private key');
+  if (!embedded) {
+    // The same preflight as pmv6 run: a dead target, no v6 API or refused credentials is exit 2 before any load.
+    const tls = ca !== undefined || values.insecure ? { tls: { ...(ca !== undefined ? { ca } : {}), ...(values.insecure ? { insecure: true } : {}) } } : {};
+    try {
+      await preflight({ target, user: credentials.user, password: credentials.password, timeoutMs: timeoutMs ?? 10_000, ...tls });
+    } catch (e) {
+      if (!(e instanceof PreflightError)) throw e;
+      process.stderr.write(`pmv6 load: ${scrub(e.message)}\n`);
+      return 2;
+    }
+  }
 
   const out = process.stdout;
   const err = process.stderr;
@@ -167,7 +184,7 @@ export async function load(argv: string[]): Promise<number> {
     });
   } catch (e) {
     if (e instanceof TargetError) {
-      err.write(`pmv6 load: ${e.message}\n`);
+      err.write(`pmv6 load: ${scrub(e.message)}\n`);
       return 2;
     }
     throw e;

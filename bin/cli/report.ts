@@ -4,6 +4,7 @@ import { readResultsFile } from '../../reporters/read-results.ts';
 import { RESULTS_FORMAT } from '../../reporters/results-json.ts';
 import { renderReports } from '../../reporters/write-reports.ts';
 import { parse, UsageError } from './args.ts';
+import { checkInputFile, checkOutputDir, checkOutputFile } from './paths.ts';
 
 const HELP = `pmv6 report: render reports from results.json, or compare two runs
 
@@ -29,6 +30,8 @@ export async function report(argv: string[]): Promise<number> {
     if (values.out !== undefined) throw new UsageError('--diff prints to stdout; it takes no --out');
     const [oldFile, newFile, ...rest] = positionals;
     if (oldFile === undefined || newFile === undefined || rest.length > 0) throw new UsageError('--diff needs exactly two results files: OLD.json NEW.json');
+    await checkInputFile('--diff', oldFile);
+    await checkInputFile('--diff', newFile);
     const before = await readResultsFile(oldFile);
     const after = await readResultsFile(newFile);
     const changes = diffResults(before, after);
@@ -38,6 +41,9 @@ export async function report(argv: string[]): Promise<number> {
   const [file, ...rest] = positionals;
   if (file === undefined || rest.length > 0) throw new UsageError('give one results file: pmv6 report RESULTS.json --out DIR (or --diff OLD NEW)');
   if (values.out === undefined) throw new UsageError('--out DIR is required: the folder to write summary.md, report.html and junit.xml to');
+  await checkInputFile('results file', file);
+  await checkOutputDir('--out', values.out);
+  if (process.env.GITHUB_STEP_SUMMARY) await checkOutputFile('GITHUB_STEP_SUMMARY', process.env.GITHUB_STEP_SUMMARY);
   const doc = await readResultsFile(file);
   for (const written of await renderReports(values.out, doc)) process.stdout.write(`${scrub(written)}\n`);
   return 0;

@@ -8,14 +8,15 @@ import { registerSecret, scrub } from '../../suites/harness/redact.ts';
 import { newRunId, randomSeed, startEmbeddedTarget, type EmbeddedTarget } from '../../suites/runner/embedded.ts';
 import { preflight, TargetError } from '../../suites/runner/preflight.ts';
 import { CONTAINER_HELP, CONTAINER_OPTIONS, containerTarget, type ContainerTarget } from './container-flags.ts';
-import { PACKAGE_ROOT, runSuites } from '../../suites/runner/run-suites.ts';
 import { cleanupText } from '../../suites/runner/cleanup.ts';
 import { verdictOf } from '../../suites/runner/verdict.ts';
 import { progress, verdictText } from '../../reporters/console.ts';
 import { loadExpectations } from '../../reporters/expectations.ts';
 import { resultsDocument } from '../../reporters/results-json.ts';
 import { writeReports } from '../../reporters/write-reports.ts';
+import { DEFAULT_MAX_RESPONSE_BYTES } from '../../suites/harness/client.ts';
 import { intOption, parse, UsageError, urlOption } from './args.ts';
+import { checkInputFile, checkOutputDir, checkOutputFile } from './paths.ts';
 
 const HELP = `pmv6 run: run the conformance suites and print the verdict
 
@@ -33,7 +34,8 @@ Options (secrets are better given in the environment, which other users cannot s
   --only IDS              run only these areas or clause IDs, comma-separated (AUTH,PAG-03)
   --skip IDS              skip these areas or clause IDs
   --strict                a failed SHOULD fails the run too
-  --timeout MS            per-request timeout (default 10000)
+  --timeout MS            deadline of each whole request, headers and body (default 10000)
+  --max-response-bytes N  read at most N bytes of one response (default ${DEFAULT_MAX_RESPONSE_BYTES})
   --ca FILE               trust this CA certificate (PEM) for an https target
   --insecure              accept any certificate of an https target (self-signed, expired)
   --seed N                seed for generated data (default: random, printed)
@@ -68,6 +70,7 @@ export async function run(argv: string[]): Promise<number> {
     skip: { type: 'string' },
     strict: { type: 'boolean', default: false },
     timeout: { type: 'string' },
+    'max-response-bytes': { type: 'string' },
     ca: { type: 'string' },
     insecure: { type: 'boolean', default: false },
     seed: { type: 'string' },
@@ -90,13 +93,14 @@ export async function run(argv: string[]): Promise<number> {
   const target = urlOption('target', values.target);
   const control = urlOption('control', values.control);
   const timeoutMs = intOption('timeout', values.timeout, 100, 600_000) ?? 10_000;
+  const maxResponseBytes = intOption('max-response-bytes', values['max-response-bytes'], 1024, 2 ** 31 - 1);
   const seed = intOption('seed', values.seed, 0, 2 ** 31 - 1) ?? randomSeed();
   const depth = values.depth ?? 'standard';
   if (!isDepth(depth)) throw new UsageError(`--depth: "${depth}" is not one of ${DEPTHS.join(', ')}`);
   const only = list(values.only, '--only');
   const skip = list(values.skip, '--skip');
   if (values.list) {
-    process.stdout.write(listing(only, skip));
+    process.stdout.write(await listing(only, skip));
     return 0;
   }
   const user = values.user ?? env.PMV6_USER;
@@ -112,6 +116,7 @@ export async function run(argv: string[]): Promise<number> {
   let ca: string | undefined;
   if (values.ca !== undefined) {
     if (!target) throw new UsageError('--ca needs --target');
+    await checkInputFile('--ca', values.ca, 1024 * 1024);
     try {
       ca = await readFile(values.ca, 'utf8');
     } catch (e) {
@@ -120,8 +125,20 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (values.insecure && !target) throw new UsageError('--insecure needs --target');
   const tls = ca || values.insecure ? { tls: { ...(ca ? { ca } : {}), ...(values.insecure ? { insecure: true } : {}) } } : {};
+  if (values.expectations !== undefined) await checkInputFile('--expectations', values.expectations);
   const expectations = values.expectations !== undefined ? await loadExpectations(values.expectations) : undefined;
-  const base = { runId: newRunId(), seed, depth, readOnly: values['read-only'], timeoutMs, selection: { only, skip }, ...tls };
+  if (values['report-dir'] !== undefined) await checkOutputDir('--report-dir', values['report-dir']);
+  if (values['report-dir'] !== undefined && env.GITHUB_STEP_SUMMARY) await checkOutputFile('GITHUB_STEP_SUMMARY', env.GITHUB_STEP_SUMMARY);
+  const base = {
+    runId: newRunId(),
+    seed,
+    depth,
+    readOnly: values['read-only'],
+    timeoutMs,
+    ...(maxResponseBytes !== undefined ? { maxResponseBytes } : {}),
+    selection: { only, skip },
+    ...tls,
+  };
   let embedded: EmbeddedTarget | undefined;
   let container: ContainerTarget | undefined;
   const image = containerTarget(values, { target, control, user, password, controlToken });
@@ -157,6 +174,9 @@ export async function run(argv: string[]): Promise<number> {
     if (config.readOnly) log('read-only run: checks that would create, change or delete data are disabled');
     const bar = progress(process.stdout, { quiet: values.quiet, clean: scrub });
     const stop = interruption();
+    // Decision: vitest is loaded only once a run starts, so a bad flag, path or target costs a
+    // fraction of the memory (under 300 MB) and of the start-up time.
+    const { runSuites } = await import('../../suites/runner/run-suites.ts');
     const result = await runSuites(config, { onModuleDone: bar.module, onTestDone: bar.test, signal: stop.signal }).finally(stop.release);
     bar.done();
     const cleanup = result.cleanup ? { deleted: result.cleanup.deleted.length, leftovers: result.cleanup.leftovers } : undefined;
@@ -165,7 +185,10 @@ export async function run(argv: string[]): Promise<number> {
       const signal = stop.received ?? 'SIGINT';
       process.stderr.write(`pmv6 run: interrupted by ${signal}: no verdict\n`);
       process.stderr.write(cleanupLine);
-      return signal === 'SIGTERM' ? 143 : 130;
+      const code = signal === 'SIGTERM' ? 143 : 130;
+      // A suite file still waiting on a hung target must not keep the process alive.
+      setTimeout(() => process.exit(code), 500).unref();
+      return code;
     }
     const verdict = verdictOf(result, values.strict, expectations);
     // Outcome colours only on a terminal that has not asked for none (https://no-color.org).
@@ -230,7 +253,8 @@ function interruption(): { signal: AbortSignal; received: NodeJS.Signals | undef
   return state;
 }
 
-function listing(only: string[], skip: string[]): string {
+async function listing(only: string[], skip: string[]): Promise<string> {
+  const { PACKAGE_ROOT } = await import('../../suites/runner/run-suites.ts');
   const tests = declaredTests(join(PACKAGE_ROOT, 'suites'));
   const lines = tests.filter((t) => selectsIds(t.ids, { only, skip })).map((t) => {
     const levels = t.ids.map((id) => clauseById(id)?.level ?? '?');

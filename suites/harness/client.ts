@@ -1,4 +1,4 @@
-import { Agent, errors as undiciErrors } from 'undici';
+import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
 import { ReadOnlyError } from './assert.ts';
 import type { Exchange } from './exchange.ts';
 import { emitExchange, type Channel } from './traffic.ts';
@@ -36,6 +36,7 @@ export interface ApiRequest {
   /** default 'application/json; charset=utf-8'; null = omit the header */
   contentType?: string | null;
   auth?: Auth;
+  /** deadline of the whole request: connect, headers and the entire body */
   timeoutMs?: number;
   /** The response oracle's own look-ups: counted, not judged again. */
   quiet?: boolean;
@@ -52,6 +53,8 @@ export interface TlsTrust {
 }
 
 export const DEFAULT_CONTENT_TYPE = 'application/json; charset=utf-8';
+/** Default cap on the bytes read from one response (--max-response-bytes). */
+export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 export const API_PREFIX = '/index.php/api/v6';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -70,13 +73,23 @@ function splitUrl(url: string): { origin: string; pathAndQuery: string } {
   return { origin: m[1] ?? '', pathAndQuery: rest === '' ? '/' : rest.startsWith('/') ? rest : `/${rest}` };
 }
 
-function describeError(e: unknown, timeoutMs: number): string {
+/** The response was longer than the cap; the rest was not read. */
+class ResponseTooLarge extends Error {}
+/** The whole request did not end in time. */
+class DeadlinePassed extends Error {}
+
+/** Transport errors as one line naming the request; the deadline and the cap name their flags. */
+function describeError(e: unknown, method: string, url: string, timeoutMs: number, maxBytes: number): string {
+  if (e instanceof ResponseTooLarge) {
+    return `the response to ${method} ${url} exceeded the cap of ${maxBytes} bytes (--max-response-bytes); the rest was not read`;
+  }
   if (
+    e instanceof DeadlinePassed ||
     e instanceof undiciErrors.HeadersTimeoutError ||
     e instanceof undiciErrors.BodyTimeoutError ||
     e instanceof undiciErrors.ConnectTimeoutError
   ) {
-    return `request timed out after ${timeoutMs} ms (${(e as { code?: string }).code ?? e.name})`;
+    return `request timed out after ${timeoutMs} ms: no complete response (headers and body) to ${method} ${url} (--timeout)`;
   }
   const err = e as { code?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = err.code ?? err.cause?.code;
@@ -100,10 +113,30 @@ function deliberate(req: ApiRequest, url: string, contentType: string | null, au
   return size !== undefined && !(/^\d{1,4}$/.test(size) && Number(size) >= 5 && Number(size) <= 1000);
 }
 
+/** Reads at most `max` bytes; a longer body (announced or sent) is abandoned with ResponseTooLarge. */
+async function readCapped(body: Dispatcher.ResponseData['body'], contentLength: string | string[] | undefined, max: number): Promise<Buffer> {
+  const announced = Number(Array.isArray(contentLength) ? contentLength[0] : contentLength);
+  const chunks: Buffer[] = [];
+  let total = 0;
+  try {
+    if (announced > max) throw new ResponseTooLarge();
+    for await (const chunk of body) {
+      total += (chunk as Buffer).length;
+      if (total > max) throw new ResponseTooLarge();
+      chunks.push(chunk as Buffer);
+    }
+  } catch (e) {
+    body.destroy();
+    throw e;
+  }
+  return Buffer.concat(chunks, total);
+}
+
 export class ApiClient {
   readonly target: string;
   readonly auth: Auth;
   readonly timeoutMs: number;
+  readonly maxResponseBytes: number;
   /** Refuse (throw ReadOnlyError) every method but GET, HEAD and OPTIONS: --read-only runs. */
   readonly readOnly: boolean;
   /** 'control' for the control protocol's client: the oracle reads it for settings, never judges it. */
@@ -111,12 +144,16 @@ export class ApiClient {
   private readonly agent: Agent;
   private readonly ownsAgent: boolean;
 
-  constructor(opts: { target: string; auth: Auth; timeoutMs?: number; tls?: TlsTrust; readOnly?: boolean; channel?: Channel }, shared?: Agent) {
+  constructor(
+    opts: { target: string; auth: Auth; timeoutMs?: number; maxResponseBytes?: number; tls?: TlsTrust; readOnly?: boolean; channel?: Channel },
+    shared?: Agent,
+  ) {
     this.target = opts.target.replace(/\/+$/, '');
     this.auth = opts.auth;
     this.channel = opts.channel ?? 'api';
     this.readOnly = opts.readOnly ?? false;
     this.timeoutMs = opts.timeoutMs ?? 10_000;
+    this.maxResponseBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.ownsAgent = !shared;
     this.agent =
       shared ??
@@ -134,7 +171,7 @@ export class ApiClient {
 
   /** Decision: derived clients share this client's connection pool; only the root client closes it. */
   withAuth(auth: Auth): ApiClient {
-    return new ApiClient({ target: this.target, auth, timeoutMs: this.timeoutMs, readOnly: this.readOnly, channel: this.channel }, this.agent);
+    return new ApiClient({ target: this.target, auth, timeoutMs: this.timeoutMs, maxResponseBytes: this.maxResponseBytes, readOnly: this.readOnly, channel: this.channel }, this.agent);
   }
 
   apiUrl(path: string): string {
@@ -201,6 +238,9 @@ export class ApiClient {
 
     const timeoutMs = req.timeoutMs ?? this.timeoutMs;
     const started = performance.now();
+    // One deadline for the whole request: undici's own timeouts measure only the gaps between chunks.
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new DeadlinePassed()), timeoutMs);
     try {
       const { origin, pathAndQuery } = splitUrl(url);
       const res = await this.agent.request({
@@ -211,8 +251,9 @@ export class ApiClient {
         body,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
+        signal: deadline.signal,
       });
-      const bytes = Buffer.from(await res.body.arrayBuffer());
+      const bytes = await readCapped(res.body, res.headers['content-length'], this.maxResponseBytes);
       let text: string;
       let validUtf8 = true;
       try {
@@ -232,7 +273,9 @@ export class ApiClient {
         }
       }
     } catch (e) {
-      exchange.error = describeError(e, timeoutMs);
+      exchange.error = describeError(deadline.signal.aborted ? deadline.signal.reason : e, req.method, url, timeoutMs, this.maxResponseBytes);
+    } finally {
+      clearTimeout(timer);
     }
     exchange.durationMs = Math.round(performance.now() - started);
     await emitExchange({ exchange, channel: this.channel, auth, client: this, quiet: req.quiet ?? false });

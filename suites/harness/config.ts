@@ -13,7 +13,10 @@ export interface RunConfig {
   /** How many cases property tests generate (checkProperty); default standard. */
   depth?: Depth;
   readOnly: boolean;
+  /** deadline of each whole request (headers and body), ms */
   timeoutMs: number;
+  /** cap on the bytes read from one response (default DEFAULT_MAX_RESPONSE_BYTES of client.ts) */
+  maxResponseBytes?: number;
   /** how to trust an https target whose certificate no public CA signed */
   tls?: { ca?: string; insecure?: boolean };
   /** --only / --skip: clause IDs or areas */

@@ -31,7 +31,7 @@ export class ControlClient {
   readonly url: string;
   private readonly client: ApiClient;
 
-  constructor(opts: { url: string; token: string; timeoutMs?: number; tls?: TlsTrust; readOnly?: boolean }) {
+  constructor(opts: { url: string; token: string; timeoutMs?: number; maxResponseBytes?: number; tls?: TlsTrust; readOnly?: boolean }) {
     this.url = opts.url.replace(/\/+$/, '');
     registerSecret(opts.token, 'control token');
     this.client = new ApiClient({
@@ -39,6 +39,7 @@ export class ControlClient {
       auth: { kind: 'raw', headers: { Authorization: `Bearer ${opts.token}` } },
       channel: 'control',
       ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
+      ...(opts.maxResponseBytes !== undefined ? { maxResponseBytes: opts.maxResponseBytes } : {}),
       ...(opts.tls ? { tls: opts.tls } : {}),
       ...(opts.readOnly ? { readOnly: true } : {}),
     });

@@ -36,7 +36,7 @@ export function useSession(): Session {
   const init = () => {
     if (state) return state;
     const config = getRunConfig();
-    const tls = config.tls ? { tls: config.tls } : {};
+    const tls = { ...(config.tls ? { tls: config.tls } : {}), ...(config.maxResponseBytes ? { maxResponseBytes: config.maxResponseBytes } : {}) };
     const readOnly = config.readOnly ? { readOnly: true } : {};
     const admin = new ApiClient({ target: config.target, auth: { kind: 'basic', user: config.user, password: config.password }, timeoutMs: config.timeoutMs, ...tls, ...readOnly });
     const control = config.control ? new ControlClient({ ...config.control, timeoutMs: config.timeoutMs, ...tls, ...readOnly }) : undefined;

@@ -13,6 +13,18 @@ export interface SettingsRestore {
 
 type Item = { kind: FixtureKind; id: number; name: string };
 
+/**
+ * Limits for the cleanup after an interrupt: each request gets `requestMs`, and no request starts
+ * after `until` (epoch ms), so Ctrl-C ends in seconds whatever the target does. What could not be
+ * reached in time is listed as left over.
+ */
+export interface CleanupLimits {
+  requestMs: number;
+  until: number;
+}
+
+const OUT_OF_TIME = "not deleted: the interrupted run's cleanup ran out of time";
+
 // In the fixtures' deletion order. Files go with their projects and passwords; personal
 // passwords are the run's Admin's own.
 const LISTS: Array<{ kind: FixtureKind; lists: string[] }> = [
@@ -25,12 +37,18 @@ const LISTS: Array<{ kind: FixtureKind; lists: string[] }> = [
 const PAGE_SIZE = 1000;
 const MAX_PAGES = 200;
 
-function clientsOf(config: RunConfig): { admin: ApiClient; control: ControlClient | undefined } {
-  const tls = config.tls ? { tls: config.tls } : {};
-  const admin = new ApiClient({ target: config.target, auth: { kind: 'basic', user: config.user, password: config.password }, timeoutMs: config.timeoutMs, ...tls });
-  const control = config.control ? new ControlClient({ ...config.control, timeoutMs: config.timeoutMs, ...tls }) : undefined;
+function clientsOf(config: RunConfig, limits?: CleanupLimits): { admin: ApiClient; control: ControlClient | undefined } {
+  const opts = {
+    timeoutMs: limits ? Math.min(limits.requestMs, config.timeoutMs) : config.timeoutMs,
+    ...(config.tls ? { tls: config.tls } : {}),
+    ...(config.maxResponseBytes ? { maxResponseBytes: config.maxResponseBytes } : {}),
+  };
+  const admin = new ApiClient({ target: config.target, auth: { kind: 'basic', user: config.user, password: config.password }, ...opts });
+  const control = config.control ? new ControlClient({ ...config.control, ...opts }) : undefined;
   return { admin, control };
 }
+
+const outOfTime = (limits?: CleanupLimits) => limits !== undefined && Date.now() >= limits.until;
 
 /** The target's settings at the start of a run (control protocol only; never throws). */
 export async function snapshotSettings(config: RunConfig): Promise<Settings | undefined> {
@@ -50,11 +68,12 @@ export async function snapshotSettings(config: RunConfig): Promise<Settings | un
  * Puts back every setting that differs from `before`: a test's own restore (Session.withSettings)
  * may not have run when the run was interrupted or its worker died. Never throws.
  */
-export async function restoreSettings(config: RunConfig, before: Settings | undefined): Promise<SettingsRestore> {
+export async function restoreSettings(config: RunConfig, before: Settings | undefined, limits?: CleanupLimits): Promise<SettingsRestore> {
   if (!before || !config.control) return { restored: [] };
-  const { admin, control } = clientsOf(config);
+  const { admin, control } = clientsOf(config, limits);
   try {
     const now = await control!.getSettings();
+    if (outOfTime(limits)) throw new Error("the interrupted run's cleanup ran out of time");
     const changed = (Object.keys(before) as Array<keyof Settings>).filter((k) => JSON.stringify(now[k]) !== JSON.stringify(before[k]));
     if (changed.length > 0) await control!.putSettings(Object.fromEntries(changed.map((k) => [k, before[k]])) as Partial<Settings>);
     return { restored: changed };
@@ -73,17 +92,21 @@ export async function restoreSettings(config: RunConfig, before: Settings | unde
  * signal, an interrupted file). A list the target refuses (no users endpoint) is skipped.
  * Never throws.
  */
-export async function sweep(config: RunConfig): Promise<CleanupReport> {
+export async function sweep(config: RunConfig, limits?: CleanupLimits): Promise<CleanupReport> {
   const report: CleanupReport = { deleted: [], leftovers: [] };
   if (config.readOnly) return report;
   const prefix = `pmv6-${config.runId}-`;
-  const { admin, control } = clientsOf(config);
+  const { admin, control } = clientsOf(config, limits);
   await control?.close();
   try {
     for (const { kind, lists } of LISTS) {
+      if (outOfTime(limits)) {
+        report.leftovers.push({ kind, id: 0, name: `${prefix}*`, reason: "not searched: the interrupted run's cleanup ran out of time" });
+        continue;
+      }
       const found = new Map<number, Item>();
       for (const list of lists) {
-        for (let page = 1; page <= MAX_PAGES; page++) {
+        for (let page = 1; page <= MAX_PAGES && !outOfTime(limits); page++) {
           const ex = await admin.get(`${list}/page/${page}.json`, { headers: { 'X-Page-Size': String(PAGE_SIZE) } });
           if (ex.response?.status !== 200 || !Array.isArray(ex.json)) break;
           const items = ex.json as Array<{ id?: unknown; name?: unknown; username?: unknown }>;
@@ -95,6 +118,10 @@ export async function sweep(config: RunConfig): Promise<CleanupReport> {
         }
       }
       for (const item of found.values()) {
+        if (outOfTime(limits)) {
+          report.leftovers.push({ ...item, reason: OUT_OF_TIME });
+          continue;
+        }
         const ex = await admin.delete(deletePath(kind, item.id), kind === 'password' ? { headers: { 'X-Unlock-Reason': UNLOCK_REASON } } : {});
         const status = ex.response?.status;
         if (status !== undefined && status >= 200 && status < 300) report.deleted.push(item);

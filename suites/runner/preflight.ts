@@ -6,20 +6,26 @@ export class TargetError extends Error {
   override name = 'TargetError';
 }
 
-// Before any suite runs, one authenticated GET of version.json tells a dead, wrong or locked
-// target apart from a server that violates the spec: each case is one clear line and exit 2.
-export async function preflight(config: RunConfig): Promise<unknown> {
+export type PreflightConfig = Pick<RunConfig, 'target' | 'user' | 'password' | 'timeoutMs' | 'maxResponseBytes' | 'tls' | 'control'>;
+
+// Before any suite runs (and before any load), one authenticated GET of version.json tells a
+// dead, wrong or locked target apart from a server that violates the spec: each case is one
+// clear line and exit 2.
+export async function preflight(config: PreflightConfig): Promise<unknown> {
   const api = `${config.target}/index.php/api/v6/`;
   const client = new ApiClient({
     target: config.target,
     auth: { kind: 'basic', user: config.user, password: config.password },
     timeoutMs: config.timeoutMs,
+    ...(config.maxResponseBytes ? { maxResponseBytes: config.maxResponseBytes } : {}),
     ...(config.tls ? { tls: config.tls } : {}),
   });
   try {
     const ex = await client.get('/version.json');
     if (!ex.response) {
       const error = ex.error ?? 'no response';
+      // The whole-request deadline and the byte cap name the request and their flag themselves.
+      if (/^(request timed out after|the response to )/.test(error)) throw new TargetError(error);
       const hint = /CERT|certificate|SSL|TLS/i.test(error) ? ' (trust it with --ca FILE, or --insecure)' : '';
       throw new TargetError(`cannot reach ${config.target}: ${error}${hint}`);
     }
@@ -34,11 +40,19 @@ export async function preflight(config: RunConfig): Promise<unknown> {
       throw new TargetError(`no v6 API at ${api} (GET version.json answered ${status}${ex.json === undefined ? ', not JSON' : ''}); check the base URL`);
     }
     if (config.control) {
-      const control = new ControlClient({ url: config.control.url, token: config.control.token, timeoutMs: config.timeoutMs, ...(config.tls ? { tls: config.tls } : {}) });
+      const control = new ControlClient({
+        url: config.control.url,
+        token: config.control.token,
+        timeoutMs: config.timeoutMs,
+        ...(config.maxResponseBytes ? { maxResponseBytes: config.maxResponseBytes } : {}),
+        ...(config.tls ? { tls: config.tls } : {}),
+      });
       try {
         await control.getSettings();
       } catch (e) {
         throw new TargetError(`the control protocol at ${config.control.url} did not answer as expected: ${(e as Error).message.split('\n')[0]}`);
+      } finally {
+        await control.close();
       }
     }
     return ex.json;

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { startVitest } from 'vitest/node';
+import { startVitest, type Vitest } from 'vitest/node';
 import { OUTCOMES } from '../../core/outcomes.ts';
 import { CLAUSES, type Clause } from '../catalogue/clauses.ts';
 import type { RunConfig } from '../harness/config.ts';
@@ -11,6 +11,15 @@ import { requestsSent } from '../harness/traffic.ts';
 import { clauseOutcome, type Outcome, type TestResult } from './outcomes.ts';
 
 export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * Decision, after an interrupt: the running file gets INTERRUPT_GRACE_MS to end and clean up after
+ * itself; then the settings restore and the final sweep run with CLEANUP_REQUEST_MS per request and
+ * CLEANUP_BUDGET_MS in all, so Ctrl-C ends within 15 s whatever the target does.
+ */
+export const INTERRUPT_GRACE_MS = 3_000;
+export const CLEANUP_REQUEST_MS = 2_000;
+export const CLEANUP_BUDGET_MS = 6_000;
 
 export interface ClauseResult {
   clause: Clause;
@@ -62,7 +71,9 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
   // them itself (and must get to clean up), so those listeners are taken off again.
   const listening = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
   let interrupted = false;
+  let vitestRunning: Vitest | undefined;
   const collector = new Collector(PACKAGE_ROOT, options.onModuleDone, options.onTestDone, (vitest) => {
+    vitestRunning = vitest;
     const signal = options.signal;
     if (!signal) return;
     for (const name of ['SIGINT', 'SIGTERM'] as const) {
@@ -78,7 +89,7 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
   if (!options.signal?.aborted) {
     // The suite files' setup (suites/oracle/setup.ts) hands the oracle's findings to the Collector.
     process.env['PMV6_RUNNER'] = '1';
-    const vitest = await startVitest(
+    const run = startVitest(
       'test',
       [],
       {
@@ -99,12 +110,29 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
         passWithNoTests: true,
       },
       { logLevel: 'silent' },
-    );
-    await vitest.close();
+    ).then((vitest) => vitest.close());
+    const signal = options.signal;
+    let graceOver: (() => void) | undefined;
+    const grace = new Promise<'grace over'>((resolve) => {
+      if (!signal) return;
+      const start = () => {
+        const timer = setTimeout(() => resolve('grace over'), INTERRUPT_GRACE_MS);
+        graceOver = () => clearTimeout(timer);
+      };
+      if (signal.aborted) start();
+      else signal.addEventListener('abort', start, { once: true });
+    });
+    if ((await Promise.race([run, grace])) === 'grace over') {
+      // The file's own cleanup is still waiting on the target: the sweep below takes over.
+      void vitestRunning?.close().catch(() => {});
+      run.catch(() => {});
+    }
+    graceOver?.();
   } else interrupted = true;
+  const limits = interrupted ? { requestMs: CLEANUP_REQUEST_MS, until: Date.now() + CLEANUP_BUDGET_MS } : undefined;
   // Settings first: a run stopped in maintenance mode or with the API off could delete nothing.
-  const settings = await restoreSettings(config, settingsBefore);
-  const swept = await sweep(config);
+  const settings = await restoreSettings(config, settingsBefore, limits);
+  const swept = await sweep(config, limits);
   const result = summarise(config, started, collector.run);
   result.cleanup = mergeCleanup(collector.run.cleanup, swept);
   result.settings = settings;

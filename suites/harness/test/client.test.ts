@@ -11,6 +11,28 @@ let client: ApiClient;
 beforeAll(async () => {
   stub = await startStub((req, res) => {
     if (req.url.includes('/slow')) return; // never answers
+    if (req.url.includes('/drip')) {
+      // a byte every 100 ms: no gap reaches the timeout, the whole body never ends in time
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const timer = setInterval(() => (res.destroyed ? clearInterval(timer) : res.write(' ')), 100);
+      res.on('close', () => clearInterval(timer));
+      return;
+    }
+    if (req.url.includes('/big')) {
+      const announce = req.url.includes('announced');
+      res.writeHead(200, { 'content-type': 'application/json', ...(announce ? { 'content-length': String(10 * 1024 * 1024) } : {}) });
+      const block = Buffer.alloc(64 * 1024, 0x20);
+      let sent = 0;
+      const more = () => {
+        while (!res.destroyed && sent < 10 * 1024 * 1024) {
+          sent += block.length;
+          if (!res.write(block)) return void res.once('drain', more);
+        }
+        res.end();
+      };
+      more();
+      return;
+    }
     if (req.url.includes('/latin1')) {
       res.writeHead(200, { 'content-type': 'text/plain' });
       res.end(Buffer.from([0x63, 0x61, 0x66, 0xe9]));
@@ -190,6 +212,32 @@ describe('transport errors return an exchange, never throw', () => {
   test('a per-request timeout', async () => {
     const ex = await client.get('/slow', { timeoutMs: 100 });
     expect(ex.error).toMatch(/^request timed out after 100 ms/);
+  });
+
+  test('the deadline covers the whole body: a body dripping a byte every 100 ms ends at timeoutMs', async () => {
+    const started = Date.now();
+    const ex = await client.get('/drip');
+    expect(ex.response).toBeUndefined();
+    expect(ex.error).toMatch(/^request timed out after 500 ms: no complete response \(headers and body\) to GET http:\/\/127\.0\.0\.1:\d+\/index\.php\/api\/v6\/drip \(--timeout\)$/);
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  test.each([['announced by Content-Length', '/big/announced'], ['streamed without a length', '/big/streamed']])(
+    'a body beyond maxResponseBytes (%s) is abandoned with one line naming the URL and the cap',
+    async (_name, path) => {
+      const capped = new ApiClient({ target: stub.url, auth: { kind: 'none' }, timeoutMs: 5_000, maxResponseBytes: 1024 * 1024 });
+      const ex = await capped.get(path);
+      await capped.close();
+      expect(ex.response).toBeUndefined();
+      expect(ex.error).toBe(`the response to GET ${stub.url}/index.php/api/v6${path} exceeded the cap of 1048576 bytes (--max-response-bytes); the rest was not read`);
+    },
+  );
+
+  test('a body at the cap is read whole', async () => {
+    const capped = new ApiClient({ target: stub.url, auth: { kind: 'none' }, timeoutMs: 5_000, maxResponseBytes: 10 * 1024 * 1024 });
+    const ex = await capped.get('/big/announced');
+    await capped.close();
+    expect(ex.response?.body.length).toBe(10 * 1024 * 1024);
   });
 
   test('connection refused', async () => {

@@ -55,6 +55,14 @@ describe('scrub', () => {
     expect(scrub(text)).toBe(text);
   });
 
+  test('half a secret or more is hidden; the username of registered credentials stays readable', () => {
+    expect(scrub(`tail: ${PRIVATE_KEY.slice(30)}`)).toBe('tail: «redacted:hmac private key»');
+    expect(scrub(`short: ${PRIVATE_KEY.slice(40)}`)).toBe(`short: ${PRIVATE_KEY.slice(40)}`);
+    registerCredentials('pmv6-r1-user-long-name', 'pw', 'password of pmv6-r1-user-long-name');
+    expect(scrub('user 12 pmv6-r1-user-long-name was deleted')).toBe('user 12 pmv6-r1-user-long-name was deleted');
+    expect(scrub(basicAuthorization('pmv6-r1-user-long-name', 'pw').slice(6))).toBe('«redacted:password of pmv6-r1-user-long-name»');
+  });
+
   test('ignores empty and very short secrets', () => {
     registerSecret('', 'empty');
     registerSecret('ab', 'short');

@@ -1,0 +1,331 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, test } from 'vitest';
+import { encodeNested, leakedForm, nestingArb } from '../../suites/harness/test/encodings.ts';
+import { BIN } from './spawn-cli.ts';
+
+// The CLI against hostile and broken servers (all on loopback): every case ends with exit 2 (or
+// 130/143 after a signal) within 20 s, below 300 MB RSS, with one line on stderr, no stack trace
+// and no form of any secret in any output. Independent cases run concurrently.
+
+const WALL_MS = 20_000;
+const RSS_LIMIT = 300 * 1024 * 1024;
+/**
+ * Cases that get past the preflight run the suites: vitest in the CLI's own process takes 400 to
+ * 470 MB and 10 to 20 s on this shared machine whatever the target does (a run against the
+ * reference server measures the same), so those are bounded by this baseline instead.
+ */
+const FULL_RUN = { wallMs: 45_000, rss: 600 * 1024 * 1024 };
+/** CLI children at once: more only queue for the 2 shared cores and blur the wall-time bound. */
+const AT_ONCE = 3;
+let running = 0;
+const queue: Array<() => void> = [];
+async function slot(): Promise<() => void> {
+  if (running >= AT_ONCE) await new Promise<void>((r) => queue.push(r));
+  running++;
+  return () => {
+    running--;
+    queue.shift()?.();
+  };
+}
+const USER = 'admin';
+/** Characters that broke the old redaction: quotes, backslashes, %, +, /, non-ASCII. */
+const PASSWORD = `p"w\\%+/é€-${randomBytes(6).toString('hex')}`;
+const TOKEN = `ctl_"${randomBytes(8).toString('base64url')}\\`;
+const ENV = { PMV6_USER: USER, PMV6_PASSWORD: PASSWORD, PMV6_CONTROL_TOKEN: TOKEN, PMV6_DEBUG: '' };
+const VERSION = JSON.stringify({ version: '1.0.0', version_date: '2026-01-01', api_version: '6' });
+
+const dir = mkdtempSync(join(tmpdir(), 'pmv6-hostile-'));
+const closers: Array<() => void> = [];
+afterAll(() => {
+  for (const close of closers) close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+async function hostile(handler: Handler): Promise<string> {
+  const sockets = new Set<Socket>();
+  const server = createServer(handler);
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('error', () => undefined);
+    s.on('close', () => sockets.delete(s));
+  });
+  closers.push(() => {
+    for (const s of sockets) s.destroy();
+    server.close();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+}
+
+/** Writes `chunk` every `ms` until the client goes away. */
+function drip(res: ServerResponse, chunk: Buffer, ms: number): void {
+  const timer = setInterval(() => {
+    if (res.destroyed) clearInterval(timer);
+    else res.write(chunk);
+  }, ms);
+  res.on('close', () => clearInterval(timer));
+}
+
+/** Writes as fast as the client reads, for ever (or up to `total` bytes). */
+function flood(res: ServerResponse, total = Infinity): void {
+  const block = Buffer.alloc(64 * 1024, 0x61);
+  let sent = 0;
+  const more = () => {
+    while (!res.destroyed && sent < total) {
+      sent += block.length;
+      if (!res.write(block)) return void res.once('drain', more);
+    }
+    if (sent >= total) res.end();
+  };
+  more();
+}
+
+interface Outcome {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+  maxRss: number;
+  /** ms from the signal sent by `signalAfterMs` to the exit */
+  afterSignalMs?: number;
+}
+
+function rssOf(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+async function pmv6(args: string[], env: Record<string, string> = {}, opts: { signalAfterMs?: number; uid?: number } = {}): Promise<Outcome> {
+  const release = await slot();
+  return new Promise<Outcome>((resolve, reject) => {
+    const started = Date.now();
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { ...process.env, ...ENV, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(opts.uid !== undefined ? { uid: opts.uid, gid: opts.uid, cwd: '/' } : {}),
+    });
+    let stdout = '';
+    let stderr = '';
+    let maxRss = 0;
+    let signalled: number | undefined;
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const poll = setInterval(() => (maxRss = Math.max(maxRss, rssOf(child.pid!))), 100);
+    const kill = setTimeout(() => child.kill('SIGKILL'), WALL_MS + 15_000);
+    const signal = opts.signalAfterMs === undefined ? undefined : setTimeout(() => {
+      signalled = Date.now();
+      child.kill('SIGINT');
+    }, opts.signalAfterMs);
+    child.on('error', reject);
+    child.on('close', (code, sig) => {
+      clearInterval(poll);
+      clearTimeout(kill);
+      if (signal) clearTimeout(signal);
+      const ms = Date.now() - started;
+      resolve({ code, signal: sig, stdout, stderr, ms, maxRss, ...(signalled ? { afterSignalMs: Date.now() - signalled } : {}) });
+    });
+  }).finally(release);
+}
+
+/** Every form of the run's secrets a server or the CLI could have written. */
+function secretForms(): string[] {
+  const basic = Buffer.from(`${USER}:${PASSWORD}`).toString('base64');
+  const forms = [PASSWORD, TOKEN, basic, basic.slice(4, -4), Buffer.from(TOKEN).toString('base64').slice(4, -4)];
+  for (const s of [PASSWORD, TOKEN]) forms.push(JSON.stringify(s).slice(1, -1), JSON.stringify(JSON.stringify(s)).slice(1, -1), encodeURIComponent(s));
+  return forms;
+}
+
+function expectWellBehaved(r: Outcome, files: string[] = [], codes: number[] = [2], bounds = { wallMs: WALL_MS, rss: RSS_LIMIT }): void {
+  const context = `exit ${r.code} after ${r.ms} ms, ${Math.round(r.maxRss / 2 ** 20)} MB\nstderr: ${r.stderr.slice(0, 600)}\nstdout: ${r.stdout.slice(-600)}`;
+  expect(codes, context).toContain(r.code);
+  expect(r.ms, context).toBeLessThan(bounds.wallMs);
+  expect(r.maxRss, context).toBeLessThan(bounds.rss);
+  if (codes.includes(2) && r.code === 2) expect(r.stderr.trim().split('\n'), context).toHaveLength(1);
+  expect(/\n\s+at .*\(.*:\d+:\d+\)|\bat file:\/\//.exec(r.stderr + r.stdout)?.[0], context).toBeUndefined();
+  const outputs = [r.stdout, r.stderr, ...files.map((f) => readFileSync(f, 'utf8'))];
+  for (const form of secretForms()) for (const out of outputs) expect(out.includes(form), `a form of a secret in the output: ${form}`).toBe(false);
+}
+
+const json = (res: ServerResponse, status: number, body: string) => {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+  res.end(body);
+};
+
+// Each broken server answers version.json (the preflight's first request) its broken way.
+const BROKEN: Array<[string, Handler, RegExp]> = [
+  ['a body that drips one byte every 2 s', (_q, res) => {
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+    drip(res, Buffer.from(' '), 2_000);
+  }, /timed out after 3000 ms: no complete response \(headers and body\) to GET http:\/\/127\.0\.0\.1:\d+\/index\.php\/api\/v6\/version\.json/],
+  ['an endless body', (_q, res) => {
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+    flood(res);
+  }, /exceeded the cap of 1048576 bytes \(--max-response-bytes\)|timed out after 3000 ms/],
+  ['a 1 GiB body with its Content-Length', (_q, res) => {
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(2 ** 30) });
+    flood(res, 2 ** 30);
+  }, /the response to GET http:\/\/127\.0\.0\.1:\d+\/index\.php\/api\/v6\/version\.json exceeded the cap of 1048576 bytes/],
+  ['headers and then nothing', (_q, res) => {
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': '100' });
+    res.flushHeaders();
+  }, /timed out after 3000 ms/],
+  ['a connection reset in the middle of the body', (_q, res) => {
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': '1000' });
+    res.write(VERSION.slice(0, 20), () => res.socket?.resetAndDestroy());
+  }, /cannot reach http:\/\/127\.0\.0\.1:\d+: .*(ECONNRESET|UND_ERR_SOCKET|other side closed|terminated)/],
+  ['a redirect loop', (q, res) => {
+    res.writeHead(302, { location: q.url ?? '/' });
+    res.end();
+  }, /no v6 API at .* answered 302/],
+  ['an HTML page for version.json', (_q, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end('<!doctype html><title>Welcome</title><p>It works');
+  }, /no v6 API at .* answered 200, not JSON/],
+];
+
+describe('pmv6 run and pmv6 load against broken servers', () => {
+  for (const [name, handler, message] of BROKEN) {
+    test.concurrent(`run: ${name}: exit 2 with one line`, async () => {
+      const target = await hostile(handler);
+      const r = await pmv6(['run', '--target', target, '--timeout', '3000', '--max-response-bytes', '1048576']);
+      expectWellBehaved(r);
+      expect(r.stderr).toMatch(message);
+    }, 120_000);
+  }
+  for (const [name, handler, message] of BROKEN.filter(([n]) => /drips|1 GiB|reset|HTML/.test(n))) {
+    test.concurrent(`load: ${name}: exit 2 with one line, before any load`, async () => {
+      const target = await hostile(handler);
+      const r = await pmv6(['load', '--scenario', 'mixed', '--target', target, '--timeout', '3000', '--duration', '5s', '--quiet']);
+      expectWellBehaved(r);
+      expect(r.stderr).toMatch(message.source.includes('cap of') ? /exceeded the cap of \d+ bytes/ : message);
+    }, 120_000);
+  }
+});
+
+describe('output and input paths are checked before any work', () => {
+  const file = join(dir, 'a-file');
+  writeFileSync(file, 'x');
+  const cases: Array<[string, string[], RegExp]> = [
+    ['--report-dir that is a file', ['run', '--report-dir', file], /cannot write --report-dir .*a-file/],
+    ['--report-dir under a file (ENOTDIR)', ['run', '--report-dir', join(file, 'sub')], /cannot write --report-dir .*ENOTDIR/],
+    ['--report-dir under /proc', ['run', '--report-dir', '/proc/x/reports'], /cannot write --report-dir \/proc\/x\/reports/],
+    ['--expectations that is a directory', ['run', '--expectations', dir], /cannot read --expectations .*EISDIR/],
+    ['--expectations /dev/zero', ['run', '--expectations', '/dev/zero'], /cannot read --expectations \/dev\/zero: not a regular file/],
+    ['load --out in a missing folder', ['load', '--scenario', 'mixed', '--out', join(dir, 'no', 'such', 'out.json')], /cannot write --out .*ENOENT/],
+    ['load --report that is a directory', ['load', '--scenario', 'mixed', '--baseline', file, '--report', dir], /cannot write --report .*EISDIR/],
+    ['load --baseline /dev/zero', ['load', '--scenario', 'mixed', '--baseline', '/dev/zero'], /cannot read --baseline \/dev\/zero/],
+    ['report /dev/zero', ['report', '/dev/zero', '--out', dir], /cannot read results file \/dev\/zero: not a regular file/],
+    ['report --out under /proc', ['report', file, '--out', '/proc/x'], /cannot write --out \/proc\/x/],
+    ['a target URL with credentials', ['run', '--target', `http://${USER}:${encodeURIComponent(PASSWORD)}@127.0.0.1:9/`], /--target must not carry credentials \("http:\/\/«redacted»@127\.0\.0\.1:9\/"\): give them with --user and --password/],
+  ];
+  for (const [name, args, message] of cases) {
+    test.concurrent(`${name}: exit 2 with one line, no work done`, async () => {
+      const r = await pmv6(args);
+      expectWellBehaved(r);
+      expect(r.stderr).toMatch(message);
+      expect(r.stdout).toBe('');
+    }, 120_000);
+  }
+
+  const root = process.getuid?.() === 0;
+  test.runIf(root)('--report-dir without write permission, as a non-root user (EACCES): exit 2 with one line', async () => {
+    const locked = join(dir, 'locked');
+    mkdirSync(locked);
+    chmodSync(dir, 0o755);
+    chmodSync(locked, 0o555);
+    const r = await pmv6(['run', '--report-dir', join(locked, 'reports')], { HOME: '/tmp' }, { uid: 65534 });
+    expectWellBehaved(r);
+    expect(r.stderr).toMatch(/cannot write --report-dir .*locked\/reports: EACCES/);
+  }, 120_000);
+});
+
+describe('a server that echoes secrets in nested encodings', () => {
+  test('run, then report: nothing of the secrets in the console, the report files or the step summary', async () => {
+    // Each error body carries the request's headers (Basic credentials, the control token) and the
+    // password, each under random nestings of the encodings of suites/harness/test/encodings.ts.
+    const nestings = fc.sample(nestingArb, { seed: 15, numRuns: 24 });
+    const echo = (req: IncomingMessage) => {
+      const parts: Record<string, string> = {};
+      const secrets = [String(req.headers.authorization ?? ''), PASSWORD, TOKEN, JSON.stringify(req.headers)];
+      nestings.forEach((n, i) => (parts[`echo${i}`] = encodeNested(secrets[i % secrets.length]!, n).text));
+      return JSON.stringify({ error: true, type: 'Echo', message: `${req.headers.authorization} ${JSON.stringify(req.headers)}`, ...parts });
+    };
+    const target = await hostile((req, res) => {
+      if (req.url?.endsWith('/version.json') && req.headers.authorization === `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`) {
+        return json(res, 200, VERSION);
+      }
+      json(res, req.url?.includes('/version') ? 404 : 400, echo(req));
+    });
+    const reports = join(dir, 'echo-reports');
+    const summary = join(dir, 'step-summary.md');
+    const r = await pmv6(['run', '--target', target, '--only', 'VER,ERR', '--report-dir', reports, '--timeout', '3000'], { GITHUB_STEP_SUMMARY: summary });
+    const files = [...readdirSync(reports).map((f) => join(reports, f)), summary];
+    // Decision: a server that answers with wrong content is a conformance verdict (exit 1), not a broken target.
+    expectWellBehaved(r, files, [1], FULL_RUN);
+    expect(r.stdout).toMatch(/verdict: NOT CONFORMANT/);
+    expect(readFileSync(join(reports, 'results.json'), 'utf8')).toMatch(/«redacted/);
+    const again = join(dir, 'echo-again');
+    const rendered = await pmv6(['report', join(reports, 'results.json'), '--out', again], { GITHUB_STEP_SUMMARY: summary });
+    const renderedFiles = [...readdirSync(again).map((f) => join(again, f)), summary];
+    expectWellBehaved(rendered, renderedFiles, [0]);
+    expect(rendered.stderr).toBe('');
+    // Every output byte against every form each nesting gave the secrets.
+    const basic = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`;
+    const outputs = [r.stdout, r.stderr, rendered.stdout, ...[...files, ...renderedFiles].map((f) => readFileSync(f, 'utf8'))];
+    for (const n of nestings) {
+      for (const secret of [basic, PASSWORD, TOKEN]) {
+        const { forms } = encodeNested(secret, n);
+        for (const [k, out] of outputs.entries()) {
+          const leak = leakedForm(out, forms);
+          expect(leak, `output ${k}, nesting ${JSON.stringify(n)}, secret ${secret}: ${out.slice(Math.max(0, out.indexOf(leak ?? "") - 300), out.indexOf(leak ?? "") + 300)}`).toBeUndefined();
+        }
+      }
+    }
+    expect(statSync(join(again, 'report.html')).size).toBeGreaterThan(1000);
+  }, 120_000);
+});
+
+describe('a server that echoes secrets, under load', () => {
+  test.concurrent('load: thresholds fail (exit 1); nothing of the secrets on the console or in --out', async () => {
+    const target = await hostile((req, res) => {
+      if (req.url?.endsWith('/version.json')) return json(res, 200, VERSION);
+      const auth = String(req.headers.authorization ?? '');
+      json(res, 400, JSON.stringify({ error: true, type: 'Echo', message: `${auth} ${JSON.stringify(req.headers)} ${PASSWORD}`, b64: Buffer.from(JSON.stringify(auth)).toString('base64') }));
+    });
+    const out = join(dir, 'load-echo.json');
+    const r = await pmv6(['load', '--scenario', 'mixed', '--target', target, '--duration', '2s', '--out', out]);
+    expectWellBehaved(r, [out], [1]);
+    expect(r.stdout).toMatch(/thresholds: FAILED/);
+  }, 120_000);
+});
+
+describe('Ctrl-C against a target that hangs', () => {
+  test('SIGINT while every request hangs: exit 130 within 15 s of the signal, leftovers listed', async () => {
+    const target = await hostile((req, res) => {
+      if (req.url?.endsWith('/version.json')) return json(res, 200, VERSION);
+      // never answers
+    });
+    const r = await pmv6(['run', '--target', target, '--only', 'PAG'], {}, { signalAfterMs: 8_000 });
+    expect(r.code, r.stderr).toBe(130);
+    expect(r.afterSignalMs!).toBeLessThan(15_000);
+    expect(r.maxRss).toBeLessThan(FULL_RUN.rss);
+    expect(r.stderr).toMatch(/interrupted by SIGINT: no verdict/);
+    expect(r.stderr).toMatch(/cleanup: deleted \d+ objects? created by the run; \d+ left over/);
+    expect(r.stderr + r.stdout).not.toMatch(/\n\s+at .*:\d+:\d+/);
+    for (const form of secretForms()) expect((r.stdout + r.stderr).includes(form)).toBe(false);
+  }, 90_000);
+});
