@@ -31,18 +31,23 @@ export function expectJsonBody(ex: Exchange): void {
   if (body.trim() !== '' && ex.json === undefined) violation(ex, 'a JSON body', `a body that is not JSON: ${excerpt(body)}`);
 }
 
-/** §1 "… in UTF-8": the bytes decode as UTF-8 and a declared charset, if any, is UTF-8. */
-export function expectUtf8Body(ex: Exchange): void {
-  expectResponse(ex, 'a body in UTF-8');
-  if (ex.response.validUtf8 === false) violation(ex, 'a body in UTF-8', 'bytes that are not valid UTF-8');
-  const contentType = headerValue(ex.response.headers, 'content-type');
-  const charset = contentType
+/** The charset a Content-Type declares, if any, without quotes. */
+export function declaredCharset(contentType: string | undefined): string | undefined {
+  return contentType
     ?.split(';')
     .slice(1)
     .map((p) => p.trim())
     .find((p) => /^charset=/i.test(p))
     ?.slice('charset='.length)
     .replace(/^"|"$/g, '');
+}
+
+/** §1 "… in UTF-8": the bytes decode as UTF-8 and a declared charset, if any, is UTF-8. */
+export function expectUtf8Body(ex: Exchange): void {
+  expectResponse(ex, 'a body in UTF-8');
+  if (ex.response.validUtf8 === false) violation(ex, 'a body in UTF-8', 'bytes that are not valid UTF-8');
+  const contentType = headerValue(ex.response.headers, 'content-type');
+  const charset = declaredCharset(contentType);
   if (charset !== undefined && !/^utf-?8$/i.test(charset)) violation(ex, 'charset UTF-8 when a charset is declared', `Content-Type: ${contentType}`);
 }
 

@@ -30,6 +30,7 @@ import { parseLinkHeader, relMap } from '../harness/link.ts';
 import { validate } from '../harness/schemas.ts';
 import type { Observed } from '../harness/traffic.ts';
 import type { FailureRecord } from '../runner/outcomes.ts';
+import { declaredCharset } from '../general/checks.ts';
 import { listAddress, pageNumber, type ListAddress } from './lists.ts';
 
 export interface OracleFinding {
@@ -236,13 +237,7 @@ export class Oracle {
     const { body, validUtf8, headers } = ex.response;
     if (validUtf8 === false) this.report('GEN-04', ex, 'a body in UTF-8', 'bytes that are not valid UTF-8');
     const contentType = headerValue(headers, 'content-type');
-    const charset = contentType
-      ?.split(';')
-      .slice(1)
-      .map((p) => p.trim())
-      .find((p) => /^charset=/i.test(p))
-      ?.slice('charset='.length)
-      .replace(/^"|"$/g, '');
+    const charset = declaredCharset(contentType);
     if (body !== '' && charset !== undefined && !/^utf-?8$/i.test(charset)) this.report('GEN-04', ex, 'charset UTF-8 when a charset is declared', `Content-Type: ${contentType}`);
     if (body.trim() !== '' && ex.json === undefined) this.report('GEN-03', ex, 'a JSON body', `a body that is not JSON: ${JSON.stringify(body.slice(0, 120))}`);
   }
