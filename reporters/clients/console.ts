@@ -1,7 +1,9 @@
+import { OUTCOMES } from '../../core/outcomes.ts';
 import { scrub } from '../../suites/harness/redact.ts';
 import type { ClientResultsDocument } from './results.ts';
 
-const SYMBOL = { pass: 'ok', fail: 'FAIL', warn: 'warn', untested: '-' } as const;
+/** A client clause's outcome in the matrix: the outcome table's console word; a dash where the client never exercised it. */
+const symbol = (o: ClientResultsDocument['clauses'][number]['outcome']): string => (o === 'untested' ? '-' : OUTCOMES[o].console.word);
 /** Decision: the console shows the first 3 findings of each clause per client; the files keep the rest. */
 const SHOWN = 3;
 
@@ -19,7 +21,7 @@ export function clientVerdictText(doc: ClientResultsDocument): string {
   lines.push('', `${'client'.padEnd(52)}${ids.map((id) => id.padStart(8)).join('')}`);
   for (const c of doc.clients) {
     const who = `${c.userAgent ?? '(no User-Agent)'} · ${c.credentials}`.slice(0, 51);
-    lines.push(`${who.padEnd(52)}${c.clauses.map((x) => SYMBOL[x.outcome].padStart(8)).join('')}`);
+    lines.push(`${who.padEnd(52)}${c.clauses.map((x) => symbol(x.outcome).padStart(8)).join('')}`);
   }
   for (const c of doc.clients) {
     const bad = c.clauses.filter((x) => x.outcome === 'fail' || x.outcome === 'warn');
@@ -27,7 +29,7 @@ export function clientVerdictText(doc: ClientResultsDocument): string {
     lines.push('', `${c.id}: ${c.userAgent ?? '(no User-Agent)'} · ${c.credentials} · ${c.requests} requests`);
     for (const x of bad) {
       const clause = doc.clauses.find((k) => k.id === x.id)!;
-      lines.push(`  ${SYMBOL[x.outcome]} [${clause.id}] ${clause.level} ${clause.behaviour}: ${x.findings} of ${x.checked} requests`, `    spec ${clause.section}: "${clause.quote}"`);
+      lines.push(`  ${symbol(x.outcome)} [${clause.id}] ${clause.level} ${clause.behaviour}: ${x.findings} of ${x.checked} requests`, `    spec ${clause.section}: "${clause.quote}"`);
       for (const f of c.findings.filter((f) => f.clause === x.id).slice(0, SHOWN)) {
         lines.push(indent(`#${f.seq} ${f.method} ${f.target} → ${f.status ?? 'no answer'}\nexpected ${f.expected}\nactual   ${f.actual}\nreproduce: ${f.curl}`, 4));
       }

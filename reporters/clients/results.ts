@@ -4,6 +4,7 @@
  * (User-Agent and credentials) with its clauses and findings. Secrets never enter it: exchanges
  * are redacted by the kit (suites/harness/redact.ts) and every string is scrubbed on the way out.
  */
+import { OUTCOMES } from '../../core/outcomes.ts';
 import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
@@ -65,8 +66,8 @@ function outcomeOf(clause: ClientClause, checked: number, findings: number): Cli
   return checked > 0 ? 'pass' : 'untested';
 }
 
-const WEIGHT: Record<ClientOutcome, number> = { fail: 3, warn: 2, pass: 1, untested: 0 };
-const heaviest = (outcomes: ClientOutcome[]): ClientOutcome => outcomes.reduce<ClientOutcome>((a, b) => (WEIGHT[b] > WEIGHT[a] ? b : a), 'untested');
+// Client clause outcomes weigh as the outcome table says (core/outcomes.ts).
+const heaviest = (outcomes: ClientOutcome[]): ClientOutcome => outcomes.reduce<ClientOutcome>((a, b) => (OUTCOMES[b].weight > OUTCOMES[a].weight ? b : a), 'untested');
 
 export function clientResultsDocument(
   snapshot: KitSnapshot,
