@@ -57,8 +57,6 @@ const CREATIONS: Record<string, { ep: string; res: string }> = {
   '/projects.json': { ep: 'EP-08', res: 'RES-04' },
   '/passwords.json': { ep: 'EP-09', res: 'RES-08' },
 };
-/** Settings after the control protocol's reset: spec §1 rule 4 ("off by default"), §4 rule 6, §5. */
-const DEFAULTS: Settings = { api_enabled: false, maintenance_mode: false, auth_methods: 'basic+hmac', api_users: 'all', hmac_key_expiry_days: null, num_items_lists: 20 };
 
 // Later RFCs renamed some reason phrases; either name describes the status.
 const ALSO: Record<number, string[]> = { 413: ['Content Too Large', 'Request Entity Too Large'], 422: ['Unprocessable Content'], 416: ['Range Not Satisfiable'] };
@@ -160,7 +158,9 @@ export class Oracle {
     const path = new URL(ex.request.url).pathname;
     if (ex.request.method !== 'GET') this.epoch++;
     if (!ex.response || ex.response.status >= 300) return;
-    if (path.endsWith('/reset')) this.settings = { ...DEFAULTS };
+    // Decision: after a reset the settings are unknown until the control protocol shows them
+    // again; assuming the spec's defaults would judge a target whose reset differs by them.
+    if (path.endsWith('/reset')) this.settings = undefined;
     else if (path.endsWith('/settings') && ex.json !== null && typeof ex.json === 'object' && 'api_enabled' in ex.json) this.settings = { ...(ex.json as Settings) };
   }
 
