@@ -74,7 +74,7 @@ describe('pmv6 load against the embedded reference server', () => {
     try {
       const out = join(dir, 'broken.json');
       const c = broken.credentials;
-      expect(await cli('--scenario', 'large-pages', '--target', broken.target, '--user', c.user, '--password', c.password, '--duration', '1s', '--out', out, '--quiet')).toBe(1);
+      expect(await cli('--scenario', 'large-pages', '--target', broken.target, '--user', c.user, `--password=${c.password}`, '--duration', '1s', '--out', out, '--quiet')).toBe(1);
       const r = results(out);
       expect(r.checks.byName['page: rel="prev" absent on the first page, present after it']?.fails).toBeGreaterThan(0);
       expect(r.thresholds.find((t) => t.metric === 'checks')?.ok).toBe(false);
@@ -102,7 +102,7 @@ describe('pmv6 load --baseline', () => {
     await server?.close();
     await slowed?.close();
   });
-  const args = (t: LoadTarget) => ['--scenario', 'large-pages', '--target', t.target, '--user', t.credentials.user, '--password', t.credentials.password, '--duration', '3s', '--quiet'];
+  const args = (t: LoadTarget) => ['--scenario', 'large-pages', '--target', t.target, '--user', t.credentials.user, `--password=${t.credentials.password}`, '--duration', '3s', '--quiet'];
 
   it('a second run of the same server is within noise; a server that delays large pages by 20 ms is a regression', async () => {
     expect(await cli(...args(server), '--out', base)).toBe(0);
