@@ -7,6 +7,9 @@ import type { Session } from '../harness/session.ts';
 // Decision (catalogue, ERR-01): the product's UI string ends in a period, so one is accepted.
 export const API_DISABLED = /^API access is disabled\.?$/;
 
+/** §4 rule 5 "gives 404 Not Found with the message "The page number is too high"". */
+export const PAGE_TOO_HIGH = 'The page number is too high';
+
 /** §7 "Installation in Maintenance Mode (all requests) | 503 Service Unavailable". */
 export const MAINTENANCE_MESSAGE = 'This installation is in Maintenance Mode.';
 

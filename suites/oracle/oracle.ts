@@ -30,7 +30,7 @@ import { parseLinkHeader, relMap } from '../harness/link.ts';
 import { validate } from '../harness/schemas.ts';
 import type { Observed } from '../harness/traffic.ts';
 import type { FailureRecord } from '../runner/outcomes.ts';
-import { declaredCharset } from '../general/checks.ts';
+import { API_DISABLED, declaredCharset, MAINTENANCE_MESSAGE, PAGE_TOO_HIGH } from '../general/checks.ts';
 import { listAddress, pageNumber, type ListAddress } from './lists.ts';
 
 export interface OracleFinding {
@@ -49,9 +49,6 @@ interface Count {
 
 const KEEP = 3;
 const METHODS = new Set(['GET', 'POST', 'PUT', 'DELETE']);
-const TOO_HIGH = 'The page number is too high';
-const MAINTENANCE = 'This installation is in Maintenance Mode.';
-const API_DISABLED = /^API access is disabled\.?$/;
 /** §4's creations: POST /projects.json (EP-08, RES-04) and POST /passwords.json (EP-09, RES-08). */
 const CREATIONS: Record<string, { ep: string; res: string }> = {
   '/projects.json': { ep: 'EP-08', res: 'RES-04' },
@@ -195,7 +192,7 @@ export class Oracle {
     const settings = this.settings;
     if (settings?.maintenance_mode) {
       if (status !== 503) this.report('ERR-04', ex, 'status 503 while the installation is in Maintenance Mode (all requests)', `status ${status}`);
-      else this.messageIs(r, 'ERR-05', MAINTENANCE, 'while in Maintenance Mode');
+      else this.messageIs(r, 'ERR-05', MAINTENANCE_MESSAGE, 'while in Maintenance Mode');
       return;
     }
     if (status === 503 || !(status >= 200 && status < 300) && !(status >= 400 && status < 500) && status !== 500) {
@@ -310,7 +307,7 @@ export class Oracle {
 
   private async list(o: Observed, ex: Responded, addr: ListAddress): Promise<void> {
     if (addr.kind === 'count') {
-      if (ex.response.status === 200) this.count(ex, addr, o);
+      if (ex.response.status === 200) this.count(ex);
       return;
     }
     if (!(await this.isPaginated(o, ex, addr))) return;
@@ -354,7 +351,7 @@ export class Oracle {
       return;
     }
     if (items === 0 && page > 1) {
-      this.report('PAG-11', ex, `404 Not Found with "${TOO_HIGH}" for page ${page}, above the last`, 'status 200 with no items');
+      this.report('PAG-11', ex, `404 Not Found with "${PAGE_TOO_HIGH}" for page ${page}, above the last`, 'status 200 with no items');
       return;
     }
     // The position from the page itself; a full page, or a page whose relations disagree with
@@ -461,11 +458,11 @@ export class Oracle {
   }
 
   private tooHighMessage(ex: Responded): void {
-    this.messageIs(ex, 'PAG-11', TOO_HIGH, 'for a page above the last');
+    this.messageIs(ex, 'PAG-11', PAGE_TOO_HIGH, 'for a page above the last');
   }
 
   /** RES-11 and SIZE-09 on every count.json; SIZE-11 when an out-of-range X-Page-Size is honoured. */
-  private count(ex: Responded, addr: ListAddress, _o: Observed): void {
+  private count(ex: Responded): void {
     const problems = validate('count', ex.json);
     if (problems.length > 0) {
       this.report('RES-11', ex, 'a count object of integers num_items, num_pages, num_items_per_page', problems.join('; '));
@@ -481,7 +478,6 @@ export class Oracle {
     if (size === undefined) return;
     if (per !== size) this.report(header === undefined ? this.sizeClause(header) : 'SIZE-09', ex, `num_items_per_page ${size} (${header === undefined ? 'the default page size' : `X-Page-Size ${header}`})`, `num_items_per_page ${per}`);
     else if (!(n === 0 ? pages === 0 || pages === 1 : pages === Math.ceil(n / size))) this.report('SIZE-09', ex, `num_pages ceil(${n} / ${size})`, `num_pages ${pages}`);
-    void addr;
   }
 }
 

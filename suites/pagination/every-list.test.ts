@@ -6,6 +6,7 @@ import { validate } from '../harness/schemas.ts';
 import { useSession } from '../harness/session.ts';
 import { oracleTest } from '../oracle/probe.ts';
 import { PAGINATED, kindsOf, label, listBase, notServed, useEndpoints, type Endpoint } from '../general/endpoints.ts';
+import { PAGE_TOO_HIGH } from '../general/checks.ts';
 
 // The pagination rules of §4 over every list of the endpoint table: §4's /passwords.json and the
 // lists the product marks paginated (product facts §6). Decision: "which lists are paginated
@@ -21,7 +22,7 @@ const s = useSession();
 const calls = useEndpoints(s);
 const SIZE = 5;
 const GROW_TO = 12;
-const MESSAGE = 'The page number is too high';
+const MESSAGE = PAGE_TOO_HIGH;
 
 interface List {
   endpoint: Endpoint;
