@@ -10,6 +10,8 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: [
+            'core/test/**/*.test.ts',
+            'targets/test/**/*.test.ts',
             'suites/harness/test/**/*.test.ts',
             'suites/catalogue/test/**/*.test.ts',
             'suites/runner/test/**/*.test.ts',

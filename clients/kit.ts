@@ -9,7 +9,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { computeRequestHash, DEFAULT_HMAC_WINDOW_SECONDS, signedUri } from '../fixtures/reference-server/src/auth/hmac.ts';
 import { randomHexKey, SecretBox } from '../fixtures/reference-server/src/crypto.ts';
 import { createReferenceServer, type ReferenceServer, type ReferenceServerOptions } from '../fixtures/reference-server/src/index.ts';
-import { registerSecret } from '../suites/harness/redact.ts';
+import { registerSecret } from '../core/redact.ts';
 import { installControl } from './control.ts';
 import { CountPairing } from './count-pairing.ts';
 import { credentialsOf, Ledger, PROBE_HEADER, type KitSnapshot } from './ledger.ts';

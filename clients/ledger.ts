@@ -5,8 +5,8 @@
  */
 import { parseBasic } from '../fixtures/reference-server/src/auth/basic.ts';
 import { toCurl } from '../suites/harness/curl.ts';
-import type { Exchange } from '../suites/harness/exchange.ts';
-import { redactExchange, redactValue, registerCredentials } from '../suites/harness/redact.ts';
+import type { Exchange } from '../core/exchange.ts';
+import { redactExchange, redactValue, registerCredentials } from '../core/redact.ts';
 import { clientClauseById } from '../suites/catalogue/client-clauses.ts';
 import type { HmacMistake } from './hmac-diagnosis.ts';
 import { single, type ReceivedRequest } from './request.ts';

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { byWeight, isOutcome, OUTCOMES } from '../core/outcomes.ts';
 import { AREAS } from '../suites/catalogue/clauses.ts';
-import type { Exchange } from '../suites/harness/exchange.ts';
-import { scrub } from '../suites/harness/redact.ts';
+import type { Exchange } from '../core/exchange.ts';
+import { scrub } from '../core/redact.ts';
 import type { ResultsClause, ResultsDocument, ResultsTest } from './results-json.ts';
 import { SCRIPT } from './html/script.ts';
 import { STYLE } from './html/style.ts';

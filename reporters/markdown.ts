@@ -2,7 +2,7 @@ import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { OUTCOME_ORDER, OUTCOMES, zeroCounts, type Outcome } from '../core/outcomes.ts';
 import { AREAS, type Area } from '../suites/catalogue/clauses.ts';
-import { scrub } from '../suites/harness/redact.ts';
+import { scrub } from '../core/redact.ts';
 import type { ResultsClause, ResultsDocument } from './results-json.ts';
 
 /**

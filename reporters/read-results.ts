@@ -1,8 +1,9 @@
+import { UsageError } from '../core/errors.ts';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { UsageError } from '../bin/cli/args.ts';
+
 import { RESULTS_FORMAT, type ResultsDocument } from './results-json.ts';
 
 export const RESULTS_SCHEMA_FILE = new URL('./schema/results.schema.json', import.meta.url);

@@ -3,11 +3,11 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Clause } from '../suites/catalogue/clauses.ts';
 import type { Outcome } from '../core/outcomes.ts';
-import type { FailureRecord, TestResult } from '../suites/runner/outcomes.ts';
+import type { FailureRecord, TestResult } from '../suites/harness/results.ts';
 import type { RunResult } from '../suites/runner/run-suites.ts';
 import type { Verdict } from '../suites/runner/verdict.ts';
-import { redactExchange, scrub } from '../suites/harness/redact.ts';
-import type { ExpectationStatus } from './expectations.ts';
+import { redactExchange, scrub } from '../core/redact.ts';
+import type { ExpectationStatus } from '../core/expectations.ts';
 
 /**
  * Additive changes keep the major; a breaking change bumps it (reporters/README.md). /2: the

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { scrub } from '../suites/harness/redact.ts';
+import { scrub } from '../core/redact.ts';
 import { renderHtml } from './html.ts';
 import { writeJunit } from './junit.ts';
 import { writeSummary } from './markdown.ts';

@@ -1,4 +1,4 @@
-import { scrub } from '../suites/harness/redact.ts';
+import { scrub } from '../core/redact.ts';
 
 // XML 1.0 §2.2: Char ::= #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF].
 // Decision: a character outside it (a C0 control, a lone surrogate, U+FFFE/U+FFFF) cannot be

@@ -1,8 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { UsageError } from '../../core/errors.ts';
 
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
 
 // Strict parsing: an unknown flag or a missing value is a usage error (exit 2), never ignored.
 export function parse<T extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: T) {

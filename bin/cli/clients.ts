@@ -1,14 +1,15 @@
+import { UsageError } from '../../core/errors.ts';
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createClientKit } from '../../clients/kit.ts';
 import { matrixText, runClientMatrix } from '../../clients/kill-matrix.ts';
 import { parseScenario, SCENARIOS } from '../../clients/scenarios.ts';
 import { CLIENT_CLAUSES } from '../../suites/catalogue/client-clauses.ts';
-import { registerCredentials, registerSecret } from '../../suites/harness/redact.ts';
+import { registerCredentials, registerSecret } from '../../core/redact.ts';
 import { clientVerdictText } from '../../reporters/clients/console.ts';
 import { clientResultsDocument } from '../../reporters/clients/results.ts';
 import { writeClientReports } from '../../reporters/clients/write.ts';
-import { intOption, parse, UsageError } from './args.ts';
+import { intOption, parse } from './args.ts';
 
 const HELP = `pmv6 clients: the client conformance kit
 

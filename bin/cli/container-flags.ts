@@ -1,7 +1,8 @@
-import { ContainerOptionError, normaliseBasePath, parseContainerEnv, startContainerTarget, type ContainerTarget as Started } from '../../suites/runner/container.ts';
-import { intOption, UsageError } from './args.ts';
+import { UsageError } from '../../core/errors.ts';
+import { ContainerOptionError, normaliseBasePath, parseContainerEnv, startContainerTarget, type ContainerTarget as Started } from '../../targets/container.ts';
+import { intOption } from './args.ts';
 
-// The --image flags of `pmv6 run`; the container logic is in suites/runner/container.ts.
+// The --image flags of `pmv6 run`; the container logic is in targets/container.ts.
 
 export const CONTAINER_OPTIONS = {
   image: { type: 'string' },

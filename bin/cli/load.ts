@@ -1,14 +1,15 @@
+import { TargetError as PreflightError, UsageError } from '../../core/errors.ts';
 import { readFile, writeFile } from 'node:fs/promises';
 import { renderLoadComparisonHtml } from '../../load/engine/report-html.ts';
-import { registerSecret, scrub } from '../../suites/harness/redact.ts';
-import { preflight, TargetError as PreflightError } from '../../suites/runner/preflight.ts';
+import { registerSecret, scrub } from '../../core/redact.ts';
+import { preflight } from '../../targets/preflight.ts';
 import { checkInputFile, checkOutputFile } from './paths.ts';
 import { compareResults, comparisonText, DEFAULT_COMPARE } from '../../load/engine/compare.ts';
 import { startSeededTarget, type LoadTarget } from '../../load/engine/embedded.ts';
 import { DEFAULT_MAX_REQUESTS, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS, MAX_DURATION_MS, runLoad, TargetError, type LoadResults } from '../../load/engine/engine.ts';
 import { loadScenario, parseDuration, parseThreshold, scenarioNames, type Threshold } from '../../load/engine/scenario.ts';
 import type { Credentials } from '../../load/engine/types.ts';
-import { intOption, parse, UsageError, urlOption } from './args.ts';
+import { intOption, parse, urlOption } from './args.ts';
 
 const HELP = `pmv6 load: generate load from a scenario of load/scenarios/ and judge it by its thresholds
 

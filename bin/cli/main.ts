@@ -1,5 +1,5 @@
-import { scrub } from '../../suites/harness/redact.ts';
-import { UsageError } from './args.ts';
+import { UsageError } from '../../core/errors.ts';
+import { scrub } from '../../core/redact.ts';
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<(argv: string[]) => Promise<number>> }> = {
   run: { summary: 'run the conformance suites against a target (default: the embedded reference server)', load: async () => (await import('./run.ts')).run },

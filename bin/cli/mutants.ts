@@ -1,6 +1,7 @@
+import { UsageError } from '../../core/errors.ts';
 import { MUTANTS } from '../../fixtures/mutants/index.ts';
-import { matrixText, runMatrix } from '../../fixtures/mutants/kill-matrix.ts';
-import { intOption, parse, UsageError } from './args.ts';
+import { matrixText, runMatrix } from '../../suites/runner/kill-matrix.ts';
+import { intOption, parse } from './args.ts';
 
 const HELP = `pmv6 mutants: run the suites against every mutant of the reference server (the kill matrix)
 

@@ -1,9 +1,10 @@
-import { scrub } from '../../suites/harness/redact.ts';
+import { UsageError } from '../../core/errors.ts';
+import { scrub } from '../../core/redact.ts';
 import { diffResults, diffText } from '../../reporters/diff.ts';
 import { readResultsFile } from '../../reporters/read-results.ts';
 import { RESULTS_FORMAT } from '../../reporters/results-json.ts';
 import { renderReports } from '../../reporters/write-reports.ts';
-import { parse, UsageError } from './args.ts';
+import { parse } from './args.ts';
 import { checkInputFile, checkOutputDir, checkOutputFile } from './paths.ts';
 
 const HELP = `pmv6 report: render reports from results.json, or compare two runs

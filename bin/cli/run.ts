@@ -1,21 +1,22 @@
+import { TargetError, UsageError } from '../../core/errors.ts';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { clauseById, clausesMatching } from '../../suites/catalogue/clauses.ts';
 import { selectsIds } from '../../suites/catalogue/selection.ts';
 import { declaredTests } from '../../suites/runner/inventory.ts';
 import { DEPTHS, isDepth, type RunConfig } from '../../suites/harness/config.ts';
-import { registerSecret, scrub } from '../../suites/harness/redact.ts';
-import { newRunId, randomSeed, startEmbeddedTarget, type EmbeddedTarget } from '../../suites/runner/embedded.ts';
-import { preflight, TargetError } from '../../suites/runner/preflight.ts';
+import { registerSecret, scrub } from '../../core/redact.ts';
+import { newRunId, randomSeed, startEmbeddedTarget, type EmbeddedTarget } from '../../targets/embedded.ts';
+import { preflight } from '../../targets/preflight.ts';
 import { CONTAINER_HELP, CONTAINER_OPTIONS, containerTarget, type ContainerTarget } from './container-flags.ts';
 import { cleanupText } from '../../suites/runner/cleanup.ts';
 import { verdictOf } from '../../suites/runner/verdict.ts';
 import { progress, verdictText } from '../../reporters/console.ts';
-import { loadExpectations } from '../../reporters/expectations.ts';
+import { loadExpectations } from '../../core/expectations.ts';
 import { resultsDocument } from '../../reporters/results-json.ts';
 import { writeReports } from '../../reporters/write-reports.ts';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../../suites/harness/client.ts';
-import { intOption, parse, UsageError, urlOption } from './args.ts';
+import { intOption, parse, urlOption } from './args.ts';
 import { checkInputFile, checkOutputDir, checkOutputFile } from './paths.ts';
 
 const HELP = `pmv6 run: run the conformance suites and print the verdict
@@ -126,7 +127,7 @@ export async function run(argv: string[]): Promise<number> {
   if (values.insecure && !target) throw new UsageError('--insecure needs --target');
   const tls = ca || values.insecure ? { tls: { ...(ca ? { ca } : {}), ...(values.insecure ? { insecure: true } : {}) } } : {};
   if (values.expectations !== undefined) await checkInputFile('--expectations', values.expectations);
-  const expectations = values.expectations !== undefined ? await loadExpectations(values.expectations) : undefined;
+  const expectations = values.expectations !== undefined ? await loadExpectations(values.expectations, clauseById) : undefined;
   if (values['report-dir'] !== undefined) await checkOutputDir('--report-dir', values['report-dir']);
   if (values['report-dir'] !== undefined && env.GITHUB_STEP_SUMMARY) await checkOutputFile('GITHUB_STEP_SUMMARY', env.GITHUB_STEP_SUMMARY);
   const base = {

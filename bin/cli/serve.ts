@@ -1,7 +1,8 @@
+import { UsageError } from '../../core/errors.ts';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { DEFAULT_TIMEOUTS, createReferenceServer, type Timeouts } from '../../fixtures/reference-server/src/index.ts';
-import { intOption, parse, UsageError } from './args.ts';
+import { intOption, parse } from './args.ts';
 
 const HELP = `pmv6 serve: run the reference v6 server in the foreground
 

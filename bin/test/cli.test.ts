@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
 import { freePort, serve } from './serve-child.ts';
 import { pmv6 } from './spawn-cli.ts';
-import { hmacHeaders } from '../../suites/harness/signers.ts';
+import { hmacHeaders } from '../../core/signers.ts';
 
 
 

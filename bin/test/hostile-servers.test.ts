@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, test } from 'vitest';
-import { encodeNested, leakedForm, nestingArb } from '../../suites/harness/test/encodings.ts';
+import { encodeNested, leakedForm, nestingArb } from '../../core/test/encodings.ts';
 import { BIN } from './spawn-cli.ts';
 
 // The CLI against hostile and broken servers (all on loopback): every case ends with exit 2 (or

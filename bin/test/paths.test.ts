@@ -1,8 +1,9 @@
+import { UsageError } from '../../core/errors.ts';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { UsageError, urlOption } from '../cli/args.ts';
+import { urlOption } from '../cli/args.ts';
 import { checkInputFile, checkOutputDir, checkOutputFile } from '../cli/paths.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'pmv6-paths-'));

@@ -1,11 +1,12 @@
+import { clauseById } from '../../suites/catalogue/clauses.ts';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pmv6 as run } from './spawn-cli.ts';
 import { beforeAll, describe, expect, test } from 'vitest';
-import type { Outcome } from '../../suites/runner/outcomes.ts';
+import type { Outcome } from '../../suites/harness/results.ts';
 import { verdictOf } from '../../suites/runner/verdict.ts';
-import { parseExpectations, type Expectations } from '../../reporters/expectations.ts';
+import { parseExpectations, type Expectations } from '../../core/expectations.ts';
 import { resultsDocument, writeResultsJson } from '../../reporters/results-json.ts';
 import { syntheticRun } from '../../reporters/test/runs.ts';
 
@@ -102,7 +103,7 @@ describe('pmv6 report', () => {
   });
 
   test('--diff: a MUST that now fails as a listed known deviation is not a regression', async () => {
-    const r = await pmv6(['report', '--diff', await results('f-old', {}), await results('f-new', { 'PAG-03': 'fail' }, parseExpectations({ 'PAG-03': 'accepted' }))]);
+    const r = await pmv6(['report', '--diff', await results('f-old', {}), await results('f-new', { 'PAG-03': 'fail' }, parseExpectations({ 'PAG-03': 'accepted' }, clauseById))]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^PAG-03 +MUST +pass → fail {2}\(known deviation\)$/m);
   });

@@ -1,8 +1,8 @@
 import { request } from 'undici';
 import { formatDateTime } from '../../fixtures/reference-server/src/context.ts';
 import type { ReferenceServer } from '../../fixtures/reference-server/src/index.ts';
-import { startEmbeddedTarget } from '../../suites/runner/embedded.ts';
-import { basicAuthorization } from '../../suites/harness/signers.ts';
+import { startEmbeddedTarget } from '../../targets/embedded.ts';
+import { basicAuthorization } from '../../core/signers.ts';
 import type { Credentials } from './types.ts';
 
 export interface LoadTarget {

@@ -4,7 +4,7 @@
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { selfSignedCertificate } from '../../suites/runner/tls.ts';
+import { selfSignedCertificate } from '../../targets/tls.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runLoad, TargetError } from '../engine/engine.ts';
 import { Http1Pool, RequestTimeout, ResponseTooLarge } from '../engine/http1.ts';

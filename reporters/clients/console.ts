@@ -1,5 +1,5 @@
 import { OUTCOMES } from '../../core/outcomes.ts';
-import { scrub } from '../../suites/harness/redact.ts';
+import { scrub } from '../../core/redact.ts';
 import type { ClientResultsDocument } from './results.ts';
 
 /** A client clause's outcome in the matrix: the outcome table's console word; a dash where the client never exercised it. */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { formatExchange } from '../../suites/harness/assert.ts';
-import { scrub } from '../../suites/harness/redact.ts';
+import { scrub } from '../../core/redact.ts';
 import { STYLE } from '../html/style.ts';
 import type { ClientResult, ClientResultsDocument } from './results.ts';
 

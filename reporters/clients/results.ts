@@ -2,7 +2,7 @@
  * The client report of one kit run, `pmv6-client-results/1` (schema/client-results.schema.json):
  * the kit, the verdict, every client clause with its outcome over all clients, and each client
  * (User-Agent and credentials) with its clauses and findings. Secrets never enter it: exchanges
- * are redacted by the kit (suites/harness/redact.ts) and every string is scrubbed on the way out.
+ * are redacted by the kit (core/redact.ts) and every string is scrubbed on the way out.
  */
 import { OUTCOMES } from '../../core/outcomes.ts';
 import { readFileSync } from 'node:fs';
@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { CLIENT_CLAUSES, type ClientClause } from '../../suites/catalogue/client-clauses.ts';
-import { scrub } from '../../suites/harness/redact.ts';
+import { scrub } from '../../core/redact.ts';
 import type { ClientRecord, KitSnapshot, StoredFinding } from '../../clients/ledger.ts';
 
 export const CLIENT_RESULTS_FORMAT = 'pmv6-client-results/1';

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { scrub } from '../../suites/harness/redact.ts';
+import { scrub } from '../../core/redact.ts';
 import { renderClientHtml } from './html.ts';
 import { renderClientJunit } from './junit.ts';
 import { writeClientResultsJson, type ClientResultsDocument } from './results.ts';

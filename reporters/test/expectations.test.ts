@@ -1,11 +1,13 @@
+import { clauseById } from '../../suites/catalogue/clauses.ts';
+import { UsageError } from '../../core/errors.ts';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
-import { UsageError } from '../../bin/cli/args.ts';
-import type { Outcome } from '../../suites/runner/outcomes.ts';
+
+import type { Outcome } from '../../suites/harness/results.ts';
 import { verdictOf } from '../../suites/runner/verdict.ts';
-import { applyExpectations, ExpectationsError, expectationStatus, loadExpectations, parseExpectations } from '../expectations.ts';
+import { applyExpectations, ExpectationsError, expectationStatus, loadExpectations, parseExpectations } from '../../core/expectations.ts';
 import { syntheticRun } from './runs.ts';
 
 vi.mock('../../suites/catalogue/clauses.ts', async (importOriginal) => {
@@ -22,7 +24,7 @@ async function file(text: string): Promise<string> {
 
 describe('loading known deviations', () => {
   test('reads clause ID → reason', async () => {
-    const e = await loadExpectations(await file('{"PAG-03": "prev is sent on page 1", "ADDR-02": "plain http in the lab"}'));
+    const e = await loadExpectations(await file('{"PAG-03": "prev is sent on page 1", "ADDR-02": "plain http in the lab"}'), clauseById);
     expect([...e]).toEqual([['PAG-03', 'prev is sent on page 1'], ['ADDR-02', 'plain http in the lab']]);
   });
 
@@ -37,14 +39,14 @@ describe('loading known deviations', () => {
     ['a retired clause', '{"GEN-99": "x"}', /GEN-99 is retired/],
     ['text that is not JSON', '{PAG-03: x}', /is not JSON/],
   ])('rejects %s with a usage error (exit 2)', async (_what, text, message) => {
-    const error = await loadExpectations(await file(text)).catch((e: unknown) => e);
+    const error = await loadExpectations(await file(text), clauseById).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ExpectationsError);
     expect(error).toBeInstanceOf(UsageError);
     expect((error as Error).message).toMatch(message);
   });
 
   test('an unreadable file is a usage error', async () => {
-    await expect(loadExpectations('/nonexistent/expectations.json')).rejects.toThrow(/cannot read the expectations file .*ENOENT/);
+    await expect(loadExpectations('/nonexistent/expectations.json', clauseById)).rejects.toThrow(/cannot read the expectations file .*ENOENT/);
   });
 });
 
@@ -60,20 +62,20 @@ describe('applying known deviations', () => {
     ['untested', 'unconfirmed'],
   ])('a listed clause that is %s is %s', (outcome, status) => {
     expect(expectationStatus(outcome)).toBe(status);
-    const report = applyExpectations(syntheticRun({ 'PAG-03': outcome }), parseExpectations({ 'PAG-03': 'why' }));
+    const report = applyExpectations(syntheticRun({ 'PAG-03': outcome }), parseExpectations({ 'PAG-03': 'why' }, clauseById));
     expect(report.byClause.get('PAG-03')).toEqual({ reason: 'why', status });
   });
 
   test('sorts the listed clauses; unlisted clauses get no expectation', () => {
     const run = syntheticRun({ 'PAG-03': 'fail', 'ADDR-02': 'warn', 'PAG-04': 'fail', 'AUTH-04': 'skipped-unverifiable' });
-    const report = applyExpectations(run, parseExpectations({ 'PAG-03': 'a', 'ADDR-02': 'b', 'PAG-05': 'c', 'AUTH-04': 'd' }));
+    const report = applyExpectations(run, parseExpectations({ 'PAG-03': 'a', 'ADDR-02': 'b', 'PAG-05': 'c', 'AUTH-04': 'd' }, clauseById));
     expect(report).toMatchObject({ expectedFailures: ['ADDR-02', 'PAG-03'], stale: ['PAG-05'], unconfirmed: ['AUTH-04'] });
     expect(report.byClause.has('PAG-04')).toBe(false);
   });
 });
 
 describe('the verdict with known deviations', () => {
-  const listed = parseExpectations({ 'PAG-03': 'known', 'ADDR-02': 'known SHOULD' });
+  const listed = parseExpectations({ 'PAG-03': 'known', 'ADDR-02': 'known SHOULD' }, clauseById);
 
   test('without expectations nothing changes', () => {
     expect(verdictOf(syntheticRun({ 'PAG-03': 'fail' }))).toMatchObject({ label: 'NOT CONFORMANT', exitCode: 1, strict: false });

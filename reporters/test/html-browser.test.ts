@@ -1,3 +1,4 @@
+import { clauseById } from '../../suites/catalogue/clauses.ts';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
@@ -10,7 +11,7 @@ import { OUTCOMES } from '../../core/outcomes.ts';
 import { verdictOf } from '../../suites/runner/verdict.ts';
 import { renderHtml } from '../html.ts';
 import { resultsDocument, type ResultsDocument } from '../results-json.ts';
-import { parseExpectations } from '../expectations.ts';
+import { parseExpectations } from '../../core/expectations.ts';
 import { fakeRun, secretForms, withSecretTest } from './runs.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -59,7 +60,7 @@ beforeAll(async () => {
       },
     },
   });
-  const expectations = parseExpectations({ 'PAG-04': 'paging is broken, issue #12', 'PAG-03': 'fixed since 6.0.2' });
+  const expectations = parseExpectations({ 'PAG-04': 'paging is broken, issue #12', 'PAG-03': 'fixed since 6.0.2' }, clauseById);
   doc = resultsDocument(result, verdictOf(result, false, expectations), {
     pmv6Version: '0',
     targetVersion: { version: '6.0.2', build: 'ref' },

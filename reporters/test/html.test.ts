@@ -1,9 +1,10 @@
+import { clauseById } from '../../suites/catalogue/clauses.ts';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { OUTCOMES } from '../../core/outcomes.ts';
-import type { TestResult } from '../../suites/runner/outcomes.ts';
+import type { TestResult } from '../../suites/harness/results.ts';
 import type { RunResult } from '../../suites/runner/run-suites.ts';
 import { verdictOf } from '../../suites/runner/verdict.ts';
-import { parseExpectations } from '../expectations.ts';
+import { parseExpectations } from '../../core/expectations.ts';
 import { renderHtml } from '../html.ts';
 import { resultsDocument, type ResultsDocument } from '../results-json.ts';
 import { fakeRun, planted, secretForms, withSecretTest } from './runs.ts';
@@ -96,7 +97,7 @@ describe('HTML report', () => {
 
   test('lists known deviations in an expectations column and marks their matrix cells', () => {
     expect(html).not.toContain('id="expectations"');
-    const expectations = parseExpectations({ 'PAG-04': 'paging is broken, issue #12', 'PAG-03': 'fixed since', 'VER-01': 'not run' });
+    const expectations = parseExpectations({ 'PAG-04': 'paging is broken, issue #12', 'PAG-03': 'fixed since', 'VER-01': 'not run' }, clauseById);
     const out = renderHtml(resultsDocument(result, verdictOf(result, true, expectations), { pmv6Version: '0' }));
     const table = out.slice(out.indexOf('id="expectations"'), out.indexOf('</table>'));
     expect(table).toContain('<th>Expectation</th>');

@@ -1,3 +1,4 @@
+import { clauseById } from '../../suites/catalogue/clauses.ts';
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -6,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { RunResult } from '../../suites/runner/run-suites.ts';
 import { verdictOf } from '../../suites/runner/verdict.ts';
-import { parseExpectations, type Expectations } from '../expectations.ts';
+import { parseExpectations, type Expectations } from '../../core/expectations.ts';
 import { renderJunit, writeJunit } from '../junit.ts';
 import { resultsDocument } from '../results-json.ts';
 import { fakeRun, secretForms, syntheticRun, withSecretTest } from './runs.ts';
@@ -88,7 +89,7 @@ describe('junit.xml', () => {
   });
 
   test('known deviations: an expected failure is skipped with its text; a stale one fails only under --strict', async () => {
-    const expectations = parseExpectations({ 'PAG-04': 'our server sends next on the last page', 'PAG-03': 'fixed since' });
+    const expectations = parseExpectations({ 'PAG-04': 'our server sends next on the last page', 'PAG-03': 'fixed since' }, clauseById);
     for (const strict of [false, true]) {
       const xml = await junitOf(fake, strict, expectations);
       const expected = testcase(xml, 'PAG-04');

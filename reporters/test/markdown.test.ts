@@ -1,10 +1,11 @@
+import { clauseById } from '../../suites/catalogue/clauses.ts';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { RunResult } from '../../suites/runner/run-suites.ts';
 import { verdictOf } from '../../suites/runner/verdict.ts';
-import { parseExpectations } from '../expectations.ts';
+import { parseExpectations } from '../../core/expectations.ts';
 import { renderSummary, writeSummary } from '../markdown.ts';
 import { resultsDocument } from '../results-json.ts';
 import { fakeRun, secretForms, syntheticRun, withSecretTest } from './runs.ts';
@@ -50,7 +51,7 @@ describe('summary.md', () => {
   });
 
   test('names expected failures and stale expectations apart from the failures', () => {
-    const md = summaryOf(syntheticRun({ 'PAG-04': 'fail' }), true, parseExpectations({ 'PAG-04': 'known: next on last page', 'PAG-03': 'old' }));
+    const md = summaryOf(syntheticRun({ 'PAG-04': 'fail' }), true, parseExpectations({ 'PAG-04': 'known: next on last page', 'PAG-03': 'old' }, clauseById));
     expect(md).toMatch(/^## ❌ pmv6: CONFORMANT \(exit 1\)/);
     expect(md).toMatch(/Stale expectations \(listed as known deviations, but passed; they fail the run under --strict\): PAG-03/);
     expect(md).toMatch(/### Known deviations that failed as expected \(1\)\n\n- \*\*PAG-04\*\* MUST [^\n]*\(known deviation: known: next on last page\)\\\n/);

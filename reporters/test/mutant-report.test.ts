@@ -6,7 +6,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import { mutantById } from '../../fixtures/mutants/index.ts';
-import { startEmbeddedTarget } from '../../suites/runner/embedded.ts';
+import { startEmbeddedTarget } from '../../targets/embedded.ts';
 import { runSuites } from '../../suites/runner/run-suites.ts';
 import { verdictOf } from '../../suites/runner/verdict.ts';
 import { resultsErrors } from '../read-results.ts';

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { CLAUSES } from '../../suites/catalogue/clauses.ts';
 import type { RunConfig } from '../../suites/harness/config.ts';
-import type { Exchange } from '../../suites/harness/exchange.ts';
-import { registerSecret } from '../../suites/harness/redact.ts';
+import type { Exchange } from '../../core/exchange.ts';
+import { registerSecret } from '../../core/redact.ts';
 import type { Outcome } from '../../core/outcomes.ts';
-import type { TestResult } from '../../suites/runner/outcomes.ts';
+import type { TestResult } from '../../suites/harness/results.ts';
 import { runSuites, type RunResult } from '../../suites/runner/run-suites.ts';
 
 export const password = randomBytes(12).toString('hex');

@@ -1,9 +1,10 @@
+import { clauseById } from '../../suites/catalogue/clauses.ts';
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { verdictOf } from '../../suites/runner/verdict.ts';
-import { parseExpectations } from '../expectations.ts';
+import { parseExpectations } from '../../core/expectations.ts';
 import { resultsDocument } from '../results-json.ts';
 import { writeReports } from '../write-reports.ts';
 import { fakeRun, secretForms, withSecretTest } from './runs.ts';
@@ -11,7 +12,7 @@ import { fakeRun, secretForms, withSecretTest } from './runs.ts';
 describe('pmv6 run --report-dir', () => {
   test('writes results.json, summary.md, report.html and junit.xml, none holding a secret', async () => {
     const result = withSecretTest(await fakeRun());
-    const verdict = verdictOf(result, true, parseExpectations({ 'PAG-04': `known ${secretForms()[1]}` }));
+    const verdict = verdictOf(result, true, parseExpectations({ 'PAG-04': `known ${secretForms()[1]}` }, clauseById));
     const doc = resultsDocument(result, verdict, { pmv6Version: '0.1.0', cleanup: { deleted: 1, leftovers: [] } });
     const dir = await mkdtemp(join(tmpdir(), 'pmv6-reports-'));
     const step = join(dir, 'step-summary.md');

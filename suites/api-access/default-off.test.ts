@@ -1,8 +1,8 @@
 import { expectResponse, violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
-import type { Exchange } from '../harness/exchange.ts';
+import type { Exchange } from '../../core/exchange.ts';
 import { useSession } from '../harness/session.ts';
-import { withSettingsSnapshot } from '../general/checks.ts';
+import { withSettingsSnapshot } from '../harness/checks.ts';
 
 const s = useSession();
 

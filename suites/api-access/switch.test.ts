@@ -2,9 +2,9 @@ import { expectClientError, expectErrorObject, expectStatus, violation } from '.
 import type { ApiClient } from '../harness/client.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import { useSession } from '../harness/session.ts';
-import { API_DISABLED } from '../general/checks.ts';
-import type { Exchange } from '../harness/exchange.ts';
-import { TABLE, label, notServed, useEndpoints, type Endpoint, type EndpointData } from '../general/endpoints.ts';
+import { API_DISABLED } from '../harness/checks.ts';
+import type { Exchange } from '../../core/exchange.ts';
+import { TABLE, label, notServed, useEndpoints, type Endpoint, type EndpointData } from '../harness/endpoints.ts';
 
 const s = useSession();
 const calls = useEndpoints(s);

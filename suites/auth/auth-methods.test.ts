@@ -2,7 +2,7 @@ import { SetupError, expectClientError, expectResponse, expectStatus, violation 
 import { clauseTest, type ClauseTestContext } from '../harness/clause-test.ts';
 import type { ApiClient } from '../harness/client.ts';
 import type { ControlClient } from '../harness/control.ts';
-import type { Exchange } from '../harness/exchange.ts';
+import type { Exchange } from '../../core/exchange.ts';
 import type { FixtureUser } from '../harness/fixtures.ts';
 import { useSession } from '../harness/session.ts';
 

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { expectErrorObject } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import { useSession } from '../harness/session.ts';
-import { basicAuthorization } from '../harness/signers.ts';
+import { basicAuthorization } from '../../core/signers.ts';
 import { checkProperty } from '../harness/property.ts';
 
 const s = useSession();

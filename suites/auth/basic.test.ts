@@ -1,6 +1,6 @@
 import { expectErrorObject, expectStatus } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
-import type { Exchange } from '../harness/exchange.ts';
+import type { Exchange } from '../../core/exchange.ts';
 import { useSession } from '../harness/session.ts';
 import { saysCredentialsWrong } from '../oracle/oracle.ts';
 

@@ -2,9 +2,9 @@ import fc from 'fast-check';
 import { expectClientError, expectResponse, violation } from '../harness/assert.ts';
 import { clauseTest, type ClauseTestContext } from '../harness/clause-test.ts';
 import type { ApiClient, Auth, HmacParts } from '../harness/client.ts';
-import type { Exchange } from '../harness/exchange.ts';
+import type { Exchange } from '../../core/exchange.ts';
 import { useSession } from '../harness/session.ts';
-import { hmacSign } from '../harness/signers.ts';
+import { hmacSign } from '../../core/signers.ts';
 import { checkProperty } from '../harness/property.ts';
 
 const s = useSession();

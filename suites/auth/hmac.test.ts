@@ -2,7 +2,7 @@ import { expectClientError, expectResponse, expectStatus } from '../harness/asse
 import { clauseTest, type ClauseTestContext } from '../harness/clause-test.ts';
 import type { ApiClient, Auth } from '../harness/client.ts';
 import { useSession } from '../harness/session.ts';
-import { hmacSign } from '../harness/signers.ts';
+import { hmacSign } from '../../core/signers.ts';
 import { oracleTest } from '../oracle/probe.ts';
 
 const s = useSession();

@@ -478,7 +478,7 @@ export const UNTESTABLE: Array<{ quote: string; why: string }> = [
   { quote: 'id of the project that receives the password',
     why: 'the fields of password records are not shown, so which project holds a password cannot be read back by a client that relies on the spec alone' },
   { quote: 'Only the operation names are given here. Their paths and payloads are under Endpoints.',
-    why: 'the paths, methods and payloads are not under Endpoints for most operations; the OPS clauses borrow the product\'s (suites/general/endpoints.ts) and are INFO for that reason' },
+    why: 'the paths, methods and payloads are not under Endpoints for most operations; the OPS clauses borrow the product\'s (suites/harness/endpoints.ts) and are INFO for that reason' },
   { quote: 'Paths, methods and payloads of the remaining operations listed in section 1 are not shown.',
     why: 'the suite borrows the product\'s paths and payloads (OPS-*, STAT-04, LOG-01 over every write); a 404 or 405 at them is unverifiable, never a violation' },
   { quote: 'Response bodies of other list endpoints, and which lists are paginated, are not shown beyond the fact that each resource states whether pagination applies.',

@@ -1,7 +1,7 @@
 import { expectErrorObject, expectResponse } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import { useSession } from '../harness/session.ts';
-import { ENDPOINTS, label, notServed, useEndpoints } from '../general/endpoints.ts';
+import { ENDPOINTS, label, notServed, useEndpoints } from '../harness/endpoints.ts';
 
 const s = useSession();
 const calls = useEndpoints(s);

@@ -2,7 +2,7 @@ import { expectClientError, expectErrorObject, expectStatus } from '../harness/a
 import { clauseTest } from '../harness/clause-test.ts';
 import type { Role } from '../harness/control.ts';
 import { useSession } from '../harness/session.ts';
-import { notServed, useEndpoints } from './endpoints.ts';
+import { notServed, useEndpoints } from '../harness/endpoints.ts';
 
 const s = useSession();
 const calls = useEndpoints(s);

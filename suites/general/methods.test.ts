@@ -1,8 +1,8 @@
 import { expectResponse, violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import { useSession } from '../harness/session.ts';
-import { expectSuccess } from './checks.ts';
-import { ENDPOINTS, TABLE, label, notServed, useEndpoints } from './endpoints.ts';
+import { expectSuccess } from '../harness/checks.ts';
+import { ENDPOINTS, TABLE, label, notServed, useEndpoints } from '../harness/endpoints.ts';
 
 const s = useSession();
 const calls = useEndpoints(s);

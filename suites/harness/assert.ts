@@ -1,6 +1,6 @@
-import { headerValue, type Exchange } from './exchange.ts';
+import { headerValue, type Exchange } from '../../core/exchange.ts';
 import { toCurl } from './curl.ts';
-import { redactExchange, scrub } from './redact.ts';
+import { redactExchange, scrub } from '../../core/redact.ts';
 import { validate, type SchemaName } from './schemas.ts';
 
 const BODY_LIMIT = 2048;

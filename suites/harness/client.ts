@@ -1,8 +1,8 @@
 import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
 import { ReadOnlyError } from './assert.ts';
-import type { Exchange } from './exchange.ts';
+import type { Exchange } from '../../core/exchange.ts';
 import { emitExchange, type Channel } from './traffic.ts';
-import { basicAuthorization, hmacSign, signedUri } from './signers.ts';
+import { basicAuthorization, hmacSign, signedUri } from '../../core/signers.ts';
 
 export type HmacParts = { uri: string; timestamp: string; body: string; hash: string };
 

@@ -1,5 +1,5 @@
 import { inject } from 'vitest';
-import { registerCredentials, registerSecret } from './redact.ts';
+import { registerCredentials, registerSecret } from '../../core/redact.ts';
 
 export interface RunConfig {
   /** base URL, e.g. http://127.0.0.1:8080 (API at {target}/index.php/api/v6) */

@@ -1,7 +1,7 @@
 import { SetupError } from './assert.ts';
 import { ApiClient, type TlsTrust } from './client.ts';
-import type { Exchange } from './exchange.ts';
-import { registerSecret } from './redact.ts';
+import type { Exchange } from '../../core/exchange.ts';
+import { registerSecret } from '../../core/redact.ts';
 
 export type Role = 'admin' | 'it' | 'project manager' | 'normal user' | 'read only';
 

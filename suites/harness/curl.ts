@@ -1,6 +1,6 @@
-import type { Exchange } from './exchange.ts';
-import { signedUri } from './signers.ts';
-import { redactJsonText, scrub } from './redact.ts';
+import type { Exchange } from '../../core/exchange.ts';
+import { signedUri } from '../../core/signers.ts';
+import { redactJsonText, scrub } from '../../core/redact.ts';
 
 /** «redacted:admin password» → PMV6_ADMIN_PASSWORD */
 export function secretVariable(label: string): string {

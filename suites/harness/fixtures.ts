@@ -4,13 +4,13 @@ import { ReadOnlyError, SetupError } from './assert.ts';
 import type { ApiClient } from './client.ts';
 import type { RunConfig } from './config.ts';
 import type { ControlClient, Role } from './control.ts';
-import type { Exchange } from './exchange.ts';
-import { registerCredentials } from './redact.ts';
+import type { Exchange } from '../../core/exchange.ts';
+import { registerCredentials } from '../../core/redact.ts';
 import { validate } from './schemas.ts';
 
 /**
  * What a run creates. Projects, passwords and users come from the methods below; my passwords,
- * files and groups are created by calls of the endpoint table (suites/general/endpoints.ts),
+ * files and groups are created by calls of the endpoint table (suites/harness/endpoints.ts),
  * which hands them to track().
  */
 export type FixtureKind = 'password' | 'project' | 'user' | 'my_password' | 'file' | 'group';

@@ -1,7 +1,7 @@
 import { expectClientError, violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import { useSession } from '../harness/session.ts';
-import { lazy, useCreations } from '../resources/support.ts';
+import { lazy, useCreations } from '../resources/resource-helpers.ts';
 
 const s = useSession();
 const create = useCreations(s);

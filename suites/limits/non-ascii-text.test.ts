@@ -1,8 +1,8 @@
 import { expectSchema, expectStatus, violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
-import type { Exchange } from '../harness/exchange.ts';
+import type { Exchange } from '../../core/exchange.ts';
 import { useSession } from '../harness/session.ts';
-import { lazy, showPassword, stringsIn, useCreations } from '../resources/support.ts';
+import { lazy, showPassword, stringsIn, useCreations } from '../resources/resource-helpers.ts';
 
 const s = useSession();
 const create = useCreations(s);

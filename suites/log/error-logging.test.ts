@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
-import type { Exchange } from '../harness/exchange.ts';
+import type { Exchange } from '../../core/exchange.ts';
 import { useSession } from '../harness/session.ts';
 import { oracleTest } from '../oracle/probe.ts';
-import { lazy, UNLIKELY_ID, useCreations } from '../resources/support.ts';
+import { lazy, UNLIKELY_ID, useCreations } from '../resources/resource-helpers.ts';
 import { countDrift, entriesMentioning, logCount } from './log-reader.ts';
 
 const s = useSession();

@@ -1,9 +1,9 @@
 import { violation } from '../harness/assert.ts';
 import { clauseTest, type ClauseTestContext } from '../harness/clause-test.ts';
-import type { Exchange } from '../harness/exchange.ts';
+import type { Exchange } from '../../core/exchange.ts';
 import { useSession } from '../harness/session.ts';
-import { isSuccess } from '../general/checks.ts';
-import { WRITING, label, notServed, useEndpoints, type Endpoint } from '../general/endpoints.ts';
+import { isSuccess } from '../harness/checks.ts';
+import { WRITING, label, notServed, useEndpoints, type Endpoint } from '../harness/endpoints.ts';
 import { countDrift, logCount, logPage, originMarks, saysApi, saysWeb } from './log-reader.ts';
 
 // "Every action caused by an API request is written to the action log": every writing entry of

@@ -1,6 +1,6 @@
 import { expectSchema, expectStatus, violation } from '../harness/assert.ts';
 import type { ClauseTestContext } from '../harness/clause-test.ts';
-import type { Exchange } from '../harness/exchange.ts';
+import type { Exchange } from '../../core/exchange.ts';
 import type { Session } from '../harness/session.ts';
 
 // The log's path and fields are "not shown"; the reader uses the product's log resource

@@ -1,10 +1,10 @@
 import { expectStatus, violation } from '../harness/assert.ts';
 import type { ApiClient } from '../harness/client.ts';
 import { clauseTest } from '../harness/clause-test.ts';
-import type { Exchange } from '../harness/exchange.ts';
+import type { Exchange } from '../../core/exchange.ts';
 import { useSession } from '../harness/session.ts';
-import { MAINTENANCE_MESSAGE } from '../general/checks.ts';
-import { TABLE, label, useEndpoints } from '../general/endpoints.ts';
+import { MAINTENANCE_MESSAGE } from '../harness/checks.ts';
+import { TABLE, label, useEndpoints } from '../harness/endpoints.ts';
 
 const s = useSession();
 const calls = useEndpoints(s);

@@ -1,6 +1,6 @@
 import { clauseTest } from '../harness/clause-test.ts';
 import { useSession } from '../harness/session.ts';
-import { useOperations } from './support.ts';
+import { useOperations } from './operations-helpers.ts';
 
 const s = useSession();
 const row = useOperations(s, 'Projects');

@@ -1,4 +1,4 @@
-import { PAGINATED } from '../general/endpoints.ts';
+import { PAGINATED } from '../harness/endpoints.ts';
 
 /** What an API path is, for the pagination rules: a page of a paginated list, or its count. */
 export interface ListAddress {

@@ -25,12 +25,12 @@ import { failureRecord } from '../harness/clause-test.ts';
 import { API_PREFIX, type ApiClient, type Auth } from '../harness/client.ts';
 import type { RunConfig } from '../harness/config.ts';
 import type { Settings } from '../harness/control.ts';
-import { headerValue, type Exchange } from '../harness/exchange.ts';
-import { parseLinkHeader, relMap } from '../harness/link.ts';
+import { headerValue, type Exchange } from '../../core/exchange.ts';
+import { parseLinkHeader, relMap } from '../../core/link.ts';
 import { validate } from '../harness/schemas.ts';
 import type { Observed } from '../harness/traffic.ts';
-import type { FailureRecord } from '../runner/outcomes.ts';
-import { API_DISABLED, declaredCharset, MAINTENANCE_MESSAGE, PAGE_TOO_HIGH } from '../general/checks.ts';
+import type { FailureRecord } from '../harness/results.ts';
+import { API_DISABLED, declaredCharset, MAINTENANCE_MESSAGE, PAGE_TOO_HIGH } from '../harness/checks.ts';
 import { listAddress, pageNumber, type ListAddress } from './lists.ts';
 
 export interface OracleFinding {

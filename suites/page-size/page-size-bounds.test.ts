@@ -2,7 +2,7 @@ import { beforeAll } from 'vitest';
 import { SetupError, expectErrorObject, expectResponse, expectSchema, expectStatus, violation } from '../harness/assert.ts';
 import { clauseTest, type ClauseTestContext } from '../harness/clause-test.ts';
 import type { Settings } from '../harness/control.ts';
-import type { Exchange } from '../harness/exchange.ts';
+import type { Exchange } from '../../core/exchange.ts';
 import { itemIds, type Count } from '../harness/pages.ts';
 import { useSession } from '../harness/session.ts';
 

@@ -1,12 +1,12 @@
 import { expectErrorObject, expectResponse, expectSchema, expectStatus, violation } from '../harness/assert.ts';
 import { clauseTest, type ClauseTestContext } from '../harness/clause-test.ts';
-import { headerValue, type Exchange } from '../harness/exchange.ts';
+import { headerValue, type Exchange } from '../../core/exchange.ts';
 import { getPage, itemIds, links, relSet, sameItems, type Count } from '../harness/pages.ts';
 import { validate } from '../harness/schemas.ts';
 import { useSession } from '../harness/session.ts';
 import { oracleTest } from '../oracle/probe.ts';
-import { PAGINATED, kindsOf, label, listBase, notServed, useEndpoints, type Endpoint } from '../general/endpoints.ts';
-import { PAGE_TOO_HIGH } from '../general/checks.ts';
+import { PAGINATED, kindsOf, label, listBase, notServed, useEndpoints, type Endpoint } from '../harness/endpoints.ts';
+import { PAGE_TOO_HIGH } from '../harness/checks.ts';
 
 // The pagination rules of §4 over every list of the endpoint table: §4's /passwords.json and the
 // lists the product marks paginated (product facts §6). Decision: "which lists are paginated

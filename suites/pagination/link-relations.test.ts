@@ -1,7 +1,7 @@
 import { beforeAll } from 'vitest';
 import { expectErrorObject, expectSchema, expectStatus, violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
-import { headerValue } from '../harness/exchange.ts';
+import { headerValue } from '../../core/exchange.ts';
 import { getPage, itemIds, linkTarget, links, relSet, sameItems, type Count } from '../harness/pages.ts';
 import { useSession } from '../harness/session.ts';
 

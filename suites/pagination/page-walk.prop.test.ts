@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { SetupError, expectSchema, expectStatus, violation } from '../harness/assert.ts';
 import { clauseTest, type ClauseTestContext } from '../harness/clause-test.ts';
 import type { ApiClient } from '../harness/client.ts';
-import type { Exchange } from '../harness/exchange.ts';
+import type { Exchange } from '../../core/exchange.ts';
 import { itemIds, linkTarget, links, relSet, sameItems, type Count } from '../harness/pages.ts';
 import { useSession } from '../harness/session.ts';
 import { checkProperty } from '../harness/property.ts';

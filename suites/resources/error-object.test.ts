@@ -2,12 +2,12 @@ import { STATUS_CODES } from 'node:http';
 import { beforeAll } from 'vitest';
 import { violation } from '../harness/assert.ts';
 import { clauseTest, type ClauseTestContext } from '../harness/clause-test.ts';
-import type { Exchange } from '../harness/exchange.ts';
+import type { Exchange } from '../../core/exchange.ts';
 import { useSession } from '../harness/session.ts';
 import { describesStatus } from '../oracle/oracle.ts';
 import { oracleTest } from '../oracle/probe.ts';
-import { TABLE, guessedData, kindsOf, label as labelOf, pathOf } from '../general/endpoints.ts';
-import { UNLIKELY_ID, useCreations } from './support.ts';
+import { TABLE, guessedData, kindsOf, label as labelOf, pathOf } from '../harness/endpoints.ts';
+import { UNLIKELY_ID, useCreations } from './resource-helpers.ts';
 
 const s = useSession();
 const create = useCreations(s);

@@ -1,7 +1,7 @@
 import { expectClientError, expectResponse, expectSchema, expectStatus, violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import { useSession } from '../harness/session.ts';
-import { lazy, showPassword, stringsIn, UNLIKELY_ID, useCreations, whereIs } from './support.ts';
+import { lazy, showPassword, stringsIn, UNLIKELY_ID, useCreations, whereIs } from './resource-helpers.ts';
 
 const s = useSession();
 const create = useCreations(s);

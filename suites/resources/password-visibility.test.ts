@@ -1,7 +1,7 @@
 import { violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import { useSession } from '../harness/session.ts';
-import { allListIds } from './support.ts';
+import { allListIds } from './resource-helpers.ts';
 
 const s = useSession();
 

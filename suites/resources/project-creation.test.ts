@@ -1,7 +1,7 @@
 import { expectClientError, expectSchema, expectStatus, violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import { useSession } from '../harness/session.ts';
-import { useCreations } from './support.ts';
+import { useCreations } from './resource-helpers.ts';
 
 const s = useSession();
 const create = useCreations(s);

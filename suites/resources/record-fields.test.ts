@@ -1,8 +1,8 @@
 import { expectStatus, violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
-import type { Exchange } from '../harness/exchange.ts';
+import type { Exchange } from '../../core/exchange.ts';
 import { useSession } from '../harness/session.ts';
-import { showPassword } from './support.ts';
+import { showPassword } from './resource-helpers.ts';
 
 const s = useSession();
 

@@ -3,7 +3,7 @@ import { expectSchema, expectStatus, violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import { checkProperty } from '../harness/property.ts';
 import { useSession } from '../harness/session.ts';
-import { lazy, showPassword, stringsIn, useCreations } from './support.ts';
+import { lazy, showPassword, stringsIn, useCreations } from './resource-helpers.ts';
 
 const s = useSession();
 const create = useCreations(s);

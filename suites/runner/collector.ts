@@ -3,8 +3,8 @@ import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node';
 import { CLAUSES, clauseById } from '../catalogue/clauses.ts';
 import { READ_ONLY_MARK, READ_ONLY_NOTE } from '../harness/assert.ts';
 import type { CleanupReport } from '../harness/fixtures.ts';
-import { scrub } from '../harness/redact.ts';
-import { testOutcome, type TestResult } from './outcomes.ts';
+import { scrub } from '../../core/redact.ts';
+import { testOutcome, type TestResult } from '../harness/results.ts';
 
 export interface CollectedRun {
   tests: TestResult[];

@@ -8,7 +8,7 @@ import { mergeCleanup, restoreSettings, snapshotSettings, sweep, type SettingsRe
 import { Collector, type CollectedRun } from './collector.ts';
 import { CONFORMANCE_EXCLUDE, CONFORMANCE_INCLUDE, ORACLE_SETUP } from './layout.ts';
 import { requestsSent } from '../harness/traffic.ts';
-import { clauseOutcome, type Outcome, type TestResult } from './outcomes.ts';
+import { clauseOutcome, type Outcome, type TestResult } from '../harness/results.ts';
 
 export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 

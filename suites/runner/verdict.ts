@@ -1,6 +1,7 @@
+import { EXIT } from '../../core/errors.ts';
 import { OUTCOMES, zeroCounts, type Outcome } from '../../core/outcomes.ts';
-import { applyExpectations, type ExpectationReport, type Expectations } from '../../reporters/expectations.ts';
-import { EXIT } from './outcomes.ts';
+import { applyExpectations, type ExpectationReport, type Expectations } from '../../core/expectations.ts';
+
 import type { RunResult } from './run-suites.ts';
 
 export interface Verdict {

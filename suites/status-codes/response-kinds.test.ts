@@ -1,8 +1,8 @@
 import { expectErrorObject, expectResponse, violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import { useSession } from '../harness/session.ts';
-import { expectJsonBody, expectUtf8Body } from '../general/checks.ts';
-import { useEndpoints, variedReplies, type Reply } from '../general/endpoints.ts';
+import { expectJsonBody, expectUtf8Body } from '../harness/checks.ts';
+import { useEndpoints, variedReplies, type Reply } from '../harness/endpoints.ts';
 
 const s = useSession();
 const calls = useEndpoints(s);

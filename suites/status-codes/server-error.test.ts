@@ -1,7 +1,7 @@
 import { expectStatus, violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import { useSession } from '../harness/session.ts';
-import { withSettingsSnapshot } from '../general/checks.ts';
+import { withSettingsSnapshot } from '../harness/checks.ts';
 
 const s = useSession();
 const FAULT = { method: 'GET', path: '/passwords.json', times: 1 };

@@ -1,9 +1,9 @@
 import { expectNoBody, expectResponse, expectSchema, expectStatus, violation } from '../harness/assert.ts';
 import { clauseTest, type ClauseTestContext } from '../harness/clause-test.ts';
-import type { Exchange } from '../harness/exchange.ts';
+import type { Exchange } from '../../core/exchange.ts';
 import { useSession } from '../harness/session.ts';
-import { isSuccess } from '../general/checks.ts';
-import { ENDPOINTS, label, notServed, sent, useEndpoints, type Endpoint, type EndpointData } from '../general/endpoints.ts';
+import { isSuccess } from '../harness/checks.ts';
+import { ENDPOINTS, label, notServed, sent, useEndpoints, type Endpoint, type EndpointData } from '../harness/endpoints.ts';
 
 const s = useSession();
 const calls = useEndpoints(s);

@@ -11,9 +11,9 @@ import {
   formatExchange,
   violation,
 } from '../assert.ts';
-import type { Exchange } from '../exchange.ts';
-import { clearSecrets, registerCredentials } from '../redact.ts';
-import { basicAuthorization } from '../signers.ts';
+import type { Exchange } from '../../../core/exchange.ts';
+import { clearSecrets, registerCredentials } from '../../../core/redact.ts';
+import { basicAuthorization } from '../../../core/signers.ts';
 
 const URL = 'http://127.0.0.1:8080/index.php/api/v6/passwords.json';
 

@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ApiClient } from '../client.ts';
-import { hmacSign } from '../signers.ts';
+import { hmacSign } from '../../../core/signers.ts';
 import { sendJson, startStub, type Stub } from './stub-server.ts';
 
 let stub: Stub;

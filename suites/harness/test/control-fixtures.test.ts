@@ -4,7 +4,7 @@ import { ApiClient } from '../client.ts';
 import type { RunConfig } from '../config.ts';
 import { ControlClient } from '../control.ts';
 import { Fixtures } from '../fixtures.ts';
-import { scrub } from '../redact.ts';
+import { scrub } from '../../../core/redact.ts';
 import { sendJson, startStub, type Received, type Stub } from './stub-server.ts';
 
 const TOKEN = 'control-token-0123456789abcdef';

@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { beforeEach, describe, expect, test } from 'vitest';
 import { toCurl, shellQuote } from '../curl.ts';
-import type { Exchange } from '../exchange.ts';
-import { clearSecrets, registerCredentials, registerSecret } from '../redact.ts';
-import { basicAuthorization, hmacHeaders } from '../signers.ts';
+import type { Exchange } from '../../../core/exchange.ts';
+import { clearSecrets, registerCredentials, registerSecret } from '../../../core/redact.ts';
+import { basicAuthorization, hmacHeaders } from '../../../core/signers.ts';
 
 const URL = 'http://127.0.0.1:8080/index.php/api/v6/passwords.json';
 

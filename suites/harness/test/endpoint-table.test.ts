@@ -18,9 +18,9 @@ import {
   listBase,
   missing,
   type EndpointData,
-} from '../../general/endpoints.ts';
+} from '../endpoints.ts';
 
-// The endpoint table (suites/general/endpoints.ts) against the spec: every operation of §1's
+// The endpoint table (suites/harness/endpoints.ts) against the spec: every operation of §1's
 // table is performed by an entry, §4's rows are the spec entries, and every write acts only on
 // objects the run makes for it.
 

@@ -7,7 +7,7 @@
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { parseArgs } from 'node:util';
 import { runSuites } from '../run-suites.ts';
-import { startEmbeddedTarget } from '../embedded.ts';
+import { startEmbeddedTarget } from '../../../targets/embedded.ts';
 
 const { values } = parseArgs({ options: { delay: { type: 'string', default: '20' }, concurrency: { type: 'string', default: '1' } } });
 const delay = Number(values.delay);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ApiClient } from '../../harness/client.ts';
 import { ControlClient } from '../../harness/control.ts';
 import { cleanupText, mergeCleanup, restoreSettings, snapshotSettings, sweep } from '../cleanup.ts';
-import { startEmbeddedTarget, type EmbeddedTarget } from '../embedded.ts';
+import { startEmbeddedTarget, type EmbeddedTarget } from '../../../targets/embedded.ts';
 
 describe('runner cleanup: settings restore and the final sweep', () => {
   let t: EmbeddedTarget;

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type { ApiClient, ApiRequest, Auth } from '../../harness/client.ts';
 import type { RunConfig } from '../../harness/config.ts';
-import type { Exchange } from '../../harness/exchange.ts';
+import type { Exchange } from '../../../core/exchange.ts';
 import type { Observed } from '../../harness/traffic.ts';
 import { describesStatus, Oracle, saysCredentialsWrong } from '../../oracle/oracle.ts';
 

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { OUTCOME_ORDER, OUTCOMES, type Outcome } from '../../../core/outcomes.ts';
 import { clauseById } from '../../catalogue/clauses.ts';
 import type { RunConfig } from '../../harness/config.ts';
-import { clauseOutcome, testOutcome, type TestResult } from '../outcomes.ts';
+import { clauseOutcome, testOutcome, type TestResult } from '../../harness/results.ts';
 import { summarise } from '../run-suites.ts';
 
 const config: RunConfig = { target: 'http://127.0.0.1:9', user: 'admin', password: 'x', runId: 'selftest', seed: 1, readOnly: false, timeoutMs: 1000 };

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
 import type { RunConfig } from '../../harness/config.ts';
-import { registerSecret } from '../../harness/redact.ts';
+import { registerSecret } from '../../../core/redact.ts';
 import { resultsDocument } from '../../../reporters/results-json.ts';
 import { verdictText } from '../../../reporters/console.ts';
 import { runSuites, type RunResult } from '../run-suites.ts';

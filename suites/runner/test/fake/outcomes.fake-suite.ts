@@ -2,7 +2,7 @@
 // crash must never be reported as a violation of the server.
 import { SetupError, violation } from '../../../harness/assert.ts';
 import { clauseTest } from '../../../harness/clause-test.ts';
-import type { Exchange } from '../../../harness/exchange.ts';
+import type { Exchange } from '../../../../core/exchange.ts';
 
 const exchange = (password: string): Exchange => ({
   request: {

@@ -1,8 +1,14 @@
 import { readFile } from 'node:fs/promises';
-import { UsageError } from '../bin/cli/args.ts';
-import { clauseById } from '../suites/catalogue/clauses.ts';
-import { OUTCOMES, type Outcome } from '../core/outcomes.ts';
-import type { RunResult } from '../suites/runner/run-suites.ts';
+import { UsageError } from './errors.ts';
+import { OUTCOMES, type Outcome } from './outcomes.ts';
+
+/** How an expectations file learns which clause IDs exist (the catalogue's clauseById). */
+export type ClauseLookup = (id: string) => { retired?: boolean } | undefined;
+
+/** The part of a run result that expectations read. */
+export interface ClauseOutcomes {
+  clauses: ReadonlyArray<{ clause: { id: string }; outcome: Outcome }>;
+}
 
 /** Clause ID → why the target is known to deviate from it. */
 export type Expectations = ReadonlyMap<string, string>;
@@ -26,7 +32,7 @@ export class ExpectationsError extends UsageError {
   override name = 'ExpectationsError';
 }
 
-export async function loadExpectations(file: string): Promise<Expectations> {
+export async function loadExpectations(file: string, clauseById: ClauseLookup): Promise<Expectations> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -39,10 +45,10 @@ export async function loadExpectations(file: string): Promise<Expectations> {
   } catch (e) {
     throw new ExpectationsError(`${file} is not JSON: ${(e as Error).message}`);
   }
-  return parseExpectations(value, file);
+  return parseExpectations(value, clauseById, file);
 }
 
-export function parseExpectations(value: unknown, source = 'expectations'): Expectations {
+export function parseExpectations(value: unknown, clauseById: ClauseLookup, source = 'expectations'): Expectations {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new ExpectationsError(`${source} must be a JSON object mapping clause IDs to reasons, e.g. {"PAG-03": "why"}`);
   }
@@ -69,7 +75,7 @@ export function expectationStatus(outcome: Outcome): ExpectationStatus {
   return 'unconfirmed';
 }
 
-export function applyExpectations(result: Pick<RunResult, 'clauses'>, expectations: Expectations): ExpectationReport {
+export function applyExpectations(result: ClauseOutcomes, expectations: Expectations): ExpectationReport {
   const report: ExpectationReport = { byClause: new Map(), expectedFailures: [], stale: [], unconfirmed: [] };
   for (const c of result.clauses) {
     const reason = expectations.get(c.clause.id);

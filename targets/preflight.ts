@@ -1,10 +1,8 @@
-import { ApiClient } from '../harness/client.ts';
-import type { RunConfig } from '../harness/config.ts';
-import { ControlClient } from '../harness/control.ts';
+import { TargetError } from '../core/errors.ts';
+import { ApiClient } from '../suites/harness/client.ts';
+import type { RunConfig } from '../suites/harness/config.ts';
+import { ControlClient } from '../suites/harness/control.ts';
 
-export class TargetError extends Error {
-  override name = 'TargetError';
-}
 
 export type PreflightConfig = Pick<RunConfig, 'target' | 'user' | 'password' | 'timeoutMs' | 'maxResponseBytes' | 'tls' | 'control'>;
 

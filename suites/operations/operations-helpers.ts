@@ -1,14 +1,14 @@
 import { expectNoBody, expectResponse, expectStatus, violation } from '../harness/assert.ts';
 import type { ClauseTestContext } from '../harness/clause-test.ts';
-import type { Exchange } from '../harness/exchange.ts';
+import type { Exchange } from '../../core/exchange.ts';
 import type { Session } from '../harness/session.ts';
-import { isSuccess } from '../general/checks.ts';
-import { OPERATIONS, entriesOf, label, notServed, useEndpoints, type Endpoint, type Outcome, type Resource } from '../general/endpoints.ts';
+import { isSuccess } from '../harness/checks.ts';
+import { OPERATIONS, entriesOf, label, notServed, useEndpoints, type Endpoint, type Outcome, type Resource } from '../harness/endpoints.ts';
 
 /**
  * The operations of one row of §1's table ("Operations offered per resource"), each called once
  * as the Admin at the product's path with the product's payload, on objects the run made for it
- * (suites/general/endpoints.ts), and the checks the spec allows on their replies.
+ * (suites/harness/endpoints.ts), and the checks the spec allows on their replies.
  */
 export interface RowOperations {
   /** Every operation of the row answers 2XX at each of its paths (the row's OPS clause, INFO). */

@@ -1,6 +1,6 @@
 import { weightiest, type Outcome } from '../../core/outcomes.ts';
 import type { Level } from '../catalogue/clauses.ts';
-import type { Exchange } from '../harness/exchange.ts';
+import type { Exchange } from '../../core/exchange.ts';
 
 export type { Outcome } from '../../core/outcomes.ts';
 
@@ -58,5 +58,3 @@ export function clauseOutcome(outcomes: Outcome[], level: Level): Outcome {
   const outcome = weightiest(outcomes);
   return level === 'INFO' && outcome === 'pass' ? 'info' : outcome;
 }
-
-export const EXIT = { conformant: 0, violations: 1, usage: 2, inconclusive: 3 } as const;

@@ -1,9 +1,9 @@
+import { TargetError } from '../core/errors.ts';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
-import type { RunConfig } from '../harness/config.ts';
-import { registerSecret, scrub } from '../harness/redact.ts';
-import { TargetError } from './preflight.ts';
+import type { RunConfig } from '../suites/harness/config.ts';
+import { registerSecret, scrub } from '../core/redact.ts';
 
 // `pmv6 run --image NAME`: the target is a container started here with testcontainers, found the
 // way testcontainers finds an engine (DOCKER_HOST, ~/.testcontainers.properties, the local socket).

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { ApiClient } from '../harness/client.ts';
-import type { Role } from '../harness/control.ts';
-import type { Exchange } from '../harness/exchange.ts';
-import type { FixtureKind } from '../harness/fixtures.ts';
-import { registerCredentials } from '../harness/redact.ts';
-import type { Session } from '../harness/session.ts';
+import type { ApiClient } from './client.ts';
+import type { Role } from './control.ts';
+import type { Exchange } from '../../core/exchange.ts';
+import type { FixtureKind } from './fixtures.ts';
+import { registerCredentials } from '../../core/redact.ts';
+import type { Session } from './session.ts';
 import { isSuccess } from './checks.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';

@@ -1,7 +1,7 @@
-import { SetupError, expectResponse, violation } from '../harness/assert.ts';
-import type { ControlClient, Settings } from '../harness/control.ts';
-import { headerValue, type Exchange } from '../harness/exchange.ts';
-import type { Session } from '../harness/session.ts';
+import { SetupError, expectResponse, violation } from './assert.ts';
+import type { ControlClient, Settings } from './control.ts';
+import { headerValue, type Exchange } from '../../core/exchange.ts';
+import type { Session } from './session.ts';
 
 /** §7 "API access disabled in settings | 403 Forbidden | message "API access is disabled"". */
 // Decision (catalogue, ERR-01): the product's UI string ends in a period, so one is accepted.

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { createReferenceServer, type ReferenceServer } from '../../fixtures/reference-server/src/index.ts';
-import type { RunConfig } from '../harness/config.ts';
-import { registerSecret } from '../harness/redact.ts';
+import { createReferenceServer, type ReferenceServer } from '../fixtures/reference-server/src/index.ts';
+import type { RunConfig } from '../suites/harness/config.ts';
+import { registerSecret } from '../core/redact.ts';
 import { selfSignedCertificate, type Certificate } from './tls.ts';
 
 export interface EmbeddedTarget {
