@@ -1,4 +1,6 @@
 import { TargetError } from '../core/errors.ts';
+import { preflight } from './preflight.ts';
+import type { BaseConfig, Target } from './target.ts';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
@@ -45,6 +47,27 @@ export interface ContainerTarget {
   reference: boolean;
   startupMs: number;
   close(): Promise<void>;
+}
+
+// An image started for this run, then checked by the same preflight as a URL target; stopped
+// again when the preflight refuses it.
+export async function containerTarget(
+  base: BaseConfig,
+  opts: ContainerOptions,
+  hmac?: { publicKey: string; privateKey: string },
+): Promise<Target> {
+  const started = await startContainerTarget(opts);
+  const id = started.containerId.slice(0, 12);
+  opts.log?.(`container ${id} answered after ${started.startupMs} ms`);
+  const config = { ...base, ...started.config, ...(hmac ? { hmac } : {}) };
+  try {
+    const version = await preflight(config);
+    const label = `container ${id} of ${opts.image}${started.reference ? ', pmv6 reference server' : ''}`;
+    return { kind: 'container', label, config, version, close: started.close };
+  } catch (e) {
+    await started.close();
+    throw e;
+  }
 }
 
 /** Parses repeated `--container-env K=V` values. */

@@ -2,12 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { createReferenceServer, type ReferenceServer } from '../fixtures/reference-server/src/index.ts';
 import type { RunConfig } from '../suites/harness/config.ts';
 import { registerSecret } from '../core/redact.ts';
+import type { Target } from './target.ts';
 import { selfSignedCertificate, type Certificate } from './tls.ts';
 
-export interface EmbeddedTarget {
-  config: RunConfig;
-  close(): Promise<void>;
-}
+export type EmbeddedTarget = Target & { kind: 'embedded' };
 
 // The default target: the reference server in this process, on an ephemeral loopback port,
 // in memory, over https with a throwaway certificate (plain http where openssl is missing), with
@@ -42,7 +40,7 @@ export async function startEmbeddedTarget(
     control: { url: `${target}/__control`, token },
     ...(certificate ? { tls: { ca: certificate.cert } } : {}),
   };
-  return { config, close: () => server.close() };
+  return { kind: 'embedded', label: 'embedded reference server', config, version: undefined, close: () => server.close() };
 }
 
 let certificate: Certificate | undefined | null = null;

@@ -1,5 +1,5 @@
 import { UsageError } from '../../core/errors.ts';
-import { ContainerOptionError, normaliseBasePath, parseContainerEnv, startContainerTarget, type ContainerTarget as Started } from '../../targets/container.ts';
+import { ContainerOptionError, normaliseBasePath, parseContainerEnv, type ContainerOptions } from '../../targets/container.ts';
 import { intOption } from './args.ts';
 
 // The --image flags of `pmv6 run`; the container logic is in targets/container.ts.
@@ -38,13 +38,11 @@ interface Values {
   network?: string | undefined;
 }
 
-export type ContainerTarget = Started & { label: string };
-
-/** Validates the flags; undefined without --image. */
-export function containerTarget(
+/** The container to start, from the flags; undefined without --image. */
+export function containerOptions(
   values: Values,
   given: { target?: string | undefined; control?: string | undefined; user?: string | undefined; password?: string | undefined; controlToken?: string | undefined },
-): { start(log: (line: string) => void): Promise<ContainerTarget> } | undefined {
+): Omit<ContainerOptions, 'log'> | undefined {
   const image = values.image;
   if (image === undefined) {
     const stray = (['container-port', 'container-env', 'base-path', 'wait-path', 'network'] as const).find((f) => values[f] !== undefined);
@@ -57,34 +55,19 @@ export function containerTarget(
   const containerPort = intOption('container-port', values['container-port'], 1, 65535);
   const waitPath = values['wait-path'];
   if (waitPath !== undefined && !waitPath.startsWith('/')) throw new UsageError(`--wait-path must start with "/", got "${waitPath}"`);
-  let env: Record<string, string>;
-  let basePath: string;
   try {
-    env = parseContainerEnv(values['container-env']);
-    basePath = normaliseBasePath(values['base-path']);
+    return {
+      image,
+      env: parseContainerEnv(values['container-env']),
+      basePath: normaliseBasePath(values['base-path']),
+      ...(containerPort !== undefined ? { containerPort } : {}),
+      ...(waitPath !== undefined ? { waitPath } : {}),
+      ...(values.network !== undefined ? { network: values.network } : {}),
+      ...(given.user !== undefined ? { user: given.user } : {}),
+      ...(given.password !== undefined ? { password: given.password } : {}),
+      ...(given.controlToken !== undefined ? { controlToken: given.controlToken } : {}),
+    };
   } catch (e) {
     throw e instanceof ContainerOptionError ? new UsageError(e.message) : e;
   }
-  return {
-    async start(log) {
-      try {
-        const started = await startContainerTarget({
-          image,
-          env,
-          basePath,
-          log,
-          ...(containerPort !== undefined ? { containerPort } : {}),
-          ...(waitPath !== undefined ? { waitPath } : {}),
-          ...(values.network !== undefined ? { network: values.network } : {}),
-          ...(given.user !== undefined ? { user: given.user } : {}),
-          ...(given.password !== undefined ? { password: given.password } : {}),
-          ...(given.controlToken !== undefined ? { controlToken: given.controlToken } : {}),
-        });
-        log(`container ${started.containerId.slice(0, 12)} answered after ${started.startupMs} ms`);
-        return { ...started, label: `container ${started.containerId.slice(0, 12)} of ${image}${started.reference ? ', pmv6 reference server' : ''}` };
-      } catch (e) {
-        throw e instanceof ContainerOptionError ? new UsageError(e.message) : e;
-      }
-    },
-  };
 }

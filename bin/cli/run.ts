@@ -5,14 +5,17 @@ import { clauseById, clausesMatching } from '../../suites/catalogue/clauses.ts';
 import { selectsIds } from '../../suites/catalogue/selection.ts';
 import { declaredTests } from '../../suites/runner/inventory.ts';
 import { DEPTHS, isDepth, type RunConfig } from '../../suites/harness/config.ts';
-import { registerSecret, scrub } from '../../core/redact.ts';
-import { newRunId, randomSeed, startEmbeddedTarget, type EmbeddedTarget } from '../../targets/embedded.ts';
+import { scrub } from '../../core/redact.ts';
+import { newRunId, randomSeed, startEmbeddedTarget } from '../../targets/embedded.ts';
+import { ContainerOptionError, containerTarget, type ContainerOptions } from '../../targets/container.ts';
+import type { BaseConfig, Target } from '../../targets/target.ts';
+import { urlTarget, type UrlTargetOptions } from '../../targets/url.ts';
 import { preflight } from '../../targets/preflight.ts';
-import { CONTAINER_HELP, CONTAINER_OPTIONS, containerTarget, type ContainerTarget } from './container-flags.ts';
+import { CONTAINER_HELP, CONTAINER_OPTIONS, containerOptions } from './container-flags.ts';
 import { cleanupText } from '../../suites/runner/cleanup.ts';
 import { verdictOf } from '../../suites/runner/verdict.ts';
 import { progress, verdictText } from '../../reporters/console.ts';
-import { loadExpectations } from '../../core/expectations.ts';
+import { loadExpectations, type Expectations } from '../../core/expectations.ts';
 import { resultsDocument } from '../../reporters/results-json.ts';
 import { writeReports } from '../../reporters/write-reports.ts';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../../suites/harness/client.ts';
@@ -58,35 +61,73 @@ rejected credentials or a target that failed during the run, 3 inconclusive (har
 failed setup, no violation), 130/143 interrupted by SIGINT/SIGTERM (after deleting what the run
 created; the cleanup is printed).`;
 
+const RUN_OPTIONS = {
+  target: { type: 'string' },
+  user: { type: 'string' },
+  password: { type: 'string' },
+  'hmac-public': { type: 'string' },
+  'hmac-private': { type: 'string' },
+  control: { type: 'string' },
+  'control-token': { type: 'string' },
+  only: { type: 'string' },
+  skip: { type: 'string' },
+  strict: { type: 'boolean', default: false },
+  timeout: { type: 'string' },
+  'max-response-bytes': { type: 'string' },
+  ca: { type: 'string' },
+  insecure: { type: 'boolean', default: false },
+  seed: { type: 'string' },
+  depth: { type: 'string' },
+  'report-dir': { type: 'string' },
+  expectations: { type: 'string' },
+  quiet: { type: 'boolean', default: false },
+  list: { type: 'boolean', default: false },
+  'read-only': { type: 'boolean', default: false },
+  ...CONTAINER_OPTIONS,
+} as const;
+
+/** What `pmv6 run` was asked to do, every flag and file checked before any work. */
+interface RunRequest {
+  base: BaseConfig;
+  /** where to run: an installation, a container to start, or (neither) the embedded server */
+  url?: UrlTargetOptions;
+  container?: Omit<ContainerOptions, 'log'>;
+  hmac?: { publicKey: string; privateKey: string };
+  strict: boolean;
+  quiet: boolean;
+  reportDir?: string;
+  expectations?: Expectations;
+}
+
+// parse → acquire a target → run the suites → report.
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parse(argv, {
-    target: { type: 'string' },
-    user: { type: 'string' },
-    password: { type: 'string' },
-    'hmac-public': { type: 'string' },
-    'hmac-private': { type: 'string' },
-    control: { type: 'string' },
-    'control-token': { type: 'string' },
-    only: { type: 'string' },
-    skip: { type: 'string' },
-    strict: { type: 'boolean', default: false },
-    timeout: { type: 'string' },
-    'max-response-bytes': { type: 'string' },
-    ca: { type: 'string' },
-    insecure: { type: 'boolean', default: false },
-    seed: { type: 'string' },
-    depth: { type: 'string' },
-    'report-dir': { type: 'string' },
-    expectations: { type: 'string' },
-    quiet: { type: 'boolean', default: false },
-    list: { type: 'boolean', default: false },
-    'read-only': { type: 'boolean', default: false },
-    ...CONTAINER_OPTIONS,
-  });
-  if (values.help) {
-    process.stdout.write(`${HELP}\n`);
+  const parsed = await parseRun(argv);
+  if (typeof parsed === 'string') {
+    process.stdout.write(parsed);
     return 0;
   }
+  const log = (line: string) => {
+    if (!parsed.quiet) process.stdout.write(`${scrub(line)}\n`);
+  };
+  let target: Target | undefined;
+  try {
+    target = await acquire(parsed, log);
+    return await runAndReport(target, parsed, log);
+  } catch (e) {
+    if (e instanceof TargetError) {
+      process.stderr.write(`pmv6 run: ${scrub(e.message)}\n`);
+      return 2;
+    }
+    throw e;
+  } finally {
+    await target?.close();
+  }
+}
+
+/** The request, or the text to print for --help and --list. */
+async function parseRun(argv: string[]): Promise<RunRequest | string> {
+  const { values } = parse(argv, RUN_OPTIONS);
+  if (values.help) return `${HELP}\n`;
   const env = process.env;
   for (const flag of ['password', 'hmac-private', 'control-token'] as const) {
     if (values[flag] !== undefined) process.stderr.write(`pmv6 run: note: --${flag} is visible to other users of this machine; prefer the environment variable\n`);
@@ -100,10 +141,7 @@ export async function run(argv: string[]): Promise<number> {
   if (!isDepth(depth)) throw new UsageError(`--depth: "${depth}" is not one of ${DEPTHS.join(', ')}`);
   const only = list(values.only, '--only');
   const skip = list(values.skip, '--skip');
-  if (values.list) {
-    process.stdout.write(await listing(only, skip));
-    return 0;
-  }
+  if (values.list) return listing(only, skip);
   const user = values.user ?? env.PMV6_USER;
   const password = values.password ?? env.PMV6_PASSWORD;
   const hmacPublic = values['hmac-public'] ?? env.PMV6_HMAC_PUBLIC;
@@ -113,119 +151,109 @@ export async function run(argv: string[]): Promise<number> {
   if (target && (!user || !password)) throw new UsageError('a --target needs the admin credentials: --user and --password (or PMV6_USER and PMV6_PASSWORD)');
   if (Boolean(hmacPublic) !== Boolean(hmacPrivate)) throw new UsageError('give both --hmac-public and --hmac-private, or neither');
   if (control && !controlToken) throw new UsageError('--control needs --control-token (or PMV6_CONTROL_TOKEN)');
-
-  let ca: string | undefined;
-  if (values.ca !== undefined) {
-    if (!target) throw new UsageError('--ca needs --target');
-    await checkInputFile('--ca', values.ca, 1024 * 1024);
-    try {
-      ca = await readFile(values.ca, 'utf8');
-    } catch (e) {
-      throw new UsageError(`cannot read --ca: ${(e as Error).message}`);
-    }
-  }
-  if (values.insecure && !target) throw new UsageError('--insecure needs --target');
-  const tls = ca || values.insecure ? { tls: { ...(ca ? { ca } : {}), ...(values.insecure ? { insecure: true } : {}) } } : {};
+  const tls = await tlsTrust(values.ca, values.insecure, target);
   if (values.expectations !== undefined) await checkInputFile('--expectations', values.expectations);
   const expectations = values.expectations !== undefined ? await loadExpectations(values.expectations, clauseById) : undefined;
   if (values['report-dir'] !== undefined) await checkOutputDir('--report-dir', values['report-dir']);
   if (values['report-dir'] !== undefined && env.GITHUB_STEP_SUMMARY) await checkOutputFile('GITHUB_STEP_SUMMARY', env.GITHUB_STEP_SUMMARY);
-  const base = {
-    runId: newRunId(),
-    seed,
-    depth,
-    readOnly: values['read-only'],
-    timeoutMs,
-    ...(maxResponseBytes !== undefined ? { maxResponseBytes } : {}),
-    selection: { only, skip },
-    ...tls,
+  const hmac = hmacPublic && hmacPrivate ? { publicKey: hmacPublic, privateKey: hmacPrivate } : undefined;
+  const container = containerOptions(values, { target, control, user, password, controlToken });
+  return {
+    base: {
+      runId: newRunId(),
+      seed,
+      depth,
+      readOnly: values['read-only'],
+      timeoutMs,
+      ...(maxResponseBytes !== undefined ? { maxResponseBytes } : {}),
+      selection: { only, skip },
+      ...(tls ? { tls } : {}),
+    },
+    ...(target ? { url: { target, user: user!, password: password!, hmac, control: control && controlToken ? { url: control, token: controlToken } : undefined } } : {}),
+    ...(container ? { container } : {}),
+    ...(hmac ? { hmac } : {}),
+    strict: values.strict,
+    quiet: values.quiet,
+    ...(values['report-dir'] !== undefined ? { reportDir: values['report-dir'] } : {}),
+    ...(expectations ? { expectations } : {}),
   };
-  let embedded: EmbeddedTarget | undefined;
-  let container: ContainerTarget | undefined;
-  const image = containerTarget(values, { target, control, user, password, controlToken });
-  let config: RunConfig;
-  let targetVersion: unknown;
-  const log = (line: string) => {
-    if (!values.quiet) process.stdout.write(`${scrub(line)}\n`);
-  };
-  try {
-    if (image) {
-      container = await image.start(log);
-      config = { ...base, ...container.config, ...(hmacPublic && hmacPrivate ? { hmac: { publicKey: hmacPublic, privateKey: hmacPrivate } } : {}) };
-      targetVersion = await preflight(config);
-    } else if (target) {
-      for (const [v, label] of [[password, 'password'], [hmacPrivate, 'HMAC private key'], [controlToken, 'control token']] as const) {
-        if (v) registerSecret(v, label);
-      }
-      config = {
-        ...base,
-        target,
-        user: user!,
-        password: password!,
-        ...(hmacPublic && hmacPrivate ? { hmac: { publicKey: hmacPublic, privateKey: hmacPrivate } } : {}),
-        ...(control && controlToken ? { control: { url: control, token: controlToken } } : {}),
-      };
-      targetVersion = await preflight(config);
-    } else {
-      embedded = await startEmbeddedTarget(base);
-      config = embedded.config;
+}
+
+async function tlsTrust(caFile: string | undefined, insecure: boolean, target: string | undefined): Promise<RunConfig['tls']> {
+  let ca: string | undefined;
+  if (caFile !== undefined) {
+    if (!target) throw new UsageError('--ca needs --target');
+    await checkInputFile('--ca', caFile, 1024 * 1024);
+    try {
+      ca = await readFile(caFile, 'utf8');
+    } catch (e) {
+      throw new UsageError(`cannot read --ca: ${(e as Error).message}`);
     }
-    log(`pmv6 run ${config.runId}: target ${config.target}${embedded ? ' (embedded reference server)' : container ? ` (${container.label})` : ''}, seed ${config.seed}, depth ${config.depth ?? 'standard'}` +
-      `${config.control ? ', control protocol on' : ', no control protocol: settings-dependent clauses are unverifiable'}`);
-    if (config.readOnly) log('read-only run: checks that would create, change or delete data are disabled');
-    const bar = progress(process.stdout, { quiet: values.quiet, clean: scrub });
-    const stop = interruption();
-    // Decision: vitest is loaded only once a run starts, so a bad flag, path or target costs a
-    // fraction of the memory (under 300 MB) and of the start-up time.
-    const { runSuites } = await import('../../suites/runner/run-suites.ts');
-    const result = await runSuites(config, { onModuleDone: bar.module, onTestDone: bar.test, signal: stop.signal }).finally(stop.release);
-    bar.done();
+  }
+  if (insecure && !target) throw new UsageError('--insecure needs --target');
+  return ca || insecure ? { ...(ca ? { ca } : {}), ...(insecure ? { insecure: true } : {}) } : undefined;
+}
+
+async function acquire(request: RunRequest, log: (line: string) => void): Promise<Target> {
+  if (request.url) return urlTarget(request.base, request.url);
+  if (request.container) {
+    try {
+      return await containerTarget(request.base, { ...request.container, log }, request.hmac);
+    } catch (e) {
+      throw e instanceof ContainerOptionError ? new UsageError(e.message) : e;
+    }
+  }
+  return startEmbeddedTarget(request.base);
+}
+
+async function runAndReport(target: Target, request: RunRequest, log: (line: string) => void): Promise<number> {
+  const { config } = target;
+  log(`pmv6 run ${config.runId}: target ${config.target}${target.label ? ` (${target.label})` : ''}, seed ${config.seed}, depth ${config.depth ?? 'standard'}` +
+    `${config.control ? ', control protocol on' : ', no control protocol: settings-dependent clauses are unverifiable'}`);
+  if (config.readOnly) log('read-only run: checks that would create, change or delete data are disabled');
+  const bar = progress(process.stdout, { quiet: request.quiet, clean: scrub });
+  const stop = interruption();
+  // Decision: vitest is loaded only once a run starts, so a bad flag, path or target costs a
+  // fraction of the memory (under 300 MB) and of the start-up time.
+  const { runSuites } = await import('../../suites/runner/run-suites.ts');
+  const result = await runSuites(config, { onModuleDone: bar.module, onTestDone: bar.test, signal: stop.signal }).finally(stop.release);
+  bar.done();
+  const cleanupLine = result.cleanup ? scrub(cleanupText(result.cleanup, result.settings)) : '';
+  if (result.interrupted || stop.received) {
+    const signal = stop.received ?? 'SIGINT';
+    process.stderr.write(`pmv6 run: interrupted by ${signal}: no verdict\n`);
+    process.stderr.write(cleanupLine);
+    const code = signal === 'SIGTERM' ? 143 : 130;
+    // A suite file still waiting on a hung target must not keep the process alive.
+    setTimeout(() => process.exit(code), 500).unref();
+    return code;
+  }
+  const verdict = verdictOf(result, request.strict, request.expectations);
+  // Outcome colours only on a terminal that has not asked for none (https://no-color.org).
+  const colour = process.stdout.isTTY === true && !process.env.NO_COLOR && process.env.TERM !== 'dumb';
+  const text = verdictText(result, verdict, { colour });
+  process.stdout.write(scrub(request.quiet ? text.split('\n').slice(-2).join('\n') : text));
+  // Cleanup is reported apart from the verdict (also under --quiet when something is left).
+  if (!request.quiet || (result.cleanup?.leftovers.length ?? 0) > 0) process.stdout.write(cleanupLine);
+  if (!request.quiet && result.requests !== undefined) process.stdout.write(`requests: ${result.requests} sent to the target\n`);
+  if (request.reportDir) {
+    const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
     const cleanup = result.cleanup ? { deleted: result.cleanup.deleted.length, leftovers: result.cleanup.leftovers } : undefined;
-    const cleanupLine = result.cleanup ? scrub(cleanupText(result.cleanup, result.settings)) : '';
-    if (result.interrupted || stop.received) {
-      const signal = stop.received ?? 'SIGINT';
-      process.stderr.write(`pmv6 run: interrupted by ${signal}: no verdict\n`);
-      process.stderr.write(cleanupLine);
-      const code = signal === 'SIGTERM' ? 143 : 130;
-      // A suite file still waiting on a hung target must not keep the process alive.
-      setTimeout(() => process.exit(code), 500).unref();
-      return code;
-    }
-    const verdict = verdictOf(result, values.strict, expectations);
-    // Outcome colours only on a terminal that has not asked for none (https://no-color.org).
-    const colour = process.stdout.isTTY === true && !env.NO_COLOR && env.TERM !== 'dumb';
-    const text = verdictText(result, verdict, { colour });
-    process.stdout.write(scrub(values.quiet ? text.split('\n').slice(-2).join('\n') : text));
-    // Cleanup is reported apart from the verdict (also under --quiet when something is left).
-    if (!values.quiet || (result.cleanup?.leftovers.length ?? 0) > 0) process.stdout.write(cleanupLine);
-    if (!values.quiet && result.requests !== undefined) process.stdout.write(`requests: ${result.requests} sent to the target\n`);
-    if (values['report-dir']) {
-      const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-      const doc = resultsDocument(result, verdict, { pmv6Version: pkg.version, targetVersion, ...(cleanup ? { cleanup } : {}) });
-      for (const file of await writeReports(values['report-dir'], doc)) log(`report: ${file}`);
-    }
-    // A target that died or locked itself during the run is not a conformance verdict: asked
-    // again, it fails the preflight, and the run says so in one line and exits 2.
-    if (verdict.exitCode !== 0) {
-      try {
-        await preflight(config);
-      } catch (e) {
-        if (!(e instanceof TargetError)) throw e;
-        process.stderr.write(`pmv6 run: the target failed during the run: ${scrub(e.message)}\n`);
-        return 2;
-      }
-    }
-    return verdict.exitCode;
-  } catch (e) {
-    if (e instanceof TargetError) {
-      process.stderr.write(`pmv6 run: ${scrub(e.message)}\n`);
+    const doc = resultsDocument(result, verdict, { pmv6Version: pkg.version, targetVersion: target.version, ...(cleanup ? { cleanup } : {}) });
+    for (const file of await writeReports(request.reportDir, doc)) log(`report: ${file}`);
+  }
+  // A target that died or locked itself during the run is not a conformance verdict: asked
+  // again, it fails the preflight, and the run says so in one line and exits 2.
+  if (verdict.exitCode !== 0) {
+    try {
+      await preflight(config);
+    } catch (e) {
+      if (!(e instanceof TargetError)) throw e;
+      process.stderr.write(`pmv6 run: the target failed during the run: ${scrub(e.message)}\n`);
       return 2;
     }
-    throw e;
-  } finally {
-    await embedded?.close();
-    await container?.close();
   }
+  return verdict.exitCode;
 }
 
 // SIGINT/SIGTERM during the run: stop it (the running check ends, the files' cleanup, the settings
