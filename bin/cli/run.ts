@@ -3,7 +3,6 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { clauseById, clausesMatching } from '../../suites/catalogue/clauses.ts';
 import { selectsIds } from '../../suites/catalogue/selection.ts';
-import { declaredTests } from '../../suites/runner/inventory.ts';
 import { DEPTHS, isDepth, type RunConfig } from '../../suites/harness/config.ts';
 import { scrub } from '../../core/redact.ts';
 import { newRunId, randomSeed, startEmbeddedTarget } from '../../targets/embedded.ts';
@@ -283,13 +282,10 @@ function interruption(): { signal: AbortSignal; received: NodeJS.Signals | undef
 }
 
 async function listing(only: string[], skip: string[]): Promise<string> {
-  const { PACKAGE_ROOT } = await import('../../suites/runner/run-suites.ts');
-  const tests = declaredTests(join(PACKAGE_ROOT, 'suites'));
-  const lines = tests.filter((t) => selectsIds(t.ids, { only, skip })).map((t) => {
-    const levels = t.ids.map((id) => clauseById(id)?.level ?? '?');
-    const level = levels.includes('MUST') ? 'MUST' : levels.includes('SHOULD') ? 'SHOULD' : 'INFO';
-    return `[${t.ids.join(', ')}] ${level} ${t.behaviour}  (${t.file})`;
-  });
+  // Loaded here: collecting the suites loads vitest, which a run loads only once it starts.
+  const { declaredTests } = await import('../../suites/runner/inventory.ts');
+  const tests = await declaredTests();
+  const lines = tests.filter((t) => selectsIds(t.ids, { only, skip })).map((t) => `[${t.ids.join(', ')}] ${t.level} ${t.behaviour}  (${t.file})`);
   return `${lines.join('\n')}\n${lines.length} tests\n`;
 }
 

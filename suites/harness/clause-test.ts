@@ -44,10 +44,10 @@ export function clauseTest(
       ? { outcome: 'skipped-unverifiable', note: 'needs the control protocol (--control), which this run does not have' }
       : undefined;
   if (reason) {
-    test.skip(title, { meta: { pmv6: { clauses: list, level, ...reason } } }, () => {});
+    test.skip(title, { meta: { pmv6: { clauses: list, level, behaviour, ...reason } } }, () => {});
     return;
   }
-  const meta: TestMeta = { clauses: list, level };
+  const meta: TestMeta = { clauses: list, level, behaviour };
   test(title, { meta: { pmv6: meta }, ...(options.timeout ? { timeout: options.timeout } : {}) }, async (ctx) => {
     const own = ctx.task.meta.pmv6 as TestMeta;
     const skipWith = (outcome: NonNullable<TestMeta['outcome']>, note: string): never => {

@@ -36,6 +36,8 @@ export const DEPTH_FACTOR: Record<Depth, number> = { quick: 0.2, standard: 1, de
 declare module 'vitest' {
   export interface ProvidedContext {
     pmv6: RunConfig;
+    /** Set by the runner (suites/runner/run-suites.ts), which reads each file's findings from its meta. */
+    pmv6Runner?: boolean;
   }
 }
 

@@ -17,6 +17,8 @@ export interface FailureRecord {
 export interface TestMeta {
   clauses: string[];
   level: Level;
+  /** what the test checks, as declared (the title is `[IDs] LEVEL behaviour`) */
+  behaviour: string;
   outcome?: 'skipped-unverifiable' | 'disabled';
   note?: string;
   failure?: FailureRecord;

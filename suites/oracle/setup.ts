@@ -3,7 +3,7 @@
  * hands each file's findings, oracle errors and request count to the runner through the file
  * task's meta (the Collector turns them into results).
  */
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { getRunConfig } from '../harness/config.ts';
 import { onExchange, requestsSent } from '../harness/traffic.ts';
 import { Oracle, type OracleFinding } from './oracle.ts';
@@ -36,7 +36,7 @@ afterAll(({}, file) => {
   file.meta.pmv6Oracle = drained;
   file.meta.pmv6Requests = requestsSent() - before;
   // Under plain vitest (npm test's conformance project) nobody reads the meta: the file fails.
-  if (process.env['PMV6_RUNNER'] !== '1' && (drained.findings.length > 0 || drained.errors.length > 0)) {
+  if (inject('pmv6Runner') !== true && (drained.findings.length > 0 || drained.errors.length > 0)) {
     const lines = drained.findings.map((f) => `[${f.clause}] ${f.count} exchange(s): ${f.failures[0]?.message ?? ''}\n${f.failures[0]?.expected ?? ''} / ${f.failures[0]?.actual ?? ''}`);
     throw new Error(`response oracle:\n${[...lines, ...drained.errors].join('\n')}`);
   }

@@ -1,43 +1,75 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { relative } from 'node:path';
+import { createVitest } from 'vitest/node';
+import type { Level } from '../catalogue/clauses.ts';
+import type { TestMeta } from '../harness/results.ts';
+import { CONFORMANCE_EXCLUDE, CONFORMANCE_INCLUDE, ORACLE_SETUP, PACKAGE_ROOT } from './layout.ts';
 
 export interface DeclaredTest {
+  /** the suite file, relative to the package root: suites/pagination/links.test.ts */
   file: string;
   ids: string[];
+  level: Level;
+  /** the test's title: the behaviour it checks */
   behaviour: string;
+  /** whether vitest would run it (false for tests declared with test.skip) */
+  runs: boolean;
 }
 
-const SKIP_DIRS = new Set(['harness', 'catalogue', 'runner', 'node_modules']);
-const CALL = /(?:clauseTest|oracleTest)\(\s*(\[[^\]]*\]|'[^']*'|"[^"]*")\s*,\s*('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|`[^`]*`)/g;
-const ID = /['"]([A-Z]+-\d{2})['"]/g;
-
-// The tests the suites declare, read from the source without running it: `pmv6 run --list`
-// and the self-checks (every clause has a test, every test cites a known clause) use it.
-export function declaredTests(suitesDir: string): DeclaredTest[] {
-  const out: DeclaredTest[] = [];
-  for (const file of testFiles(suitesDir)) {
-    const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(CALL)) {
-      const ids = [...(m[1] ?? '').matchAll(ID)].map((x) => x[1]!);
-      out.push({ file: relative(join(suitesDir, '..'), file), ids, behaviour: (m[2] ?? '').slice(1, -1).replace(/\\(.)/g, '$1') });
+// The tests the suites declare, as vitest itself collects them: each file is imported (no hook
+// and no test body runs, so nothing is sent) and every test's clause IDs and level are read from
+// the meta clauseTest gives it. `pmv6 run --list`, the self-checks and the kill matrix read this.
+// A test without pmv6 meta is listed with no IDs, which the self-checks refuse.
+export async function declaredTests(): Promise<DeclaredTest[]> {
+  const vitest = await createVitest(
+    'test',
+    {
+      config: false,
+      root: PACKAGE_ROOT,
+      watch: false,
+      include: CONFORMANCE_INCLUDE,
+      exclude: CONFORMANCE_EXCLUDE,
+      setupFiles: [ORACLE_SETUP],
+      // The suites read their configuration at import; collection sends no request.
+      // With a control protocol, so that no test is left out for the lack of one.
+      provide: {
+        pmv6: {
+          target: 'http://127.0.0.1:9',
+          user: 'collect',
+          password: 'collect',
+          control: { url: 'http://127.0.0.1:9/__control', token: 'collect' },
+          runId: 'list',
+          seed: 0,
+          readOnly: false,
+          timeoutMs: 1,
+        },
+      },
+      reporters: [],
+      isolate: false,
+      fileParallelism: false,
+      passWithNoTests: true,
+    },
+    { logLevel: 'silent' },
+  );
+  try {
+    const { testModules, unhandledErrors } = await vitest.collect();
+    if (unhandledErrors.length > 0) throw new Error(`collecting the suites failed: ${String((unhandledErrors[0] as Error)?.message ?? unhandledErrors[0])}`);
+    const out: DeclaredTest[] = [];
+    for (const module of [...testModules].sort((a, b) => a.moduleId.localeCompare(b.moduleId))) {
+      const errors = module.errors();
+      if (errors.length > 0) throw new Error(`collecting ${relative(PACKAGE_ROOT, module.moduleId)} failed: ${errors[0]?.message}`);
+      for (const test of module.children.allTests()) {
+        const meta = test.meta().pmv6 as TestMeta | undefined;
+        out.push({
+          file: relative(PACKAGE_ROOT, module.moduleId),
+          ids: meta?.clauses ?? [],
+          level: meta?.level ?? 'INFO',
+          behaviour: meta?.behaviour ?? test.name,
+          runs: test.options.mode !== 'skip' && test.options.mode !== 'todo',
+        });
+      }
     }
+    return out;
+  } finally {
+    await vitest.close();
   }
-  return out;
-}
-
-// Suites live in area folders below suites/; the harness, catalogue and runner hold the
-// project's own tests, not conformance tests.
-export function testFiles(suitesDir: string): string[] {
-  const walk = (dir: string): string[] =>
-    readdirSync(dir)
-      .sort()
-      .flatMap((name) => {
-        const path = join(dir, name);
-        if (statSync(path).isDirectory()) return name === 'node_modules' ? [] : walk(path);
-        return name.endsWith('.test.ts') ? [path] : [];
-      });
-  return readdirSync(suitesDir)
-    .sort()
-    .filter((name) => !SKIP_DIRS.has(name) && statSync(join(suitesDir, name)).isDirectory())
-    .flatMap((name) => walk(join(suitesDir, name)));
 }

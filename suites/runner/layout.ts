@@ -1,3 +1,8 @@
+import { fileURLToPath } from 'node:url';
+
+/** The checkout (or installed package) root: vitest's root for every run. */
+export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
 // Which files are conformance suites: everything under suites/<area>/, never the harness,
 // the catalogue or the runner (those hold the project's own tests).
 export const CONFORMANCE_INCLUDE = ['suites/*/**/*.test.ts'];

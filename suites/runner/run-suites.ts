@@ -6,11 +6,10 @@ import type { RunConfig } from '../harness/config.ts';
 import type { CleanupReport } from '../harness/fixtures.ts';
 import { mergeCleanup, restoreSettings, snapshotSettings, sweep, type SettingsRestore } from './cleanup.ts';
 import { Collector, type CollectedRun } from './collector.ts';
-import { CONFORMANCE_EXCLUDE, CONFORMANCE_INCLUDE, ORACLE_SETUP } from './layout.ts';
+import { CONFORMANCE_EXCLUDE, CONFORMANCE_INCLUDE, ORACLE_SETUP, PACKAGE_ROOT } from './layout.ts';
 import { requestsSent } from '../harness/traffic.ts';
 import { clauseOutcome, type Outcome, type TestResult } from '../harness/results.ts';
 
-export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
  * Decision, after an interrupt: the running file gets INTERRUPT_GRACE_MS to end and clean up after
@@ -87,8 +86,6 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
     else signal.addEventListener('abort', cancel, { once: true });
   });
   if (!options.signal?.aborted) {
-    // The suite files' setup (suites/oracle/setup.ts) hands the oracle's findings to the Collector.
-    process.env['PMV6_RUNNER'] = '1';
     const run = startVitest(
       'test',
       [],
@@ -101,7 +98,8 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
         exclude: options.files?.exclude ?? CONFORMANCE_EXCLUDE,
         reporters: [collector],
         setupFiles: [ORACLE_SETUP],
-        provide: { pmv6: config },
+        // The suite files' setup (suites/oracle/setup.ts) hands the oracle's findings to the Collector.
+        provide: { pmv6: config, pmv6Runner: true },
         fileParallelism: false,
         // One worker imports the harness once for every file; each file still has its own session.
         isolate: false,

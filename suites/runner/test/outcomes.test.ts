@@ -17,11 +17,11 @@ const outcomeOf = (tests: TestResult[], id: string) =>
 
 describe('outcomes', () => {
   test('a passed INFO test is observed (info), a passed MUST or SHOULD test passes', () => {
-    expect(testOutcome('INFO', 'passed', { clauses: ['GEN-02'], level: 'INFO' })).toBe('info');
-    expect(testOutcome('MUST', 'passed', { clauses: ['GEN-01'], level: 'MUST' })).toBe('pass');
-    expect(testOutcome('SHOULD', 'passed', { clauses: ['ADDR-02'], level: 'SHOULD' })).toBe('pass');
+    expect(testOutcome('INFO', 'passed', { clauses: ['GEN-02'], level: 'INFO', behaviour: 'b' })).toBe('info');
+    expect(testOutcome('MUST', 'passed', { clauses: ['GEN-01'], level: 'MUST', behaviour: 'b' })).toBe('pass');
+    expect(testOutcome('SHOULD', 'passed', { clauses: ['ADDR-02'], level: 'SHOULD', behaviour: 'b' })).toBe('pass');
     // A deviation found by an INFO test warns (the kill matrix counts that as killed).
-    expect(testOutcome('INFO', 'failed', { clauses: ['GEN-02'], level: 'INFO', failure: { kind: 'violation', message: 'm' } })).toBe('warn');
+    expect(testOutcome('INFO', 'failed', { clauses: ['GEN-02'], level: 'INFO', behaviour: 'b', failure: { kind: 'violation', message: 'm' } })).toBe('warn');
   });
 
   test('info sits above pass and below every problem; an INFO clause never passes', () => {
