@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pmv6 as run } from './spawn-cli.ts';
 import { beforeAll, describe, expect, test } from 'vitest';
-import type { Outcome } from '../../suites/harness/results.ts';
+import type { Outcome } from '../../core/outcomes.ts';
 import { verdictOf } from '../../suites/runner/verdict.ts';
 import { parseExpectations, type Expectations } from '../../core/expectations.ts';
 import { resultsDocument, writeResultsJson } from '../../reporters/results-json.ts';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
 
-import type { Outcome } from '../../suites/harness/results.ts';
+import type { Outcome } from '../../core/outcomes.ts';
 import { verdictOf } from '../../suites/runner/verdict.ts';
 import { applyExpectations, ExpectationsError, expectationStatus, loadExpectations, parseExpectations } from '../../core/expectations.ts';
 import { syntheticRun } from './runs.ts';

@@ -402,7 +402,11 @@ export const CREATORS: Readonly<Partial<Record<IdKind, Endpoint>>> = {
 /** A name with Latin-1, BMP and astral characters, so that UTF-8 checks see more than ASCII. */
 export const NON_ASCII_LABEL = 'utf8-äöüß-€✓-中文-😀';
 
-/** An id no installation is expected to have. */
+/**
+ * An id no installation is expected to have. Decision: the spec gives no way to find an id that
+ * surely does not exist, so this is a guess; tests that can delete an object they created use
+ * that object's id instead.
+ */
 export const UNKNOWN_ID = 2_000_000_001;
 
 export function label(e: Pick<Endpoint, 'method' | 'path'>): string {
@@ -459,7 +463,7 @@ export interface CallOptions {
   method?: string;
 }
 
-export type Outcome = { endpoint: Endpoint; ex: Exchange } | { endpoint: Endpoint; skipped: string };
+export type EndpointCall = { endpoint: Endpoint; ex: Exchange } | { endpoint: Endpoint; skipped: string };
 
 export interface EndpointCalls {
   /**
@@ -484,7 +488,7 @@ export interface EndpointCalls {
   /** Calls each endpoint that the data can fill, in turn (refusals: the shared objects keep their state when it is refused). */
   callEach(client: ApiClient, d: EndpointData, opts?: CallOptions, endpoints?: readonly Endpoint[]): Promise<Array<{ endpoint: Endpoint; ex: Exchange }>>;
   /** Calls each endpoint as the Admin on its subject, meant to succeed; an entry without subject is skipped with the reason. */
-  succeedEach(endpoints?: readonly Endpoint[], opts?: CallOptions): Promise<Outcome[]>;
+  succeedEach(endpoints?: readonly Endpoint[], opts?: CallOptions): Promise<EndpointCall[]>;
 }
 
 // Objects created by calls to the table (not through s.fixtures) are handed to the fixtures,
@@ -638,7 +642,7 @@ export function useEndpoints(s: Session): EndpointCalls {
       return out;
     },
     async succeedEach(endpoints = TABLE, opts = {}) {
-      const out: Outcome[] = [];
+      const out: EndpointCall[] = [];
       for (const endpoint of endpoints) {
         if (endpoint.control && !s.control) {
           out.push({ endpoint, skipped: 'needs the control protocol' });
@@ -654,9 +658,9 @@ export function useEndpoints(s: Session): EndpointCalls {
   return calls;
 }
 
-/** The outcomes that were sent. */
-export function sent(outcomes: readonly Outcome[]): Array<{ endpoint: Endpoint; ex: Exchange }> {
-  return outcomes.filter((o): o is { endpoint: Endpoint; ex: Exchange } => 'ex' in o);
+/** The calls that were sent. */
+export function sent(calls: readonly EndpointCall[]): Array<{ endpoint: Endpoint; ex: Exchange }> {
+  return calls.filter((o): o is { endpoint: Endpoint; ex: Exchange } => 'ex' in o);
 }
 
 /** Data that names only guessed ids (UNKNOWN_ID): for GETs that must be refused, never for writes. */

@@ -2,8 +2,6 @@ import { weightiest, type Outcome } from '../../core/outcomes.ts';
 import type { Level } from '../catalogue/clauses.ts';
 import type { Exchange } from '../../core/exchange.ts';
 
-export type { Outcome } from '../../core/outcomes.ts';
-
 export interface FailureRecord {
   kind: 'violation' | 'setup' | 'harness';
   message: string;

@@ -1,10 +1,11 @@
+import { UNKNOWN_ID } from '../harness/endpoints.ts';
 import { randomBytes } from 'node:crypto';
 import { violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import type { Exchange } from '../../core/exchange.ts';
 import { useSession } from '../harness/session.ts';
 import { oracleTest } from '../oracle/probe.ts';
-import { lazy, UNLIKELY_ID, useCreations } from '../resources/resource-helpers.ts';
+import { lazy, useCreations } from '../resources/resource-helpers.ts';
 import { countDrift, entriesMentioning, logCount } from './log-reader.ts';
 
 const s = useSession();
@@ -20,17 +21,17 @@ clauseTest('LOG-03', 'leave requests that end in an error other than 401 out of 
   const hmac = await s.adminHmac();
   const requests: Array<[string, () => Promise<Exchange>]> = [
     ['POST /passwords.json without name', () => create('password', { project_id: projectId, username: marker, access_info: marker })],
-    ['GET of a password id that does not exist', () => s.admin.get(`/passwords/${UNLIKELY_ID}.json`)],
+    ['GET of a password id that does not exist', () => s.admin.get(`/passwords/${UNKNOWN_ID}.json`)],
     ['GET of a page above the last', () => s.admin.get('/passwords/page/1000000.json')],
     ['GET of a project list page above the last', () => s.admin.get('/projects/page/1000000.json')],
     ['GET without Content-Type', () => s.admin.get('/passwords.json', { contentType: null })],
     ['POST without Content-Type', () => s.admin.post('/projects.json', { name: marker, parent_id: 0 }, { contentType: null })],
-    ['PUT of a project id that does not exist', () => s.admin.put(`/projects/${UNLIKELY_ID}.json`, { name: marker })],
-    ['DELETE of a password id that does not exist', () => s.admin.delete(`/passwords/${UNLIKELY_ID}.json`)],
+    ['PUT of a project id that does not exist', () => s.admin.put(`/projects/${UNKNOWN_ID}.json`, { name: marker })],
+    ['DELETE of a password id that does not exist', () => s.admin.delete(`/passwords/${UNKNOWN_ID}.json`)],
     ['GET with X-Page-Size "abc"', () => s.admin.get('/passwords.json', { headers: { 'X-Page-Size': 'abc' } })],
     ['POST with a body that is not JSON', () => s.admin.post('/projects.json', undefined, { rawBody: '{"name":' })],
     ['PUT on a list (405)', () => s.admin.put('/passwords.json', { name: marker })],
-    ...(hmac ? ([['GET of a password id that does not exist, over HMAC', () => hmac.get(`/passwords/${UNLIKELY_ID}.json`)]] as Array<[string, () => Promise<Exchange>]>) : []),
+    ...(hmac ? ([['GET of a password id that does not exist, over HMAC', () => hmac.get(`/passwords/${UNKNOWN_ID}.json`)]] as Array<[string, () => Promise<Exchange>]>) : []),
   ];
   if (s.control && !s.config.readOnly) {
     const normal = await s.user('normal user', { label: 'log03-normal-user' });

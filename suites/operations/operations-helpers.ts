@@ -3,7 +3,7 @@ import type { ClauseTestContext } from '../harness/clause-test.ts';
 import type { Exchange } from '../../core/exchange.ts';
 import type { Session } from '../harness/session.ts';
 import { isSuccess } from '../harness/checks.ts';
-import { OPERATIONS, entriesOf, label, notServed, useEndpoints, type Endpoint, type Outcome, type Resource } from '../harness/endpoints.ts';
+import { OPERATIONS, entriesOf, label, notServed, useEndpoints, type Endpoint, type EndpointCall, type Resource } from '../harness/endpoints.ts';
 
 /**
  * The operations of one row of §1's table ("Operations offered per resource"), each called once
@@ -26,7 +26,7 @@ type Sent = { endpoint: Endpoint; ex: Exchange };
 export function useOperations(s: Session, resource: Resource): RowOperations {
   const calls = useEndpoints(s);
   const entries = entriesOf(resource);
-  let replies: Promise<Outcome[]> | undefined;
+  let replies: Promise<EndpointCall[]> | undefined;
   const all = () => (replies ??= calls.succeedEach(entries));
 
   /** The successes among the replies to the entries `pick` selects; a row with none is unverifiable. */

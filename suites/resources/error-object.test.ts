@@ -1,3 +1,4 @@
+import { UNKNOWN_ID } from '../harness/endpoints.ts';
 import { STATUS_CODES } from 'node:http';
 import { beforeAll } from 'vitest';
 import { violation } from '../harness/assert.ts';
@@ -7,7 +8,7 @@ import { useSession } from '../harness/session.ts';
 import { describesStatus } from '../oracle/oracle.ts';
 import { oracleTest } from '../oracle/probe.ts';
 import { TABLE, guessedData, kindsOf, label as labelOf, pathOf } from '../harness/endpoints.ts';
-import { UNLIKELY_ID, useCreations } from './resource-helpers.ts';
+import { useCreations } from './resource-helpers.ts';
 
 const s = useSession();
 const create = useCreations(s);
@@ -32,7 +33,7 @@ beforeAll(async () => {
           ['password without name and project_id', create('password', {})],
           ['project without name', create('project', { parent_id: 0 })],
         ] as Array<[string, Promise<Exchange>]>)),
-    ['unknown password id', s.admin.get(`/passwords/${UNLIKELY_ID}.json`)],
+    ['unknown password id', s.admin.get(`/passwords/${UNKNOWN_ID}.json`)],
     // Every GET of the endpoint table: with guessed ids (only ever read), and without Content-Type.
     ...TABLE.filter((e) => e.method === 'GET' && kindsOf(e).length > 0).map((e): [string, Promise<Exchange>] => [`unknown id: ${labelOf(e)}`, s.admin.get(pathOf(e, guessed))]),
     ...TABLE.filter((e) => e.method === 'GET' && kindsOf(e).length === 0).map((e): [string, Promise<Exchange>] => [`no Content-Type: ${labelOf(e)}`, s.admin.get(pathOf(e, guessed), { contentType: null })]),
@@ -46,7 +47,7 @@ beforeAll(async () => {
   sent.push(['wrong password on a list page (401)', s.admin.withAuth({ kind: 'basic', user, password: `${password}x` }).get('/passwords/page/1.json')]);
   sent.push(['wrong password on a count (401)', s.admin.withAuth({ kind: 'basic', user, password: `${password}x` }).get('/passwords/count.json')]);
   const hmac = await s.adminHmac();
-  if (hmac) sent.push(['unknown password id over HMAC', hmac.get(`/passwords/${UNLIKELY_ID}.json`)]);
+  if (hmac) sent.push(['unknown password id over HMAC', hmac.get(`/passwords/${UNKNOWN_ID}.json`)]);
   if (s.control && !s.config.readOnly) {
     const normal = await s.user('normal user', { label: 'errors-normal-user' });
     sent.push(['check_latest as a Normal user (403)', normal.client.get('/version/check_latest.json')]);

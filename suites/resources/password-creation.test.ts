@@ -1,7 +1,8 @@
+import { UNKNOWN_ID } from '../harness/endpoints.ts';
 import { expectClientError, expectResponse, expectSchema, expectStatus, violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import { useSession } from '../harness/session.ts';
-import { lazy, showPassword, stringsIn, UNLIKELY_ID, useCreations, whereIs } from './resource-helpers.ts';
+import { lazy, showPassword, stringsIn, useCreations, whereIs } from './resource-helpers.ts';
 
 const s = useSession();
 const create = useCreations(s);
@@ -100,7 +101,7 @@ clauseTest('RES-10', 'record the reply to a password id that does not exist', as
   const gone = deleted.response !== undefined && deleted.response.status >= 200 && deleted.response.status < 300;
   // Decision: only the id this test deleted is known not to exist; a 2XX for the guessed id is
   // recorded, not held against the server.
-  const cases = [...(gone ? [{ label: 'deleted id', id, known: true }] : []), { label: 'never-used id', id: UNLIKELY_ID, known: false }];
+  const cases = [...(gone ? [{ label: 'deleted id', id, known: true }] : []), { label: 'never-used id', id: UNKNOWN_ID, known: false }];
   const replies: Record<string, unknown> = {};
   for (const c of cases) {
     const ex = await s.admin.get(`/passwords/${c.id}.json`);

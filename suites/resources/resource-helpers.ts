@@ -6,13 +6,6 @@ import type { Session } from '../harness/session.ts';
 
 export type Kind = 'project' | 'password';
 
-/**
- * An id that no installation is expected to hold: the largest signed 32-bit integer but one.
- * Decision: the spec gives no way to find an id that surely does not exist, so this is a guess;
- * tests that can delete a password they created use that id instead.
- */
-export const UNLIKELY_ID = 2147483646;
-
 function createdId(ex: Exchange): number | undefined {
   const status = ex.response?.status ?? 0;
   if (status < 200 || status > 299) return undefined;

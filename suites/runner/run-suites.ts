@@ -8,7 +8,8 @@ import { mergeCleanup, restoreSettings, snapshotSettings, sweep, type SettingsRe
 import { Collector, type CollectedRun } from './collector.ts';
 import { CONFORMANCE_EXCLUDE, CONFORMANCE_INCLUDE, ORACLE_SETUP, PACKAGE_ROOT } from './layout.ts';
 import { requestsSent } from '../harness/traffic.ts';
-import { clauseOutcome, type Outcome, type TestResult } from '../harness/results.ts';
+import type { Outcome } from '../../core/outcomes.ts';
+import { clauseOutcome, type TestResult } from '../harness/results.ts';
 
 
 /**
