@@ -494,15 +494,29 @@ export interface EndpointCalls {
 // Objects created by calls to the table (not through s.fixtures) are handed to the fixtures,
 // whose cleanup deletes them after the file (in CLEANUP_ORDER) and reports them.
 export function useEndpoints(s: Session): EndpointCalls {
-  let data: Promise<EndpointData> | undefined;
-  const unavailable = new Map<IdKind, string>();
+  return new EndpointSession(s);
+}
 
-  const base = (): EndpointData => {
-    const search = s.fixtures.name('search').replace(/-search-\d+$/, '');
+/** The endpoint table bound to one file's session: the objects it made and the kinds it cannot make. */
+class EndpointSession implements EndpointCalls {
+  readonly #s: Session;
+  #data: Promise<EndpointData> | undefined;
+  /** the shared objects of the file (made on first use) */
+  #shared: EndpointData | undefined;
+  /** data for entries that name no object */
+  #light: EndpointData | undefined;
+  readonly #unavailable = new Map<IdKind, string>();
+
+  constructor(s: Session) {
+    this.#s = s;
+  }
+
+  #base(): EndpointData {
+    const s = this.#s;
     return {
       ids: {},
       passwordName: '',
-      search,
+      search: s.fixtures.name('search').replace(/-search-\d+$/, ''),
       name: (l) => s.fixtures.name(l),
       secret: (user) => {
         const value = `${randomBytes(12).toString('base64url')}-Pm6!`;
@@ -510,9 +524,9 @@ export function useEndpoints(s: Session): EndpointCalls {
         return value;
       },
     };
-  };
+  }
 
-  const call: EndpointCalls['call'] = async (client, e, d, opts = {}) => {
+  async call(client: ApiClient, e: Endpoint, d: EndpointData, opts: CallOptions = {}): Promise<Exchange> {
     const body = e.body?.(d);
     const headers = { ...(e.headers ?? {}), ...(opts.headers ?? {}) };
     const ex = await client.request({
@@ -522,18 +536,22 @@ export function useEndpoints(s: Session): EndpointCalls {
       ...(opts.contentType !== undefined ? { contentType: opts.contentType } : {}),
       ...(Object.keys(headers).length > 0 ? { headers } : {}),
     });
-    if (!isSuccess(ex) || opts.method !== undefined) return ex;
+    if (isSuccess(ex) && opts.method === undefined) this.#track(e, d, body, ex);
+    return ex;
+  }
+
+  /** Keeps the fixtures' list of what the run made up to date with a successful create or delete. */
+  #track(e: Endpoint, d: EndpointData, body: Record<string, unknown> | undefined, ex: Exchange): void {
     const id = (ex.json as { id?: unknown } | undefined)?.id;
     if (e.creates && typeof id === 'number') {
       const name = body?.['username'] ?? body?.['name'] ?? body?.['file_name'];
-      s.fixtures.track(e.creates, id, typeof name === 'string' ? name : '(unnamed)');
+      this.#s.fixtures.track(e.creates, id, typeof name === 'string' ? name : '(unnamed)');
     }
     if (e.deletes) {
       const gone = d.ids[e.deletes];
-      if (gone !== undefined) s.fixtures.forget(e.deletes, gone);
+      if (gone !== undefined) this.#s.fixtures.forget(e.deletes, gone);
     }
-    return ex;
-  };
+  }
 
   /**
    * A new object through the table's creating entry, or undefined with the reason kept in
@@ -541,121 +559,124 @@ export function useEndpoints(s: Session): EndpointCalls {
    * that does not serve them or refuses the payload leaves the entries that need the kind
    * unsent (reported by the checks that need them), never a failed setup of the whole file.
    */
-  const viaTable = async (kind: IdKind, d: EndpointData): Promise<number | undefined> => {
+  async #viaTable(kind: IdKind, d: EndpointData): Promise<number | undefined> {
     const creator = CREATORS[kind];
     if (!creator) throw new Error(`endpoint table: no entry creates a ${kind}`);
-    const ex = await call(s.admin, creator, d);
+    const ex = await this.call(this.#s.admin, creator, d);
     const id = (ex.json as { id?: unknown } | undefined)?.id;
     if (isSuccess(ex) && typeof id === 'number') return id;
-    unavailable.set(kind, `${label(creator)} answered ${ex.response?.status ?? ex.error}${isSuccess(ex) ? ' without an integer id' : ''}`);
+    this.#unavailable.set(kind, `${label(creator)} answered ${ex.response?.status ?? ex.error}${isSuccess(ex) ? ' without an integer id' : ''}`);
     return undefined;
-  };
+  }
 
-  const make: EndpointCalls['make'] = async (kind, d) => {
+  async make(kind: IdKind, d: EndpointData): Promise<number | undefined> {
     switch (kind) {
       case 'project':
-        return s.fixtures.createProject();
+        return this.#s.fixtures.createProject();
       case 'password':
         if (d.ids.project === undefined) throw new Error('endpoint table: a password needs a project');
-        return s.fixtures.createPassword(d.ids.project);
+        return this.#s.fixtures.createPassword(d.ids.project);
       default:
-        if (unavailable.has(kind)) return undefined;
-        return viaTable(kind, d);
+        if (this.#unavailable.has(kind)) return undefined;
+        return this.#viaTable(kind, d);
     }
-  };
+  }
 
   /** Sends the steps; a failure is the reason the object cannot get into the state the entry needs. */
-  const runSteps = async (steps: readonly Step[], d: EndpointData, forWhat: string): Promise<string | undefined> => {
+  async #runSteps(steps: readonly Step[], d: EndpointData, forWhat: string): Promise<string | undefined> {
     for (const step of steps) {
-      const ex = await s.admin.request({ method: step.method, path: fillPath(step.path, d), ...(step.body ? { json: step.body(d) } : {}) });
+      const ex = await this.#s.admin.request({ method: step.method, path: fillPath(step.path, d), ...(step.body ? { json: step.body(d) } : {}) });
       if (!isSuccess(ex)) return `${step.method} ${step.path}, which puts the object into the state ${forWhat} needs, answered ${ex.response?.status ?? ex.error}`;
     }
     return undefined;
-  };
+  }
 
-  let shared: EndpointData | undefined;
-  let light: EndpointData | undefined;
   /** Makes the shared objects of these kinds on first use: a file that needs no user makes none. */
-  const ensure = async (d: EndpointData, kinds: readonly IdKind[]): Promise<void> => {
-    if (d !== shared) return;
+  async #ensure(d: EndpointData, kinds: readonly IdKind[]): Promise<void> {
+    if (d !== this.#shared) return;
     for (const kind of kinds) {
-      if (d.ids[kind] !== undefined || unavailable.has(kind)) continue;
-      const id = await make(kind, d);
+      if (d.ids[kind] !== undefined || this.#unavailable.has(kind)) continue;
+      const id = await this.make(kind, d);
       if (id !== undefined) d.ids[kind] = id;
     }
-  };
+  }
 
-  const calls: EndpointCalls = {
-    async data(endpoints) {
-      data ??= (async () => {
-        const d = base();
-        d.ids.project = await s.fixtures.createProject();
-        d.targetProjectId = await s.fixtures.createProject();
-        d.passwordName = s.fixtures.name(NON_ASCII_LABEL);
-        d.ids.password = await s.fixtures.createPassword(d.ids.project, { name: d.passwordName });
-        shared = d;
-        return d;
-      })();
-      const d = await data;
-      for (const e of endpoints ?? []) await ensure(d, kindsOf(e));
-      return d;
-    },
-    unavailable: () => unavailable,
-    make,
-    async subject(e) {
-      // An entry that names no object and changes none needs nothing made (the generator, version).
-      if (kindsOf(e).length === 0 && !e.fresh && !e.before) return (light ??= base());
-      const d0 = await calls.data();
-      await ensure(d0, kindsOf(e).filter((k) => !e.fresh?.includes(k)));
-      if (!e.fresh && !e.before) return missing(e, d0) ?? d0;
+  async data(endpoints?: readonly Endpoint[]): Promise<EndpointData> {
+    this.#data ??= this.#makeShared();
+    const d = await this.#data;
+    for (const e of endpoints ?? []) await this.#ensure(d, kindsOf(e));
+    return d;
+  }
+
+  async #makeShared(): Promise<EndpointData> {
+    const fixtures = this.#s.fixtures;
+    const d = this.#base();
+    d.ids.project = await fixtures.createProject();
+    d.targetProjectId = await fixtures.createProject();
+    d.passwordName = fixtures.name(NON_ASCII_LABEL);
+    d.ids.password = await fixtures.createPassword(d.ids.project, { name: d.passwordName });
+    this.#shared = d;
+    return d;
+  }
+
+  unavailable(): ReadonlyMap<IdKind, string> {
+    return this.#unavailable;
+  }
+
+  async subject(e: Endpoint): Promise<EndpointData | string> {
+    // An entry that names no object and changes none needs nothing made (the generator, version).
+    if (kindsOf(e).length === 0 && !e.fresh && !e.before) return (this.#light ??= this.#base());
+    const d0 = await this.data();
+    await this.#ensure(d0, kindsOf(e).filter((k) => !e.fresh?.includes(k)));
+    if (!e.fresh && !e.before) return missing(e, d0) ?? d0;
+    const d: EndpointData = { ...d0, ids: { ...d0.ids } };
+    for (const kind of e.fresh ?? []) {
+      const id = await this.make(kind, d);
+      if (id === undefined) return this.#unavailable.get(kind) ?? `no ${kind}`;
+      d.ids[kind] = id;
+    }
+    const absent = missing(e, d);
+    if (absent) return absent;
+    return (await this.#runSteps(e.before ?? [], d, label(e))) ?? d;
+  }
+
+  async grow(e: Endpoint, n: number): Promise<string | undefined> {
+    if (!e.grow) return 'the run cannot add items to this list';
+    const d0 = await this.data();
+    for (let i = 0; i < n; i++) {
       const d: EndpointData = { ...d0, ids: { ...d0.ids } };
-      for (const kind of e.fresh ?? []) {
-        const id = await make(kind, d);
-        if (id === undefined) return unavailable.get(kind) ?? `no ${kind}`;
-        d.ids[kind] = id;
+      const id = await this.make(e.grow.kind, d);
+      if (id === undefined) return this.#unavailable.get(e.grow.kind) ?? `no ${e.grow.kind}`;
+      d.ids[e.grow.kind] = id;
+      const failed = await this.#runSteps(e.grow.then ?? [], d, label(e));
+      if (failed) return failed;
+    }
+    return undefined;
+  }
+
+  async callEach(client: ApiClient, d: EndpointData, opts: CallOptions = {}, endpoints: readonly Endpoint[] = TABLE): Promise<Array<{ endpoint: Endpoint; ex: Exchange }>> {
+    const out: Array<{ endpoint: Endpoint; ex: Exchange }> = [];
+    for (const endpoint of endpoints) {
+      await this.#ensure(d, kindsOf(endpoint));
+      if (missing(endpoint, d) || (endpoint.control && !this.#s.control)) continue;
+      out.push({ endpoint, ex: await this.call(client, endpoint, d, opts) });
+    }
+    return out;
+  }
+
+  async succeedEach(endpoints: readonly Endpoint[] = TABLE, opts: CallOptions = {}): Promise<EndpointCall[]> {
+    const out: EndpointCall[] = [];
+    for (const endpoint of endpoints) {
+      if (endpoint.control && !this.#s.control) {
+        out.push({ endpoint, skipped: 'needs the control protocol' });
+        continue;
       }
-      const absent = missing(e, d);
-      if (absent) return absent;
-      return (await runSteps(e.before ?? [], d, label(e))) ?? d;
-    },
-    async grow(e, n) {
-      if (!e.grow) return 'the run cannot add items to this list';
-      const d0 = await calls.data();
-      for (let i = 0; i < n; i++) {
-        const d: EndpointData = { ...d0, ids: { ...d0.ids } };
-        const id = await make(e.grow.kind, d);
-        if (id === undefined) return unavailable.get(e.grow.kind) ?? `no ${e.grow.kind}`;
-        d.ids[e.grow.kind] = id;
-        const failed = await runSteps(e.grow.then ?? [], d, label(e));
-        if (failed) return failed;
-      }
-      return undefined;
-    },
-    call,
-    async callEach(client, d, opts = {}, endpoints = TABLE) {
-      const out: Array<{ endpoint: Endpoint; ex: Exchange }> = [];
-      for (const endpoint of endpoints) {
-        await ensure(d, kindsOf(endpoint));
-        if (missing(endpoint, d) || (endpoint.control && !s.control)) continue;
-        out.push({ endpoint, ex: await call(client, endpoint, d, opts) });
-      }
-      return out;
-    },
-    async succeedEach(endpoints = TABLE, opts = {}) {
-      const out: EndpointCall[] = [];
-      for (const endpoint of endpoints) {
-        if (endpoint.control && !s.control) {
-          out.push({ endpoint, skipped: 'needs the control protocol' });
-          continue;
-        }
-        const d = await calls.subject(endpoint);
-        if (typeof d === 'string') out.push({ endpoint, skipped: d });
-        else out.push({ endpoint, ex: await call(s.admin, endpoint, d, opts) });
-      }
-      return out;
-    },
-  };
-  return calls;
+      const d = await this.subject(endpoint);
+      if (typeof d === 'string') out.push({ endpoint, skipped: d });
+      else out.push({ endpoint, ex: await this.call(this.#s.admin, endpoint, d, opts) });
+    }
+    return out;
+  }
 }
 
 /** The calls that were sent. */
