@@ -1,6 +1,6 @@
 import { UsageError } from '../../core/errors.ts';
 import { MUTANTS } from '../../fixtures/mutants/index.ts';
-import { matrixText, runMatrix } from '../../suites/runner/kill-matrix.ts';
+import { matrixText, runMatrix, type MutantResult } from '../../suites/runner/kill-matrix.ts';
 import { intOption, parse } from './args.ts';
 
 const HELP = `pmv6 mutants: run the suites against every mutant of the reference server (the kill matrix)
@@ -42,7 +42,7 @@ export async function mutants(argv: string[]): Promise<number> {
   }
   const matrix = await runMatrix(selected, {
     jobs,
-    onResult: values.json ? undefined : (r, done, total) => process.stderr.write(`[${done}/${total}] ${r.id}: ${r.killed ? 'killed' : 'SURVIVED'} (${r.clause} ${r.outcome})\n`),
+    ...(values.json ? {} : { onResult: (r: MutantResult, done: number, total: number) => process.stderr.write(`[${done}/${total}] ${r.id}: ${r.killed ? 'killed' : 'SURVIVED'} (${r.clause} ${r.outcome})\n`) }),
   });
   process.stdout.write(values.json ? `${JSON.stringify(matrix, null, 2)}\n` : matrixText(matrix));
   return matrix.killed === matrix.total ? 0 : 1;

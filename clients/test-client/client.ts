@@ -139,7 +139,7 @@ export class TestClient {
       path: m[2]!,
       method: method === 'PUT' && fault === 'patch-method' ? 'PATCH' : method,
       headers,
-      body: sent === '' ? undefined : sent,
+      ...(sent === '' ? {} : { body: sent }),
     });
     const chunks: Buffer[] = [];
     let size = 0;

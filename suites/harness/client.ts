@@ -248,7 +248,7 @@ export class ApiClient {
         path: pathAndQuery,
         method: req.method,
         headers,
-        body,
+        ...(body !== undefined ? { body } : {}),
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
         signal: deadline.signal,

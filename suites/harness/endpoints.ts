@@ -392,7 +392,7 @@ export function entriesOf(resource: Resource): Endpoint[] {
 }
 
 /** The entry that creates objects of this kind for the file (the one POST the fixtures lack). */
-export const CREATORS: Readonly<Partial<Record<IdKind, Endpoint>>> = {
+export const CREATORS: Readonly<Partial<Record<IdKind, Endpoint | undefined>>> = {
   my_password: TABLE.find((e) => e.creates === 'my_password'),
   file: TABLE.find((e) => e.creates === 'file' && e.path.startsWith('/projects/')),
   user: TABLE.find((e) => e.creates === 'user'),
