@@ -105,3 +105,51 @@ describe('layers (ARCHITECTURE.md, "## Layers")', () => {
     expect(layersOf('## Layers\n\n1. `a/`: x\n2. `b/`, `c/`: y\n\n## Next').map((l) => l.folders)).toEqual([['a/'], ['b/', 'c/']]);
   });
 });
+
+// ARCHITECTURE.md quotes paths and interfaces; both must still be true of the tree.
+describe('ARCHITECTURE.md matches the tree', () => {
+  const TOPS = /^(?:core|suites|fixtures|targets|reporters|load|clients|bin|\.ci)\//;
+
+  test('every path it names exists', () => {
+    const named = new Set<string>();
+    for (const m of ARCHITECTURE.matchAll(/`([^`\s]+)`/g)) {
+      const path = m[1]!.replace(/[),.:;]+$/, '');
+      if (TOPS.test(path) && !/[*<>{}]/.test(path)) named.add(path);
+    }
+    for (const m of ARCHITECTURE.matchAll(/^([a-z.][\w./-]*\/[\w./-]*)\s{2,}/gm)) if (TOPS.test(m[1]!) && !/[*<>{}]/.test(m[1]!)) named.add(m[1]!);
+    expect(named.size).toBeGreaterThan(20);
+    const missing = [...named].filter((p) => {
+      try {
+        statSync(join(ROOT, p));
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    expect(missing).toEqual([]);
+  });
+
+  test('every declaration in its TypeScript blocks exists, with its members, in the file named on the block\'s first line', () => {
+    const problems: string[] = [];
+    const blocks = [...ARCHITECTURE.matchAll(/```ts\n([\s\S]*?)```/g)];
+    expect(blocks.length).toBeGreaterThan(2);
+    for (const block of blocks) {
+      const file = /^\/\/ (\S+\.ts)\n/.exec(block[1]!)?.[1];
+      if (!file) {
+        problems.push(`the ts block at offset ${block.index} does not begin with "// <file>.ts"`);
+        continue;
+      }
+      const source = readFileSync(join(ROOT, file), 'utf8');
+      for (const d of block[1]!.matchAll(/export (?:async )?(interface|function|type|class|const) (\w+)/g)) {
+        if (!new RegExp(`export (?:async )?${d[1]} ${d[2]}\\b`).test(source)) problems.push(`${file}: no exported ${d[1]} ${d[2]}`);
+      }
+      for (const i of block[1]!.matchAll(/export interface (\w+)[^{]*\{([\s\S]*?)\n\}/g)) {
+        const body = new RegExp(`export interface ${i[1]}\\b[^{]*\\{([\\s\\S]*?)\\n\\}`).exec(source)?.[1] ?? '';
+        for (const member of i[2]!.matchAll(/^\s+(\w+)\??[:(]/gm)) {
+          if (!new RegExp(`^\\s+(?:readonly )?${member[1]}\\??[:(]`, 'm').test(body)) problems.push(`${file}: interface ${i[1]} has no member ${member[1]}`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+});
