@@ -1,6 +1,6 @@
 import { OUTCOME_ORDER, OUTCOMES, zeroCounts, type ConsoleColour, type Outcome } from '../core/outcomes.ts';
 import { AREAS, type Area } from '../suites/catalogue/clauses.ts';
-import type { TestResult } from '../suites/harness/results.ts';
+import type { RunProgress, TestResult } from '../suites/harness/results.ts';
 import type { RunResult } from '../suites/runner/run-suites.ts';
 import type { Verdict } from '../suites/runner/verdict.ts';
 import { scrub } from '../core/redact.ts';
@@ -17,7 +17,18 @@ function word(outcome: Outcome, colour: boolean, width = 0): string {
 export interface Progress {
   test(result: TestResult): void;
   module(file: string, results: TestResult[]): void;
+  /** requests sent, their rate and an estimate of the time left */
+  tick(progress: RunProgress): void;
   done(): void;
+}
+
+/** "1234 requests, 95/s, about 40 s left": the estimate from the files done so far. */
+export function pace(p: RunProgress): string {
+  const seconds = p.elapsedMs / 1000;
+  const rate = seconds > 0 ? Math.round(p.requests / seconds) : 0;
+  const left = p.filesDone > 0 && p.filesTotal > p.filesDone ? Math.ceil((seconds / p.filesDone) * (p.filesTotal - p.filesDone)) : undefined;
+  const files = p.filesTotal > 0 ? `, file ${Math.min(p.filesDone + 1, p.filesTotal)}/${p.filesTotal}` : '';
+  return `${p.requests} requests, ${rate}/s${files}${left !== undefined ? `, about ${left} s left` : ''}`;
 }
 
 // On a terminal one live line counts the tests as they finish and each file leaves a line;
@@ -26,17 +37,26 @@ export function progress(out: NodeJS.WriteStream, opts: { quiet: boolean; clean:
   const live = out.isTTY === true && !opts.quiet;
   const counts = new Map<Outcome, number>();
   let tests = 0;
+  let file = '';
+  let paced = '';
   const clear = () => {
     if (live) out.write('\r\x1b[2K');
+  };
+  const draw = () => {
+    if (!live) return;
+    const parts = [...counts].map(([o, n]) => `${n} ${word(o, false)}`).join(', ');
+    clear();
+    out.write(opts.clean(`  ${tests} tests: ${parts} | ${paced}  ${file}`.slice(0, (out.columns ?? 100) - 1)));
   };
   return {
     test(result) {
       tests++;
       counts.set(result.outcome, (counts.get(result.outcome) ?? 0) + 1);
-      if (!live) return;
-      const parts = [...counts].map(([o, n]) => `${n} ${word(o, false)}`).join(', ');
-      clear();
-      out.write(opts.clean(`  ${tests} tests: ${parts}  ${result.file.replace(/^suites\//, '')}`.slice(0, (out.columns ?? 100) - 1)));
+      file = result.file.replace(/^suites\//, '');
+    },
+    tick(p) {
+      paced = pace(p);
+      draw();
     },
     module(file, results) {
       if (opts.quiet) return;

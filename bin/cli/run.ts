@@ -215,7 +215,7 @@ async function runAndReport(target: Target, request: RunRequest, log: (line: str
   // Decision: vitest is loaded only once a run starts, so a bad flag, path or target costs a
   // fraction of the memory (under 300 MB) and of the start-up time.
   const { runSuites } = await import('../../suites/runner/run-suites.ts');
-  const result = await runSuites(config, { onModuleDone: bar.module, onTestDone: bar.test, signal: stop.signal }).finally(stop.release);
+  const result = await runSuites(config, { onModuleDone: bar.module, onTestDone: bar.test, onProgress: bar.tick, signal: stop.signal }).finally(stop.release);
   bar.done();
   const cleanupLine = result.cleanup ? scrub(cleanupText(result.cleanup, result.settings)) : '';
   if (result.interrupted || stop.received) {

@@ -29,6 +29,15 @@ declare module 'vitest' {
   }
 }
 
+/** How far a run has come: what the live progress line shows. */
+export interface RunProgress {
+  /** requests sent so far: the files done, and the tests done in the file running */
+  requests: number;
+  filesDone: number;
+  filesTotal: number;
+  elapsedMs: number;
+}
+
 export interface TestResult {
   title: string;
   file: string;

@@ -3,7 +3,7 @@
  * hands each file's findings, oracle errors and request count to the runner through the file
  * task's meta (the Collector turns them into results).
  */
-import { afterAll, beforeAll, inject } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, inject } from 'vitest';
 import { getRunConfig } from '../harness/config.ts';
 import { onExchange, requestsSent } from '../harness/traffic.ts';
 import { Oracle, type OracleFinding } from './oracle.ts';
@@ -28,6 +28,15 @@ const oracle = state.__pmv6Oracle;
 let before = 0;
 beforeAll(() => {
   before = requestsSent();
+});
+
+// Each test's own requests, for the live progress line (the file's total is in the file's meta).
+let beforeTest = 0;
+beforeEach(() => {
+  beforeTest = requestsSent();
+});
+afterEach(({ task }) => {
+  task.meta.pmv6Requests = requestsSent() - beforeTest;
 });
 
 // Registered before the file's own hooks, so it runs after them (the session's cleanup included).

@@ -1,10 +1,10 @@
 import { relative } from 'node:path';
-import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node';
+import type { Reporter, TestCase, TestModule, TestSpecification, Vitest } from 'vitest/node';
 import { CLAUSES, clauseById } from '../catalogue/clauses.ts';
 import { READ_ONLY_MARK, READ_ONLY_NOTE } from '../harness/assert.ts';
 import type { CleanupReport } from '../harness/fixtures.ts';
 import { scrub } from '../../core/redact.ts';
-import { testOutcome, type TestResult } from '../harness/results.ts';
+import { testOutcome, type RunProgress, type TestResult } from '../harness/results.ts';
 
 export interface CollectedRun {
   tests: TestResult[];
@@ -26,14 +26,36 @@ export class Collector implements Reporter {
     private readonly onModuleDone: (file: string, results: TestResult[]) => void = () => {},
     private readonly onTestDone: (result: TestResult) => void = () => {},
     private readonly onStart: (vitest: Vitest) => void = () => {},
+    private readonly onProgress: (progress: RunProgress) => void = () => {},
   ) {}
+
+  readonly #started = Date.now();
+  #filesTotal = 0;
+  #filesDone = 0;
+  /** requests of the tests done in the file running */
+  #inFile = 0;
 
   onInit(vitest: Vitest): void {
     this.onStart(vitest);
   }
 
+  onTestRunStart(specifications: ReadonlyArray<TestSpecification>): void {
+    this.#filesTotal = specifications.length;
+  }
+
   onTestCaseResult(test: TestCase): void {
     this.onTestDone(this.toResult(relative(this.root, test.module.moduleId), test));
+    this.#inFile += test.meta().pmv6Requests ?? 0;
+    this.#progress();
+  }
+
+  #progress(): void {
+    this.onProgress({
+      requests: this.run.requests + this.#inFile,
+      filesDone: this.#filesDone,
+      filesTotal: this.#filesTotal,
+      elapsedMs: Date.now() - this.#started,
+    });
   }
 
   onTestModuleEnd(module: TestModule): void {
@@ -68,7 +90,10 @@ export class Collector implements Reporter {
     this.run.requests += module.meta().pmv6Requests ?? 0;
     this.run.requestsByFile[file] = module.meta().pmv6Requests ?? 0;
     this.run.tests.push(...results);
+    this.#filesDone++;
+    this.#inFile = 0;
     this.onModuleDone(file, results);
+    this.#progress();
   }
 
   onTestRunEnd(_modules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<{ message?: string }>): void {

@@ -9,7 +9,7 @@ import { Collector, type CollectedRun } from './collector.ts';
 import { CONFORMANCE_EXCLUDE, CONFORMANCE_INCLUDE, ORACLE_SETUP, PACKAGE_ROOT } from './layout.ts';
 import { requestsSent } from '../harness/traffic.ts';
 import type { Outcome } from '../../core/outcomes.ts';
-import { clauseOutcome, type TestResult } from '../harness/results.ts';
+import { clauseOutcome, type RunProgress, type TestResult } from '../harness/results.ts';
 
 
 /**
@@ -51,6 +51,8 @@ export interface RunResult {
 export interface RunSuitesOptions {
   onModuleDone?: (file: string, results: TestResult[]) => void;
   onTestDone?: (result: TestResult) => void;
+  /** After each test and each file: requests sent, files done, time so far. */
+  onProgress?: (progress: RunProgress) => void;
   /** Other suite files than the conformance suites (the runner's own tests use this). */
   files?: { include: string[]; exclude: string[] };
   /**
@@ -85,7 +87,7 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
     };
     if (signal.aborted) cancel();
     else signal.addEventListener('abort', cancel, { once: true });
-  });
+  }, options.onProgress);
   if (!options.signal?.aborted) {
     const run = startVitest(
       'test',
