@@ -9,8 +9,9 @@
  * A count that agrees with neither is a finding when that page comes; a count the client never
  * pages by is not judged (a count to show a total, or a test of the default count, breaks nothing).
  */
-import type { Finding } from './rules.ts';
+
 import type { ReceivedRequest } from './request.ts';
+import type { Finding } from './rules.ts';
 
 /** Decision: the pairing state is bounded; past this many (client, list) pairs it starts afresh. */
 const MAX_ENTRIES = 20_000;

@@ -16,10 +16,10 @@ export const HMAC_MISTAKES = {
   'index-php-included': 'hashed the path with index.php/ in it (the signed part starts after index.php/)',
   'reserialised-body': 'hashed a re-serialised JSON body instead of the exact bytes sent',
   'body-left-out': 'left the body out of the hash',
-  'hex-decoded-key': 'used the hex-decoded private key instead of the key string\'s UTF-8 bytes',
+  'hex-decoded-key': "used the hex-decoded private key instead of the key string's UTF-8 bytes",
   'uppercase-hex': 'sent the hash in uppercase hex (the product compares lowercase hex)',
   milliseconds: 'sent the timestamp in milliseconds instead of Unix seconds',
-  'clock-skew': 'sent a timestamp beyond the accepted window from the server\'s clock',
+  'clock-skew': "sent a timestamp beyond the accepted window from the server's clock",
 } as const;
 
 export type HmacMistake = keyof typeof HMAC_MISTAKES;
@@ -166,7 +166,7 @@ export function diagnoseHmac(input: HmacInput): HmacDiagnosis {
 export function describeDiagnosis(d: HmacDiagnosis, windowSeconds: number): string {
   switch (d.verdict) {
     case 'verified':
-      return 'the signature verifies with the product\'s recipe';
+      return "the signature verifies with the product's recipe";
     case 'missing-headers':
       return `HMAC header(s) missing: ${d.missing.join(', ')}`;
     case 'not-a-timestamp':
@@ -177,7 +177,9 @@ export function describeDiagnosis(d: HmacDiagnosis, windowSeconds: number): stri
       return 'no known recipe matches: a different private key, or more than two mistakes at once';
     case 'mistakes':
       return d.mistakes
-        .map((m) => (m === 'clock-skew' && d.skewSeconds !== undefined ? `${HMAC_MISTAKES[m]} (${d.skewSeconds} s; window ±${windowSeconds} s)` : HMAC_MISTAKES[m]))
+        .map((m) =>
+          m === 'clock-skew' && d.skewSeconds !== undefined ? `${HMAC_MISTAKES[m]} (${d.skewSeconds} s; window ±${windowSeconds} s)` : HMAC_MISTAKES[m],
+        )
         .join('; ');
   }
 }

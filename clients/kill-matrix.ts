@@ -5,9 +5,9 @@
  * names its mistake); the conforming client must raise no finding at all.
  */
 import { randomBytes } from 'node:crypto';
-import { createClientKit, type ClientKit } from './kit.ts';
+import { type ClientKit, createClientKit } from './kit.ts';
 import type { ClientRecord, KitSnapshot } from './ledger.ts';
-import { TestClient, type ClientAuth, type ClientFault } from './test-client/client.ts';
+import { type ClientAuth, type ClientFault, TestClient } from './test-client/client.ts';
 import { CLIENT_VARIANTS, type ClientVariant } from './test-client/variants.ts';
 import { runWorkload } from './test-client/workload.ts';
 
@@ -97,10 +97,15 @@ export async function runClientMatrix(opts: { kit?: ClientKit; base?: string; to
 export function matrixText(m: ClientMatrix): string {
   const lines = [`${'variant'.padEnd(26)}${'clause'.padEnd(8)}${'killed'.padEnd(8)}flagged`];
   for (const r of m.rows) {
-    lines.push(`${r.variant.fault.padEnd(26)}${r.variant.clause.padEnd(8)}${(r.killed ? 'yes' : 'NO').padEnd(8)}${r.flagged.join(' ') || '-'}${r.mistakes.length ? ` (${r.mistakes.join(', ')})` : ''}`);
+    lines.push(
+      `${r.variant.fault.padEnd(26)}${r.variant.clause.padEnd(8)}${(r.killed ? 'yes' : 'NO').padEnd(8)}${r.flagged.join(' ') || '-'}${r.mistakes.length ? ` (${r.mistakes.join(', ')})` : ''}`,
+    );
   }
   const n = Object.values(m.conforming.findings).reduce((a, b) => a + b, 0);
-  lines.push('', `conforming client: ${n} findings${m.conforming.errors.length ? `, ${m.conforming.errors.length} failed calls: ${m.conforming.errors.join('; ')}` : ''}`);
+  lines.push(
+    '',
+    `conforming client: ${n} findings${m.conforming.errors.length ? `, ${m.conforming.errors.length} failed calls: ${m.conforming.errors.join('; ')}` : ''}`,
+  );
   lines.push(`killed ${m.killed}/${m.total} (${((100 * m.killed) / m.total).toFixed(0)}%)`);
   return `${lines.join('\n')}\n`;
 }

@@ -6,14 +6,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { registerSecret } from '../core/redact.ts';
 import { computeRequestHash, DEFAULT_HMAC_WINDOW_SECONDS, signedUri } from '../fixtures/reference-server/src/auth/hmac.ts';
 import { randomHexKey, SecretBox } from '../fixtures/reference-server/src/crypto.ts';
 import { createReferenceServer, type ReferenceServer, type ReferenceServerOptions } from '../fixtures/reference-server/src/index.ts';
-import { registerSecret } from '../core/redact.ts';
 import { installControl } from './control.ts';
 import { CountPairing } from './count-pairing.ts';
-import { credentialsOf, Ledger, PROBE_HEADER, type KitSnapshot } from './ledger.ts';
-import { pathOf, single, type ReceivedRequest } from './request.ts';
+import { credentialsOf, type KitSnapshot, Ledger, PROBE_HEADER } from './ledger.ts';
+import { pathOf, type ReceivedRequest, single } from './request.ts';
 import { checkRequest } from './rules.ts';
 import {
   cannedReply,
@@ -23,9 +23,9 @@ import {
   pageNumber,
   pageTooHighReply,
   readLinkHeader,
-  scenarioCount,
-  SLOW_DEFAULT_MS,
   type ScenarioSetting,
+  SLOW_DEFAULT_MS,
+  scenarioCount,
 } from './scenarios.ts';
 
 export interface ClientKitOptions extends Omit<ReferenceServerOptions, 'encryptionKey' | 'controlToken'> {
@@ -127,7 +127,11 @@ export async function createClientKit(opts: ClientKitOptions): Promise<ClientKit
     if (rec === undefined) return done();
     try {
       rec.status = reply.statusCode;
-      const client = ledger.client(single(rec.headers, 'user-agent'), credentialsOf(rec, (pk) => keyOf(pk)?.user), rec.at);
+      const client = ledger.client(
+        single(rec.headers, 'user-agent'),
+        credentialsOf(rec, (pk) => keyOf(pk)?.user),
+        rec.at,
+      );
       ledger.request(client, rec.at, rec.probe);
       const result = checkRequest(rec, { basePath, privateKeyOf: (pk) => keyOf(pk)?.key, nowMs: rec.at, windowSeconds });
       ledger.checked(client, result.checked, rec.probe);
@@ -193,7 +197,10 @@ export async function createClientKit(opts: ClientKitOptions): Promise<ClientKit
   app.addHook('onSend', (req, reply, payload, done) => {
     const s = underScenario.get(req);
     if (s === undefined || reply.statusCode !== 200) return done(null, payload);
-    rewritePage(req, reply, payload, s).then((out) => done(null, out), (e: Error) => done(e));
+    rewritePage(req, reply, payload, s).then(
+      (out) => done(null, out),
+      (e: Error) => done(e),
+    );
   });
 
   const rewritePage = async (req: FastifyRequest, reply: FastifyReply, payload: unknown, s: ScenarioSetting): Promise<unknown> => {

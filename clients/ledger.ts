@@ -3,13 +3,14 @@
  * sent, which clauses each request was checked against, and the findings with their redacted
  * exchange and a curl line. Bounded: counts are exact, stored examples are capped.
  */
-import { parseBasic } from '../fixtures/reference-server/src/auth/basic.ts';
-import { toCurl } from '../suites/harness/curl.ts';
+
 import type { Exchange } from '../core/exchange.ts';
 import { redactExchange, redactValue, registerCredentials } from '../core/redact.ts';
+import { parseBasic } from '../fixtures/reference-server/src/auth/basic.ts';
 import { clientClauseById } from '../suites/catalogue/client-clauses.ts';
+import { toCurl } from '../suites/harness/curl.ts';
 import type { HmacMistake } from './hmac-diagnosis.ts';
-import { single, type ReceivedRequest } from './request.ts';
+import { type ReceivedRequest, single } from './request.ts';
 import type { Finding } from './rules.ts';
 
 /** Decision: per client and clause the first 10 findings keep their exchange; all are counted. */
@@ -207,7 +208,12 @@ export class Ledger {
         expected: f.expected,
         actual: f.actual,
         ...(d
-          ? { hmac: { verdict: d.verdict, ...(d.verdict === 'mistakes' ? { mistakes: d.mistakes, ...(d.skewSeconds !== undefined ? { skewSeconds: d.skewSeconds } : {}) } : {}) } }
+          ? {
+              hmac: {
+                verdict: d.verdict,
+                ...(d.verdict === 'mistakes' ? { mistakes: d.mistakes, ...(d.skewSeconds !== undefined ? { skewSeconds: d.skewSeconds } : {}) } : {}),
+              },
+            }
           : {}),
       },
     });
@@ -220,7 +226,8 @@ export class Ledger {
    */
   #render(rec: ClientRecord): StoredFinding[] {
     const pending = this.#pending.get(rec) ?? [];
-    for (const p of pending) if (p.shown === undefined && p.basic !== undefined) registerCredentials(p.basic.username, p.basic.password, `password of ${p.basic.username}`);
+    for (const p of pending)
+      if (p.shown === undefined && p.basic !== undefined) registerCredentials(p.basic.username, p.basic.password, `password of ${p.basic.username}`);
     return pending.map((p) => (p.shown ??= { ...p.finding, exchange: redactExchange(p.raw), curl: toCurl(forCurl(p.raw)) }));
   }
 

@@ -3,8 +3,8 @@
  * CLI-06 needs the client's earlier and later requests: see count-pairing.ts.
  */
 import { parseBasic } from '../fixtures/reference-server/src/auth/basic.ts';
-import { diagnoseHmac, describeDiagnosis, verifiesAsProduct, type HmacDiagnosis } from './hmac-diagnosis.ts';
-import { pathOf, single, type ReceivedRequest } from './request.ts';
+import { describeDiagnosis, diagnoseHmac, type HmacDiagnosis, verifiesAsProduct } from './hmac-diagnosis.ts';
+import { pathOf, type ReceivedRequest, single } from './request.ts';
 
 export const CONTENT_TYPE = 'application/json; charset=utf-8';
 export const API_ROOT = '/index.php/api/v6/';
@@ -45,7 +45,11 @@ export function isSpecContentType(value: string): boolean {
     const eq = p.indexOf('=');
     if (eq < 0) return false;
     const name = p.slice(0, eq).trim().toLowerCase();
-    const v = p.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1').toLowerCase();
+    const v = p
+      .slice(eq + 1)
+      .trim()
+      .replace(/^"(.*)"$/, '$1')
+      .toLowerCase();
     if (name !== 'charset' || charset !== undefined) return false;
     charset = v;
   }
@@ -77,7 +81,11 @@ export function checkRequest(req: ReceivedRequest, ctx: CheckContext): CheckResu
   checked.push('CLI-01');
   const ct = h['content-type'];
   if (ct === undefined || !isSpecContentType(ct)) {
-    findings.push({ clause: 'CLI-01', expected: `Content-Type: ${CONTENT_TYPE}`, actual: ct === undefined ? 'no Content-Type header' : `Content-Type: ${JSON.stringify(ct)}` });
+    findings.push({
+      clause: 'CLI-01',
+      expected: `Content-Type: ${CONTENT_TYPE}`,
+      actual: ct === undefined ? 'no Content-Type header' : `Content-Type: ${JSON.stringify(ct)}`,
+    });
   }
 
   checked.push('CLI-02');
@@ -90,7 +98,10 @@ export function checkRequest(req: ReceivedRequest, ctx: CheckContext): CheckResu
     findings.push({
       clause: 'CLI-02',
       expected: 'Authorization: Basic base64(username:password), or the three HMAC headers',
-      actual: authz === undefined ? 'no Authorization header and no HMAC headers' : `Authorization with ${/^\S+/.exec(authz)?.[0] ?? 'an empty value'} and no HMAC headers`,
+      actual:
+        authz === undefined
+          ? 'no Authorization header and no HMAC headers'
+          : `Authorization with ${/^\S+/.exec(authz)?.[0] ?? 'an empty value'} and no HMAC headers`,
     });
   }
 
@@ -106,7 +117,12 @@ export function checkRequest(req: ReceivedRequest, ctx: CheckContext): CheckResu
   if (size !== undefined) {
     checked.push('CLI-05');
     const ok = typeof size === 'string' && /^[0-9]{1,7}$/.test(size) && Number(size) >= PAGE_SIZE.min && Number(size) <= PAGE_SIZE.max;
-    if (!ok) findings.push({ clause: 'CLI-05', expected: `X-Page-Size: one unsigned integer from ${PAGE_SIZE.min} to ${PAGE_SIZE.max}`, actual: `X-Page-Size: ${shown(size)}` });
+    if (!ok)
+      findings.push({
+        clause: 'CLI-05',
+        expected: `X-Page-Size: one unsigned integer from ${PAGE_SIZE.min} to ${PAGE_SIZE.max}`,
+        actual: `X-Page-Size: ${shown(size)}`,
+      });
   }
 
   if (hmacHeaders.length === 3) {
@@ -130,7 +146,8 @@ export function checkRequest(req: ReceivedRequest, ctx: CheckContext): CheckResu
         if (d.verdict !== 'verified') {
           findings.push({
             clause: 'CLI-07',
-            expected: 'X-Request-Hash = lowercase hex HMAC-SHA256(private key, path after index.php/ with its query + Unix seconds + exact body), timestamp within the window',
+            expected:
+              'X-Request-Hash = lowercase hex HMAC-SHA256(private key, path after index.php/ with its query + Unix seconds + exact body), timestamp within the window',
             actual: describeDiagnosis(d, ctx.windowSeconds),
             hmac: d,
           });

@@ -4,7 +4,7 @@
  * `PUT {base}/__clients/scenario` (control.ts). Each applies to API requests only, optionally
  * only under one path (relative to /index.php/api/v6) and only for the next N requests.
  */
-import { JSON_CONTENT_TYPE, MESSAGES, errorObject } from '../fixtures/reference-server/src/errors.ts';
+import { errorObject, JSON_CONTENT_TYPE, MESSAGES } from '../fixtures/reference-server/src/errors.ts';
 
 export const SCENARIOS = {
   normal: 'the reference server as it is',
@@ -57,7 +57,8 @@ export function parseScenario(value: unknown): ScenarioSetting | string {
   }
   if (o.delayMs !== undefined) {
     if (o.name !== 'slow') return 'delayMs applies to the scenario slow only';
-    if (typeof o.delayMs !== 'number' || !Number.isInteger(o.delayMs) || o.delayMs < 0 || o.delayMs > SLOW_MAX_MS) return `delayMs must be an integer from 0 to ${SLOW_MAX_MS}`;
+    if (typeof o.delayMs !== 'number' || !Number.isInteger(o.delayMs) || o.delayMs < 0 || o.delayMs > SLOW_MAX_MS)
+      return `delayMs must be an integer from 0 to ${SLOW_MAX_MS}`;
     out.delayMs = o.delayMs;
   }
   return out;
@@ -127,7 +128,9 @@ interface Count {
 
 export function isCount(v: unknown): v is Count {
   const o = v as Record<string, unknown> | null;
-  return o !== null && typeof o === 'object' && [o.num_items, o.num_pages, o.num_items_per_page].every((n) => typeof n === 'number' && Number.isInteger(n) && n >= 0);
+  return (
+    o !== null && typeof o === 'object' && [o.num_items, o.num_pages, o.num_items_per_page].every((n) => typeof n === 'number' && Number.isInteger(n) && n >= 0)
+  );
 }
 
 /** The count as the scenario's list would have it. */
@@ -146,7 +149,9 @@ export function readLinkHeader(value: string): Array<[string, string]> {
 }
 
 export function pageUrl(selfUrl: string, page: number): string {
-  return /\/page\/[^/?]+\.json/.test(selfUrl) ? selfUrl.replace(/\/page\/[^/?]+\.json/, `/page/${page}.json`) : selfUrl.replace(/\.json(?=\?|$)/, `/page/${page}.json`);
+  return /\/page\/[^/?]+\.json/.test(selfUrl)
+    ? selfUrl.replace(/\/page\/[^/?]+\.json/, `/page/${page}.json`)
+    : selfUrl.replace(/\.json(?=\?|$)/, `/page/${page}.json`);
 }
 
 /** The Link header of page `page` of `pages` (spec §4 rules 1–3), from the self URL the server gave. */

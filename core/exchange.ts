@@ -19,10 +19,7 @@ export interface Exchange {
   durationMs: number;
 }
 
-export function headerValue(
-  headers: Record<string, string | string[]> | undefined,
-  name: string,
-): string | undefined {
+export function headerValue(headers: Record<string, string | string[]> | undefined, name: string): string | undefined {
   if (!headers) return undefined;
   const wanted = name.toLowerCase();
   for (const [key, value] of Object.entries(headers)) {

@@ -154,7 +154,10 @@ function parseLine(line: string, where: string, entries: LinkEntry[], errors: st
       if (!(name in params)) params[name] = value;
     }
     if (broken) continue;
-    const rels = (params['rel'] ?? '').split(/[ \t]+/).filter(Boolean).map((r) => r.toLowerCase());
+    const rels = (params['rel'] ?? '')
+      .split(/[ \t]+/)
+      .filter(Boolean)
+      .map((r) => r.toLowerCase());
     if (!relSeen) errors.push(`${at} <${url}>: missing rel parameter`);
     else if (rels.length === 0) errors.push(`${at} <${url}>: empty rel parameter`);
     entries.push({ url, rels, params });
@@ -166,7 +169,7 @@ export function parseLinkHeader(value: string | string[] | undefined): ParsedLin
   const errors: string[] = [];
   if (value === undefined) return { entries, errors };
   const lines = Array.isArray(value) ? value : [value];
-  lines.forEach((line, i) => parseLine(line, lines.length > 1 ? `line ${i + 1}, ` : '', entries, errors));
+  for (const [i, line] of lines.entries()) parseLine(line, lines.length > 1 ? `line ${i + 1}, ` : '', entries, errors);
   return { entries, errors };
 }
 

@@ -21,9 +21,7 @@ const MIN_SECRET_LENGTH = 4;
 /** Bytes: a fragment shorter than this is not a secret's half (it could be any word). */
 const MIN_FRAGMENT = 10;
 
-const SENSITIVE_KEYS = new Set(
-  ['password', 'private_key', 'privateKey', 'token', 'new_password', 'password_confirm'].map((k) => k.toLowerCase()),
-);
+const SENSITIVE_KEYS = new Set(['password', 'private_key', 'privateKey', 'token', 'new_password', 'password_confirm'].map((k) => k.toLowerCase()));
 
 /** secret → its label, and whether its fragments are hidden too */
 const secrets = new Map<string, { label: string; fragments: boolean }>();
@@ -173,10 +171,44 @@ const LATIN1_ENTITIES =
   'agrave aacute acirc atilde auml aring aelig ccedil egrave eacute ecirc euml igrave iacute icirc iuml eth ntilde ograve oacute ocirc otilde ouml divide oslash ugrave uacute ucirc uuml yacute thorn yuml';
 // HTML5 names of ASCII characters that encoders with an HTML5 table write.
 const ASCII_ENTITIES: Record<string, number> = {
-  quot: 34, amp: 38, apos: 39, lt: 60, gt: 62, Tab: 9, NewLine: 10, excl: 33, num: 35, dollar: 36, percnt: 37, lpar: 40,
-  rpar: 41, ast: 42, plus: 43, comma: 44, period: 46, sol: 47, colon: 58, semi: 59, equals: 61, quest: 63, commat: 64,
-  lsqb: 91, lbrack: 91, bsol: 92, rsqb: 93, rbrack: 93, Hat: 94, lowbar: 95, grave: 96, lcub: 123, lbrace: 123, verbar: 124,
-  vert: 124, rcub: 125, rbrace: 125, euro: 8364,
+  quot: 34,
+  amp: 38,
+  apos: 39,
+  lt: 60,
+  gt: 62,
+  Tab: 9,
+  NewLine: 10,
+  excl: 33,
+  num: 35,
+  dollar: 36,
+  percnt: 37,
+  lpar: 40,
+  rpar: 41,
+  ast: 42,
+  plus: 43,
+  comma: 44,
+  period: 46,
+  sol: 47,
+  colon: 58,
+  semi: 59,
+  equals: 61,
+  quest: 63,
+  commat: 64,
+  lsqb: 91,
+  lbrack: 91,
+  bsol: 92,
+  rsqb: 93,
+  rbrack: 93,
+  Hat: 94,
+  lowbar: 95,
+  grave: 96,
+  lcub: 123,
+  lbrace: 123,
+  verbar: 124,
+  vert: 124,
+  rcub: 125,
+  rbrace: 125,
+  euro: 8364,
 };
 const ENTITIES = new Map<string, number>([
   ...Object.entries(ASCII_ENTITIES),
@@ -213,7 +245,12 @@ function base64View(view: View, runStart: number, runEnd: number, offset: number
     // byte k of a group takes the low bits of character k and the high bits of character k + 1
     const k = n % 3;
     const at = c + k;
-    out[n] = k === 0 ? (sixBits(at) << 2) | (sixBits(at + 1) >> 4) : k === 1 ? ((sixBits(at) & 15) << 4) | (sixBits(at + 1) >> 2) : ((sixBits(at) & 3) << 6) | sixBits(at + 1);
+    out[n] =
+      k === 0
+        ? (sixBits(at) << 2) | (sixBits(at + 1) >> 4)
+        : k === 1
+          ? ((sixBits(at) & 15) << 4) | (sixBits(at + 1) >> 2)
+          : ((sixBits(at) & 3) << 6) | sixBits(at + 1);
     start[n] = view.start[at]!;
     end[n] = view.end[Math.min(at + 1, runEnd - 1)]!;
     if (k === 2) c += 4;
@@ -462,9 +499,7 @@ export function redactValue(value: unknown): unknown {
 function hasSensitiveKey(value: unknown): boolean {
   if (Array.isArray(value)) return value.some(hasSensitiveKey);
   if (value !== null && typeof value === 'object') {
-    return Object.entries(value).some(
-      ([k, v]) => (SENSITIVE_KEYS.has(k.toLowerCase()) && v !== null && v !== '') || hasSensitiveKey(v),
-    );
+    return Object.entries(value).some(([k, v]) => (SENSITIVE_KEYS.has(k.toLowerCase()) && v !== null && v !== '') || hasSensitiveKey(v));
   }
   return false;
 }

@@ -1,9 +1,9 @@
-import { OUTCOME_ORDER, OUTCOMES, zeroCounts, type ConsoleColour, type Outcome } from '../core/outcomes.ts';
+import { type ConsoleColour, OUTCOME_ORDER, OUTCOMES, type Outcome, zeroCounts } from '../core/outcomes.ts';
+import { scrub } from '../core/redact.ts';
 import { AREAS, type Area } from '../suites/catalogue/clauses.ts';
 import type { RunProgress, TestResult } from '../suites/harness/results.ts';
 import type { RunResult } from '../suites/runner/run-suites.ts';
 import type { Verdict } from '../suites/runner/verdict.ts';
-import { scrub } from '../core/redact.ts';
 
 const SGR: Record<ConsoleColour, string> = { green: '32', red: '31', yellow: '33', cyan: '36', magenta: '35', gray: '90' };
 

@@ -1,5 +1,5 @@
-import type { Level } from '../suites/catalogue/clauses.ts';
 import type { Outcome } from '../core/outcomes.ts';
+import type { Level } from '../suites/catalogue/clauses.ts';
 import type { ResultsDocument } from './results-json.ts';
 
 export interface OutcomeChange {
@@ -21,7 +21,14 @@ export function diffResults(before: ResultsDocument, after: ResultsDocument): Ou
     old.delete(c.id);
     if (was === c.outcome) continue;
     const expectedFailure = c.expectation?.status === 'expected-failure';
-    changes.push({ id: c.id, level: c.level, before: was, after: c.outcome, regression: c.level === 'MUST' && was === 'pass' && c.outcome === 'fail' && !expectedFailure, expectedFailure });
+    changes.push({
+      id: c.id,
+      level: c.level,
+      before: was,
+      after: c.outcome,
+      regression: c.level === 'MUST' && was === 'pass' && c.outcome === 'fail' && !expectedFailure,
+      expectedFailure,
+    });
   }
   for (const c of old.values()) changes.push({ id: c.id, level: c.level, before: c.outcome, after: 'absent', regression: false, expectedFailure: false });
   return changes;

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { byWeight, isOutcome, OUTCOMES } from '../core/outcomes.ts';
-import { AREAS } from '../suites/catalogue/clauses.ts';
 import type { Exchange } from '../core/exchange.ts';
+import { byWeight, isOutcome, OUTCOMES } from '../core/outcomes.ts';
 import { scrub } from '../core/redact.ts';
-import type { ResultsClause, ResultsDocument, ResultsTest } from './results-json.ts';
+import { AREAS } from '../suites/catalogue/clauses.ts';
 import { SCRIPT } from './html/script.ts';
 import { STYLE } from './html/style.ts';
+import type { ResultsClause, ResultsDocument, ResultsTest } from './results-json.ts';
 
 interface OutcomeInfo {
   label: string;
@@ -17,7 +17,12 @@ interface OutcomeInfo {
 // Outcomes come from core/outcomes.ts; the two expectation statuses that older documents carry
 // as outcome strings, and any outcome this report does not know, are shown here.
 const EXPECTATION_AS_OUTCOME: Record<string, OutcomeInfo> = {
-  'stale-expectation': { label: 'stale expectation', meaning: 'the expectations file no longer matches this result', problem: true, className: 'o-stale-expectation' },
+  'stale-expectation': {
+    label: 'stale expectation',
+    meaning: 'the expectations file no longer matches this result',
+    problem: true,
+    className: 'o-stale-expectation',
+  },
   'expected-failure': { label: 'expected failure', meaning: 'fails as the expectations file says', problem: false, className: 'o-expected-failure' },
 };
 const ORDER = [...byWeight().filter((o) => OUTCOMES[o].problem), ...Object.keys(EXPECTATION_AS_OUTCOME), ...byWeight().filter((o) => !OUTCOMES[o].problem)];
@@ -40,7 +45,14 @@ function info(outcome: string): OutcomeInfo {
     const { label, meaning, problem, html } = OUTCOMES[outcome];
     return { label, meaning, problem, className: html.className };
   }
-  return (Object.hasOwn(EXPECTATION_AS_OUTCOME, outcome) ? EXPECTATION_AS_OUTCOME[outcome] : undefined) ?? { label: outcome, meaning: 'an outcome this report does not know', problem: true, className: 'o-other' };
+  return (
+    (Object.hasOwn(EXPECTATION_AS_OUTCOME, outcome) ? EXPECTATION_AS_OUTCOME[outcome] : undefined) ?? {
+      label: outcome,
+      meaning: 'an outcome this report does not know',
+      problem: true,
+      className: 'o-other',
+    }
+  );
 }
 
 function outcomeClass(outcome: string): string {
@@ -179,8 +191,7 @@ function summary(doc: ResultsDocument): string {
 function legend(doc: ResultsDocument): string {
   const counts = clauseCounts(doc);
   const items = outcomesIn(doc).map(
-    (o) =>
-      `<li title="${esc(info(o).meaning)}"><span class="swatch ${outcomeClass(o)}"></span>${esc(info(o).label)} <b>${counts.get(o) ?? 0}</b></li>`,
+    (o) => `<li title="${esc(info(o).meaning)}"><span class="swatch ${outcomeClass(o)}"></span>${esc(info(o).label)} <b>${counts.get(o) ?? 0}</b></li>`,
   );
   const statuses = new Map<string, number>();
   for (const c of doc.clauses) {

@@ -79,7 +79,10 @@ function caseBody(c: Case, strict: boolean): { kind: Kind; body: string[]; statu
   const { test, clauses } = c;
   const view = OUTCOMES[test.outcome];
   if (clauses.every((cl) => cl.outcome === 'skipped-unverifiable' && cl.note) && view.judged) {
-    return { kind: 'skipped', body: [element('skipped', { message: `${OUTCOMES['skipped-unverifiable'].label}: ${clauses.map((cl) => cl.note).join('; ')}` })] };
+    return {
+      kind: 'skipped',
+      body: [element('skipped', { message: `${OUTCOMES['skipped-unverifiable'].label}: ${clauses.map((cl) => cl.note).join('; ')}` })],
+    };
   }
   switch (view.junit) {
     case 'failure':
@@ -88,12 +91,24 @@ function caseBody(c: Case, strict: boolean): { kind: Kind; body: string[]; statu
       const expected = failing.length > 0 && failing.every((cl) => cl.expectation?.status === 'expected-failure');
       if (expected) {
         const reasons = failing.map((cl) => `${cl.id}: ${cl.expectation?.reason ?? ''}`).join('; ');
-        return { kind: 'skipped', body: [element('skipped', { message: `expected failure (known deviation) ${reasons}` }), element('system-out', {}, failureText(c))] };
+        return {
+          kind: 'skipped',
+          body: [element('skipped', { message: `expected failure (known deviation) ${reasons}` }), element('system-out', {}, failureText(c))],
+        };
       }
       if (view.junit === 'failure' || (strict && test.level === 'SHOULD')) {
         return { kind: 'failure', body: [element('failure', { message: oneLine(c), type: view.junit === 'failure' ? 'MUST' : 'SHOULD' }, failureText(c))] };
       }
-      return { kind: undefined, body: [element('system-out', {}, `${view.label} (${test.level}, does not fail the run${strict ? '' : ' without --strict'}): ${oneLine(c)}\n\n${failureText(c)}`)] };
+      return {
+        kind: undefined,
+        body: [
+          element(
+            'system-out',
+            {},
+            `${view.label} (${test.level}, does not fail the run${strict ? '' : ' without --strict'}): ${oneLine(c)}\n\n${failureText(c)}`,
+          ),
+        ],
+      };
     }
     case 'error':
       return { kind: 'error', body: [element('error', { message: oneLine(c), type: test.outcome }, failureText(c))] };
@@ -103,9 +118,16 @@ function caseBody(c: Case, strict: boolean): { kind: Kind; body: string[]; statu
     }
     case 'observation':
     case 'success': {
-      const observation = view.junit === 'observation'
-        ? [element('system-out', {}, `${view.label} (${test.level}, implementation-defined; not a pass, does not fail the run):\n${observedText(test)}\n\n${spec(clauses)}`)]
-        : [];
+      const observation =
+        view.junit === 'observation'
+          ? [
+              element(
+                'system-out',
+                {},
+                `${view.label} (${test.level}, implementation-defined; not a pass, does not fail the run):\n${observedText(test)}\n\n${spec(clauses)}`,
+              ),
+            ]
+          : [];
       const status = view.junit === 'observation' ? { status: view.label } : {};
       const stale = clauses.filter((cl) => cl.expectation?.status === 'stale-expectation');
       if (stale.length === 0) return { kind: undefined, body: observation, ...status };
@@ -124,8 +146,15 @@ export function renderJunit(doc: ResultsDocument): string {
   const timestamp = doc.startedAt.replace(/\.\d+Z$/, 'Z');
   const properties = [
     '    <properties>',
-    ...Object.entries({ pmv6: doc.pmv6, format: doc.format, runId: doc.runId, seed: String(doc.seed), target: doc.target.url, strict: String(strict), verdict: doc.verdict.label })
-      .map(([name, value]) => `      <property name="${xmlAttr(name)}" value="${xmlAttr(value)}"/>`),
+    ...Object.entries({
+      pmv6: doc.pmv6,
+      format: doc.format,
+      runId: doc.runId,
+      seed: String(doc.seed),
+      target: doc.target.url,
+      strict: String(strict),
+      verdict: doc.verdict.label,
+    }).map(([name, value]) => `      <property name="${xmlAttr(name)}" value="${xmlAttr(value)}"/>`),
     '    </properties>',
   ];
   const suites: string[] = [];
@@ -133,7 +162,10 @@ export function renderJunit(doc: ResultsDocument): string {
   const totals = { tests: 0, failures: 0, errors: 0, skipped: 0 };
   const suite = (name: string, cases: Array<{ name: string; time: string; file?: string; kind: Kind; body: string[]; status?: string }>, time: number) => {
     const n = { tests: cases.length, failures: 0, errors: 0, skipped: 0 };
-    for (const c of cases) if (c.kind === 'failure') n.failures++; else if (c.kind === 'error') n.errors++; else if (c.kind === 'skipped') n.skipped++;
+    for (const c of cases)
+      if (c.kind === 'failure') n.failures++;
+      else if (c.kind === 'error') n.errors++;
+      else if (c.kind === 'skipped') n.skipped++;
     for (const k of ['tests', 'failures', 'errors', 'skipped'] as const) totals[k] += n[k];
     suites.push(
       `  <testsuite${attrs({ name, tests: n.tests, failures: n.failures, errors: n.errors, skipped: n.skipped, time: seconds(time), timestamp, hostname: doc.hostname, id: id++ })}>`,
@@ -155,7 +187,12 @@ export function renderJunit(doc: ResultsDocument): string {
   if (doc.harnessErrors.length > 0) {
     suite(
       'pmv6.harness',
-      doc.harnessErrors.map((e, i) => ({ name: `harness error ${i + 1}`, time: seconds(0), kind: 'error' as const, body: [element('error', { message: e.split('\n')[0] ?? e, type: 'harness-error' }, e)] })),
+      doc.harnessErrors.map((e, i) => ({
+        name: `harness error ${i + 1}`,
+        time: seconds(0),
+        kind: 'error' as const,
+        body: [element('error', { message: e.split('\n')[0] ?? e, type: 'harness-error' }, e)],
+      })),
       0,
     );
   }

@@ -1,8 +1,8 @@
 import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { OUTCOME_ORDER, OUTCOMES, zeroCounts, type Outcome } from '../core/outcomes.ts';
-import { AREAS, type Area } from '../suites/catalogue/clauses.ts';
+import { OUTCOME_ORDER, OUTCOMES, type Outcome, zeroCounts } from '../core/outcomes.ts';
 import { scrub } from '../core/redact.ts';
+import { AREAS, type Area } from '../suites/catalogue/clauses.ts';
 import type { ResultsClause, ResultsDocument } from './results-json.ts';
 
 /**
@@ -29,7 +29,12 @@ function verdictLine(doc: ResultsDocument): string {
     `${n.pass}/${doc.clauses.length} clauses passed, ${n.fail} failed, ${n.info} ${OUTCOMES.info.label}, ${n.warn} warned, ${n['skipped-unverifiable']} unverifiable, ` +
       `${n['setup-failed'] + n['harness-error']} inconclusive. Target ${md(doc.target.url)}, run ${md(doc.runId)}, seed ${doc.seed}, ` +
       `${(doc.durationMs / 1000).toFixed(1)} s${doc.verdict.strict ? ', --strict' : ''}.`,
-    ...(stale.length > 0 ? ['', `Stale expectations (listed as known deviations, but passed${doc.verdict.strict ? '; they fail the run under --strict' : ''}): ${stale.join(', ')}`] : []),
+    ...(stale.length > 0
+      ? [
+          '',
+          `Stale expectations (listed as known deviations, but passed${doc.verdict.strict ? '; they fail the run under --strict' : ''}): ${stale.join(', ')}`,
+        ]
+      : []),
   ].join('\n');
 }
 
@@ -51,7 +56,8 @@ function areaTable(doc: ResultsDocument): string {
 function clauseLines(c: ResultsClause): string[] {
   const failed = c.tests.find((t) => t.outcome === c.outcome && t.failure);
   const f = failed?.failure;
-  const detail = f?.expected !== undefined ? `expected ${md(f.expected, 150)}; actual ${md(f.actual ?? '?', 150)}` : f ? md(f.message.split('\n')[0] ?? '', 200) : '';
+  const detail =
+    f?.expected !== undefined ? `expected ${md(f.expected, 150)}; actual ${md(f.actual ?? '?', 150)}` : f ? md(f.message.split('\n')[0] ?? '', 200) : '';
   const known = c.expectation?.status === 'expected-failure' ? ` (known deviation: ${md(c.expectation.reason, 150)})` : '';
   // A trailing backslash is a hard line break (CommonMark 6.7): one list item, three lines.
   return [`- **${c.id}** ${c.level} ${md(c.behaviour)}${known}\\`, `  spec: “${md(c.quote, 400)}”${detail ? '\\' : ''}`, ...(detail ? [`  ${detail}`] : [])];

@@ -1,8 +1,8 @@
-import { UsageError } from '../core/errors.ts';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { UsageError } from '../core/errors.ts';
 
 import { RESULTS_FORMAT, type ResultsDocument } from './results-json.ts';
 

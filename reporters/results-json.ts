@@ -1,13 +1,13 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import type { Clause } from '../suites/catalogue/clauses.ts';
+import type { ExpectationStatus } from '../core/expectations.ts';
 import type { Outcome } from '../core/outcomes.ts';
-import type { FailureRecord, TestResult } from '../suites/harness/results.ts';
+import { redactExchange, scrub } from '../core/redact.ts';
+import type { Clause } from '../suites/catalogue/clauses.ts';
+import type { TestResult } from '../suites/harness/results.ts';
 import type { RunResult } from '../suites/runner/run-suites.ts';
 import type { Verdict } from '../suites/runner/verdict.ts';
-import { redactExchange, scrub } from '../core/redact.ts';
-import type { ExpectationStatus } from '../core/expectations.ts';
 
 /**
  * Additive changes keep the major; a breaking change bumps it (reporters/README.md). /2: the
@@ -119,9 +119,7 @@ export function resultsDocument(
           durationMs: t.durationMs,
           ...(t.note ? { note: t.note } : {}),
           ...(t.observed ? { observed: t.observed } : {}),
-          ...(t.failure
-            ? { failure: { ...t.failure, ...(t.failure.exchange ? { exchange: redactExchange(t.failure.exchange) } : {}) } }
-            : {}),
+          ...(t.failure ? { failure: { ...t.failure, ...(t.failure.exchange ? { exchange: redactExchange(t.failure.exchange) } : {}) } } : {}),
         })),
       };
     }),

@@ -4,7 +4,7 @@ import { scrub } from '../core/redact.ts';
 import { renderHtml } from './html.ts';
 import { writeJunit } from './junit.ts';
 import { writeSummary } from './markdown.ts';
-import { writeResultsJson, type ResultsDocument } from './results-json.ts';
+import { type ResultsDocument, writeResultsJson } from './results-json.ts';
 
 /** summary.md (also appended to $GITHUB_STEP_SUMMARY), report.html and junit.xml, from a results document. */
 export async function renderReports(dir: string, doc: ResultsDocument, env: NodeJS.ProcessEnv = process.env): Promise<string[]> {

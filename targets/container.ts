@@ -1,11 +1,11 @@
-import { TargetError } from '../core/errors.ts';
-import { preflight } from './preflight.ts';
-import type { BaseConfig, Target } from './target.ts';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
-import type { RunConfig } from '../suites/harness/config.ts';
+import { TargetError } from '../core/errors.ts';
 import { registerSecret, scrub } from '../core/redact.ts';
+import type { RunConfig } from '../suites/harness/config.ts';
+import { preflight } from './preflight.ts';
+import type { BaseConfig, Target } from './target.ts';
 
 // `pmv6 run --image NAME`: the target is a container started here with testcontainers, found the
 // way testcontainers finds an engine (DOCKER_HOST, ~/.testcontainers.properties, the local socket).
@@ -51,11 +51,7 @@ export interface ContainerTarget {
 
 // An image started for this run, then checked by the same preflight as a URL target; stopped
 // again when the preflight refuses it.
-export async function containerTarget(
-  base: BaseConfig,
-  opts: ContainerOptions,
-  hmac?: { publicKey: string; privateKey: string },
-): Promise<Target> {
+export async function containerTarget(base: BaseConfig, opts: ContainerOptions, hmac?: { publicKey: string; privateKey: string }): Promise<Target> {
   const started = await startContainerTarget(opts);
   const id = started.containerId.slice(0, 12);
   opts.log?.(`container ${id} answered after ${started.startupMs} ms`);
@@ -108,7 +104,9 @@ export async function startContainerTarget(opts: ContainerOptions): Promise<Cont
   try {
     client = await tc.getContainerRuntimeClient();
   } catch (e) {
-    throw new ContainerError(`no container engine reachable for --image (start Docker or set DOCKER_HOST; inside a container, TESTCONTAINERS_HOST_OVERRIDE may be needed; DEBUG='testcontainers*' shows why): ${firstLine(e)}`);
+    throw new ContainerError(
+      `no container engine reachable for --image (start Docker or set DOCKER_HOST; inside a container, TESTCONTAINERS_HOST_OVERRIDE may be needed; DEBUG='testcontainers*' shows why): ${firstLine(e)}`,
+    );
   }
   const imageName = tc.ImageName.fromString(opts.image);
   if (!(await client.image.exists(imageName))) {
@@ -142,7 +140,9 @@ export async function startContainerTarget(opts: ContainerOptions): Promise<Cont
     Object.assign(env, { PMV6_ADMIN_USER: user, PMV6_ADMIN_PASSWORD: password, PMV6_CONTROL_TOKEN: controlToken, PORT: String(containerPort) });
     if (host && local) env.PMV6_HOST = '127.0.0.1';
   } else if (!user || !password) {
-    throw new ContainerOptionError('--image needs the admin credentials of the installation in the container: --user and --password (or PMV6_USER and PMV6_PASSWORD); only the pmv6 reference image is configured automatically');
+    throw new ContainerOptionError(
+      '--image needs the admin credentials of the installation in the container: --user and --password (or PMV6_USER and PMV6_PASSWORD); only the pmv6 reference image is configured automatically',
+    );
   }
   registerSecret(password, 'admin password');
   if (controlToken) registerSecret(controlToken, 'control token');
@@ -223,7 +223,10 @@ async function waitForHttp(url: string, timeoutMs: number, exited: () => Promise
     }
     const why = await exited().catch(() => undefined);
     if (why) throw new ContainerError(scrub(`the container did not answer at ${url}: ${why}`));
-    if (Date.now() > deadline) throw new ContainerError(`the container did not answer at ${url} within ${Math.round(timeoutMs / 1000)} s (${last}); check --container-port, --base-path and --wait-path`);
+    if (Date.now() > deadline)
+      throw new ContainerError(
+        `the container did not answer at ${url} within ${Math.round(timeoutMs / 1000)} s (${last}); check --container-port, --base-path and --wait-path`,
+      );
     await new Promise((r) => setTimeout(r, 200));
   }
 }
@@ -233,7 +236,7 @@ async function logTail(container: { logs(opts: { stdout: boolean; stderr: boolea
     const buf = await container.logs({ stdout: true, stderr: true, tail: 5, follow: false });
     // Without a TTY the stream is multiplexed: 8-byte frame headers before each chunk.
     let text = '';
-    for (let i = 0; i + 8 <= buf.length;) {
+    for (let i = 0; i + 8 <= buf.length; ) {
       const len = buf.readUInt32BE(i + 4);
       text += buf.subarray(i + 8, i + 8 + len).toString('utf8');
       i += 8 + len;
@@ -282,7 +285,10 @@ function removeOnExit(id: string): { onSignal(close: () => Promise<void>): void;
   process.once('exit', onExit);
   return {
     onSignal(close) {
-      for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+      for (const [signal, code] of [
+        ['SIGINT', 130],
+        ['SIGTERM', 143],
+      ] as const) {
         // Listeners already there (libraries' exit hooks such as signal-exit's) do not count.
         const before = new Set(process.listeners(signal));
         const handler = () => {

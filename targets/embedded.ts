@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { registerSecret } from '../core/redact.ts';
 import { createReferenceServer, type ReferenceServer } from '../fixtures/reference-server/src/index.ts';
 import type { RunConfig } from '../suites/harness/config.ts';
-import { registerSecret } from '../core/redact.ts';
 import type { Target } from './target.ts';
-import { selfSignedCertificate, type Certificate } from './tls.ts';
+import { type Certificate, selfSignedCertificate } from './tls.ts';
 
 export type EmbeddedTarget = Target & { kind: 'embedded' };
 

@@ -3,7 +3,6 @@ import { ApiClient } from '../suites/harness/client.ts';
 import type { RunConfig } from '../suites/harness/config.ts';
 import { ControlClient } from '../suites/harness/control.ts';
 
-
 export type PreflightConfig = Pick<RunConfig, 'target' | 'user' | 'password' | 'timeoutMs' | 'maxResponseBytes' | 'tls' | 'control'>;
 
 // Before any suite runs (and before any load), one authenticated GET of version.json tells a
@@ -28,11 +27,10 @@ export async function preflight(config: PreflightConfig): Promise<unknown> {
       throw new TargetError(`cannot reach ${config.target}: ${error}${hint}`);
     }
     const { status } = ex.response;
-    const message = typeof (ex.json as { message?: unknown } | undefined)?.message === 'string'
-      ? (ex.json as { message: string }).message
-      : '';
+    const message = typeof (ex.json as { message?: unknown } | undefined)?.message === 'string' ? (ex.json as { message: string }).message : '';
     if (status === 401) throw new TargetError(`the target rejected the credentials of user "${config.user}" (401 on GET ${api}version.json)`);
-    if (status === 503) throw new TargetError(`the target is in maintenance mode (503 on GET ${api}version.json${message ? `: ${message}` : ''}); turn it off before a run`);
+    if (status === 503)
+      throw new TargetError(`the target is in maintenance mode (503 on GET ${api}version.json${message ? `: ${message}` : ''}); turn it off before a run`);
     if (status === 403 && /disabled/i.test(message)) throw new TargetError(`API access is disabled on the target (403: ${message}); enable it before a run`);
     if (status !== 200 || ex.json === undefined) {
       throw new TargetError(`no v6 API at ${api} (GET version.json answered ${status}${ex.json === undefined ? ', not JSON' : ''}); check the base URL`);

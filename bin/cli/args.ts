@@ -1,6 +1,5 @@
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { UsageError } from '../../core/errors.ts';
-
 
 // Strict parsing: an unknown flag or a missing value is a usage error (exit 2), never ignored.
 export function parse<T extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: T) {

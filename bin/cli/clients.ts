@@ -1,14 +1,14 @@
-import { UsageError } from '../../core/errors.ts';
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { createClientKit } from '../../clients/kit.ts';
 import { matrixText, runClientMatrix } from '../../clients/kill-matrix.ts';
+import { createClientKit } from '../../clients/kit.ts';
 import { parseScenario, SCENARIOS } from '../../clients/scenarios.ts';
-import { CLIENT_CLAUSES } from '../../suites/catalogue/client-clauses.ts';
+import { UsageError } from '../../core/errors.ts';
 import { registerCredentials, registerSecret } from '../../core/redact.ts';
 import { clientVerdictText } from '../../reporters/clients/console.ts';
 import { clientResultsDocument } from '../../reporters/clients/results.ts';
 import { writeClientReports } from '../../reporters/clients/write.ts';
+import { CLIENT_CLAUSES } from '../../suites/catalogue/client-clauses.ts';
 import { intOption, parse } from './args.ts';
 
 const HELP = `pmv6 clients: the client conformance kit
@@ -83,7 +83,7 @@ async function serve(argv: string[]): Promise<number> {
   registerCredentials(adminUser, adminPassword, 'admin password');
   registerSecret(controlToken, 'control token');
 
-  let kit;
+  let kit: Awaited<ReturnType<typeof createClientKit>> | undefined;
   let base: string;
   try {
     kit = await createClientKit({ adminUser, adminPassword, controlToken, hmacWindowSeconds, ...(scenario ? { scenario } : {}) });

@@ -1,5 +1,5 @@
 import { UsageError } from '../../core/errors.ts';
-import { ContainerOptionError, normaliseBasePath, parseContainerEnv, type ContainerOptions } from '../../targets/container.ts';
+import { ContainerOptionError, type ContainerOptions, normaliseBasePath, parseContainerEnv } from '../../targets/container.ts';
 import { intOption } from './args.ts';
 
 // The --image flags of `pmv6 run`; the container logic is in targets/container.ts.
@@ -41,7 +41,13 @@ interface Values {
 /** The container to start, from the flags; undefined without --image. */
 export function containerOptions(
   values: Values,
-  given: { target?: string | undefined; control?: string | undefined; user?: string | undefined; password?: string | undefined; controlToken?: string | undefined },
+  given: {
+    target?: string | undefined;
+    control?: string | undefined;
+    user?: string | undefined;
+    password?: string | undefined;
+    controlToken?: string | undefined;
+  },
 ): Omit<ContainerOptions, 'log'> | undefined {
   const image = values.image;
   if (image === undefined) {

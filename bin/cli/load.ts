@@ -1,15 +1,23 @@
-import { TargetError as PreflightError, UsageError } from '../../core/errors.ts';
 import { readFile, writeFile } from 'node:fs/promises';
-import { renderLoadComparisonHtml } from '../../load/engine/report-html.ts';
+import { TargetError as PreflightError, UsageError } from '../../core/errors.ts';
 import { registerSecret, scrub } from '../../core/redact.ts';
-import { preflight } from '../../targets/preflight.ts';
-import { checkInputFile, checkOutputFile } from './paths.ts';
 import { compareResults, comparisonText, DEFAULT_COMPARE } from '../../load/engine/compare.ts';
-import { startSeededTarget, type LoadTarget } from '../../load/engine/embedded.ts';
-import { DEFAULT_MAX_REQUESTS, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS, MAX_DURATION_MS, runLoad, TargetError, type LoadResults } from '../../load/engine/engine.ts';
+import { type LoadTarget, startSeededTarget } from '../../load/engine/embedded.ts';
+import {
+  DEFAULT_MAX_REQUESTS,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_TIMEOUT_MS,
+  type LoadResults,
+  MAX_DURATION_MS,
+  runLoad,
+  TargetError,
+} from '../../load/engine/engine.ts';
+import { renderLoadComparisonHtml } from '../../load/engine/report-html.ts';
 import { loadScenario, parseDuration, parseThreshold, scenarioNames, type Threshold } from '../../load/engine/scenario.ts';
 import type { Credentials } from '../../load/engine/types.ts';
+import { preflight } from '../../targets/preflight.ts';
 import { intOption, parse, urlOption } from './args.ts';
+import { checkInputFile, checkOutputFile } from './paths.ts';
 
 const HELP = `pmv6 load: generate load from a scenario of load/scenarios/ and judge it by its thresholds
 
@@ -78,7 +86,7 @@ export async function load(argv: string[]): Promise<number> {
     return 0;
   }
   if (values.scenario === undefined) throw new UsageError(`--scenario is required: ${scenarioNames().join(', ')}`);
-  let scenario;
+  let scenario: ReturnType<typeof loadScenario>;
   try {
     scenario = loadScenario(values.scenario);
   } catch (e) {
@@ -113,7 +121,8 @@ export async function load(argv: string[]): Promise<number> {
     }
   });
   let baseline: LoadResults | undefined;
-  if (values.report !== undefined && values.baseline === undefined) throw new UsageError('--report draws the comparison with a baseline: it needs --baseline FILE');
+  if (values.report !== undefined && values.baseline === undefined)
+    throw new UsageError('--report draws the comparison with a baseline: it needs --baseline FILE');
   if (values.out !== undefined) await checkOutputFile('--out', values.out);
   if (values.report !== undefined) await checkOutputFile('--report', values.report);
   if (values.ca !== undefined) await checkInputFile('--ca', values.ca, 1024 * 1024);
@@ -124,11 +133,15 @@ export async function load(argv: string[]): Promise<number> {
     } catch (e) {
       throw new UsageError(`--baseline ${values.baseline}: ${(e as Error).message}`);
     }
-    if (baseline.tool !== 'pmv6 load' || typeof baseline.endpoints !== 'object') throw new UsageError(`--baseline ${values.baseline} is not a pmv6 load results file`);
+    if (baseline.tool !== 'pmv6 load' || typeof baseline.endpoints !== 'object')
+      throw new UsageError(`--baseline ${values.baseline} is not a pmv6 load results file`);
   }
-  const ca = values.ca === undefined ? undefined : await readFile(values.ca, 'utf8').catch(() => {
-    throw new UsageError(`--ca ${values.ca}: cannot read`);
-  });
+  const ca =
+    values.ca === undefined
+      ? undefined
+      : await readFile(values.ca, 'utf8').catch(() => {
+          throw new UsageError(`--ca ${values.ca}: cannot read`);
+        });
 
   const env = process.env;
   let embedded: LoadTarget | undefined;
@@ -166,7 +179,8 @@ export async function load(argv: string[]): Promise<number> {
   let results: LoadResults;
   try {
     const model = vus !== undefined ? `${vus} VUs` : rate !== undefined ? `${rate} iterations/s` : 'the scenario model';
-    if (!values.quiet) err.write(`pmv6 load: ${scenario.name} against ${target} (${embedded ? 'embedded reference server, ' : ''}${scenario.auth}), ${model}\n`);
+    if (!values.quiet)
+      err.write(`pmv6 load: ${scenario.name} against ${target} (${embedded ? 'embedded reference server, ' : ''}${scenario.auth}), ${model}\n`);
     results = await runLoad({
       target,
       credentials,

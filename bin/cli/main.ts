@@ -5,10 +5,22 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<(argv: str
   run: { summary: 'run the conformance suites against a target (default: the embedded reference server)', load: async () => (await import('./run.ts')).run },
   serve: { summary: 'run the reference v6 server in the foreground', load: async () => (await import('./serve.ts')).serve },
   clauses: { summary: 'list the clause catalogue (--json for machine use)', load: async () => (await import('./clauses.ts')).clauses },
-  report: { summary: 'render summary.md, report.html and junit.xml from results.json, or --diff two runs', load: async () => (await import('./report.ts')).report },
-  mutants: { summary: 'run the kill matrix: the suites against every mutant of the reference server', load: async () => (await import('./mutants.ts')).mutants },
-  clients: { summary: 'the client conformance kit: check a client\'s requests, serve scenarios (serve, matrix)', load: async () => (await import('./clients.ts')).clients },
-  load: { summary: 'generate load from a scenario; thresholds decide the exit code; --baseline compares runs', load: async () => (await import('./load.ts')).load },
+  report: {
+    summary: 'render summary.md, report.html and junit.xml from results.json, or --diff two runs',
+    load: async () => (await import('./report.ts')).report,
+  },
+  mutants: {
+    summary: 'run the kill matrix: the suites against every mutant of the reference server',
+    load: async () => (await import('./mutants.ts')).mutants,
+  },
+  clients: {
+    summary: "the client conformance kit: check a client's requests, serve scenarios (serve, matrix)",
+    load: async () => (await import('./clients.ts')).clients,
+  },
+  load: {
+    summary: 'generate load from a scenario; thresholds decide the exit code; --baseline compares runs',
+    load: async () => (await import('./load.ts')).load,
+  },
 };
 
 export const USAGE = `pmv6: conformance suite and load harness for the Password Manager Service REST API v6
@@ -54,7 +66,9 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`pmv6 ${name}: ${scrub(`cannot ${err.syscall} ${err.path ?? ''}: ${err.code}`)}\n`);
       return 2;
     }
-    process.stderr.write(`pmv6 ${name}: internal error: ${scrub(String(err?.message ?? e).split('\n')[0] ?? '')}${process.env.PMV6_DEBUG ? `\n${scrub(String(err?.stack))}` : ' (PMV6_DEBUG=1 shows the stack)'}\n`);
+    process.stderr.write(
+      `pmv6 ${name}: internal error: ${scrub(String(err?.message ?? e).split('\n')[0] ?? '')}${process.env.PMV6_DEBUG ? `\n${scrub(String(err?.stack))}` : ' (PMV6_DEBUG=1 shows the stack)'}\n`,
+    );
     return 3;
   }
 }

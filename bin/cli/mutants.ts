@@ -1,6 +1,6 @@
 import { UsageError } from '../../core/errors.ts';
 import { MUTANTS } from '../../fixtures/mutants/index.ts';
-import { matrixText, runMatrix, type MutantResult } from '../../suites/runner/kill-matrix.ts';
+import { type MutantResult, matrixText, runMatrix } from '../../suites/runner/kill-matrix.ts';
 import { intOption, parse } from './args.ts';
 
 const HELP = `pmv6 mutants: run the suites against every mutant of the reference server (the kill matrix)
@@ -31,7 +31,10 @@ export async function mutants(argv: string[]): Promise<number> {
   const jobs = intOption('jobs', values.jobs, 1, 16) ?? 2;
   let selected = MUTANTS;
   if (values.only !== undefined) {
-    const ids = values.only.split(',').map((s) => s.trim()).filter(Boolean);
+    const ids = values.only
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     const unknown = ids.filter((id) => !MUTANTS.some((m) => m.id === id));
     if (ids.length === 0 || unknown.length > 0) throw new UsageError(`--only: unknown mutant ${unknown.join(', ') || '(none given)'}; see pmv6 mutants --list`);
     selected = MUTANTS.filter((m) => ids.includes(m.id));
@@ -42,7 +45,12 @@ export async function mutants(argv: string[]): Promise<number> {
   }
   const matrix = await runMatrix(selected, {
     jobs,
-    ...(values.json ? {} : { onResult: (r: MutantResult, done: number, total: number) => process.stderr.write(`[${done}/${total}] ${r.id}: ${r.killed ? 'killed' : 'SURVIVED'} (${r.clause} ${r.outcome})\n`) }),
+    ...(values.json
+      ? {}
+      : {
+          onResult: (r: MutantResult, done: number, total: number) =>
+            process.stderr.write(`[${done}/${total}] ${r.id}: ${r.killed ? 'killed' : 'SURVIVED'} (${r.clause} ${r.outcome})\n`),
+        }),
   });
   process.stdout.write(values.json ? `${JSON.stringify(matrix, null, 2)}\n` : matrixText(matrix));
   return matrix.killed === matrix.total ? 0 : 1;

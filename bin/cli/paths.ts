@@ -1,8 +1,8 @@
-import { UsageError } from '../../core/errors.ts';
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access, mkdir, open, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { UsageError } from '../../core/errors.ts';
 
 // Every path the CLI writes or reads is checked before any work, so a bad one is one line and
 // exit 2 up front, never a stack trace after the run.

@@ -1,7 +1,7 @@
-import { UsageError } from '../../core/errors.ts';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { DEFAULT_TIMEOUTS, createReferenceServer, type Timeouts } from '../../fixtures/reference-server/src/index.ts';
+import { UsageError } from '../../core/errors.ts';
+import { createReferenceServer, DEFAULT_TIMEOUTS, type Timeouts } from '../../fixtures/reference-server/src/index.ts';
 import { intOption, parse } from './args.ts';
 
 const HELP = `pmv6 serve: run the reference v6 server in the foreground
@@ -80,7 +80,7 @@ export async function serve(argv: string[]): Promise<number> {
   const adminPassword = given ?? randomBytes(12).toString('base64url');
   const controlToken = values['control-token'] ?? process.env.PMV6_CONTROL_TOKEN;
 
-  let server;
+  let server: Awaited<ReturnType<typeof createReferenceServer>> | undefined;
   let base: string;
   try {
     server = await createReferenceServer({

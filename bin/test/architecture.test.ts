@@ -13,7 +13,7 @@ interface Layer {
   folders: string[];
 }
 
-export function layersOf(markdown: string): Layer[] {
+function layersOf(markdown: string): Layer[] {
   const section = markdown.split(/^## Layers$/m)[1]?.split(/^## /m)[0] ?? '';
   const layers: Layer[] = [];
   for (const m of section.matchAll(/^(\d+)\. ((?:`[^`]+\/`(?:, )?)+):/gm)) {
@@ -58,7 +58,9 @@ function relativeImports(): Import[] {
   for (const top of new Set(tops)) {
     for (const file of sources(join(ROOT, top))) {
       const text = readFileSync(file, 'utf8');
-      for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"]*?(?:from\s*)?['"](\.{1,2}\/[^'"]+)['"]|\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g)) {
+      for (const m of text.matchAll(
+        /(?:^|\n)\s*(?:import|export)\b[^'"]*?(?:from\s*)?['"](\.{1,2}\/[^'"]+)['"]|\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g,
+      )) {
         const spec = m[1] ?? m[2]!;
         found.push({ from: relative(ROOT, file), to: relative(ROOT, resolve(dirname(file), spec)) });
       }
@@ -77,7 +79,10 @@ describe('layers (ARCHITECTURE.md, "## Layers")', () => {
 
   test('every source file outside the project tests belongs to a layer', () => {
     const tops = new Set(LAYERS.flatMap((l) => l.folders.map((f) => f.split('/')[0]!)));
-    const unplaced = [...tops].flatMap((t) => sources(join(ROOT, t))).map((f) => relative(ROOT, f)).filter((f) => !isProjectTest(f) && !layerOf(f));
+    const unplaced = [...tops]
+      .flatMap((t) => sources(join(ROOT, t)))
+      .map((f) => relative(ROOT, f))
+      .filter((f) => !isProjectTest(f) && !layerOf(f));
     expect(unplaced).toEqual([]);
   });
 
@@ -129,7 +134,7 @@ describe('ARCHITECTURE.md matches the tree', () => {
     expect(missing).toEqual([]);
   });
 
-  test('every declaration in its TypeScript blocks exists, with its members, in the file named on the block\'s first line', () => {
+  test("every declaration in its TypeScript blocks exists, with its members, in the file named on the block's first line", () => {
     const problems: string[] = [];
     const blocks = [...ARCHITECTURE.matchAll(/```ts\n([\s\S]*?)```/g)];
     expect(blocks.length).toBeGreaterThan(2);

@@ -1,12 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
+import { hmacHeaders } from '../../core/signers.ts';
 import { freePort, serve } from './serve-child.ts';
 import { pmv6 } from './spawn-cli.ts';
-import { hmacHeaders } from '../../core/signers.ts';
-
-
-
-
 
 describe('pmv6 CLI', () => {
   test('--help lists the commands and exits 0', async () => {
@@ -65,18 +61,28 @@ describe('pmv6 CLI', () => {
       expect(created.status).toBe(201);
       const keys = (await created.json()) as { public_key: string; private_key: string };
       const signed = async (tamper: boolean) => {
-        const headers = hmacHeaders({ publicKey: keys.public_key, privateKey: keys.private_key, uri: 'api/v6/version.json', timestamp: Math.floor(Date.now() / 1000), body: '' });
+        const headers = hmacHeaders({
+          publicKey: keys.public_key,
+          privateKey: keys.private_key,
+          uri: 'api/v6/version.json',
+          timestamp: Math.floor(Date.now() / 1000),
+          body: '',
+        });
         if (tamper) headers['X-Request-Hash'] = (headers['X-Request-Hash']!.startsWith('0') ? '1' : '0') + headers['X-Request-Hash']!.slice(1);
         return (await fetch(`${base}/index.php/api/v6/version.json`, { headers: { ...headers, 'content-type': 'application/json; charset=utf-8' } })).status;
       };
       expect(await signed(false)).toBe(200);
       expect(await signed(true)).toBe(401);
 
-      const run = await pmv6(['run', '--target', base, '--control', `${base}/__control`], {
-        PMV6_USER: 'admin',
-        PMV6_PASSWORD: password,
-        PMV6_CONTROL_TOKEN: token,
-      }, { timeoutMs: 120_000 });
+      const run = await pmv6(
+        ['run', '--target', base, '--control', `${base}/__control`],
+        {
+          PMV6_USER: 'admin',
+          PMV6_PASSWORD: password,
+          PMV6_CONTROL_TOKEN: token,
+        },
+        { timeoutMs: 120_000 },
+      );
       expect(run.stdout + run.stderr).not.toContain(password);
       expect(run.stdout + run.stderr).not.toContain(token);
       expect(run.stdout).toMatch(/verdict: CONFORMANT/);

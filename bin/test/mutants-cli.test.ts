@@ -1,5 +1,5 @@
-import { pmv6 } from './spawn-cli.ts';
 import { describe, expect, test } from 'vitest';
+import { pmv6 } from './spawn-cli.ts';
 
 // The full matrix runs in fixtures/mutants/test/kill-matrix.test.ts; here only the command's surface.
 describe('pmv6 mutants', () => {

@@ -1,8 +1,8 @@
-import { UsageError } from '../../core/errors.ts';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
+import { UsageError } from '../../core/errors.ts';
 import { urlOption } from '../cli/args.ts';
 import { checkInputFile, checkOutputDir, checkOutputFile } from '../cli/paths.ts';
 
@@ -56,7 +56,9 @@ describe('output and input files', () => {
 describe('URLs with credentials', () => {
   test('are refused with the hint, and the credentials are not shown', () => {
     for (const url of ['http://admin:s3cret@host:8080/pm', 'https://s3cret@host/', 'http://admin:s3%22cret@host']) {
-      expect(() => urlOption('target', url)).toThrow(/^--target must not carry credentials \("https?:\/\/«redacted»@host.*"\): give them with --user and --password/);
+      expect(() => urlOption('target', url)).toThrow(
+        /^--target must not carry credentials \("https?:\/\/«redacted»@host.*"\): give them with --user and --password/,
+      );
       try {
         urlOption('target', url);
       } catch (e) {

@@ -1,15 +1,14 @@
-import { clauseById } from '../../suites/catalogue/clauses.ts';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pmv6 as run } from './spawn-cli.ts';
 import { beforeAll, describe, expect, test } from 'vitest';
+import { type Expectations, parseExpectations } from '../../core/expectations.ts';
 import type { Outcome } from '../../core/outcomes.ts';
-import { verdictOf } from '../../suites/runner/verdict.ts';
-import { parseExpectations, type Expectations } from '../../core/expectations.ts';
 import { resultsDocument, writeResultsJson } from '../../reporters/results-json.ts';
 import { syntheticRun } from '../../reporters/test/runs.ts';
-
+import { clauseById } from '../../suites/catalogue/clauses.ts';
+import { verdictOf } from '../../suites/runner/verdict.ts';
+import { pmv6 as run } from './spawn-cli.ts';
 
 let dir: string;
 let step: string;
@@ -93,7 +92,12 @@ describe('pmv6 report', () => {
   });
 
   test('--diff: other changes are listed and exit 0', async () => {
-    const r = await pmv6(['report', '--diff', await results('e-old', { 'PAG-03': 'fail', 'ADDR-02': 'warn' }), await results('e-new', { 'PAG-04': 'harness-error', 'ADDR-02': 'pass', 'AUTH-01': 'skipped-unverifiable' })]);
+    const r = await pmv6([
+      'report',
+      '--diff',
+      await results('e-old', { 'PAG-03': 'fail', 'ADDR-02': 'warn' }),
+      await results('e-new', { 'PAG-04': 'harness-error', 'ADDR-02': 'pass', 'AUTH-01': 'skipped-unverifiable' }),
+    ]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^PAG-03 +MUST +fail → pass$/m);
     expect(r.stdout).toMatch(/^PAG-04 +MUST +pass → harness-error$/m);
@@ -103,7 +107,12 @@ describe('pmv6 report', () => {
   });
 
   test('--diff: a MUST that now fails as a listed known deviation is not a regression', async () => {
-    const r = await pmv6(['report', '--diff', await results('f-old', {}), await results('f-new', { 'PAG-03': 'fail' }, parseExpectations({ 'PAG-03': 'accepted' }, clauseById))]);
+    const r = await pmv6([
+      'report',
+      '--diff',
+      await results('f-old', {}),
+      await results('f-new', { 'PAG-03': 'fail' }, parseExpectations({ 'PAG-03': 'accepted' }, clauseById)),
+    ]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^PAG-03 +MUST +pass → fail {2}\(known deviation\)$/m);
   });

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { serve, type Served } from './serve-child.ts';
+import { type Served, serve } from './serve-child.ts';
 import { pmv6 as cli } from './spawn-cli.ts';
 
 // Safety on a real target, end to end through the CLI against `pmv6 serve` (a child process,
@@ -11,8 +11,6 @@ import { pmv6 as cli } from './spawn-cli.ts';
 // interrupted run exits 130/143 after deleting what it made and putting the settings back.
 
 const JSON_CT = 'application/json; charset=utf-8';
-
-
 
 async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
@@ -95,7 +93,10 @@ describe('pmv6 run leaves no residue', () => {
     // Reads are logged too (a password shown, a refused credential); no write is.
     const actions = new Set(await newestLogActions(s, (await logCount(s)) - logBefore));
     for (const a of actions) expect(['view_password', 'unauthorized_api_request']).toContain(a);
-    const doc = JSON.parse(await readFile(join(dir, 'results.json'), 'utf8')) as { config: { readOnly: boolean }; clauses: Array<{ tests: Array<{ outcome: string; note?: string }> }> };
+    const doc = JSON.parse(await readFile(join(dir, 'results.json'), 'utf8')) as {
+      config: { readOnly: boolean };
+      clauses: Array<{ tests: Array<{ outcome: string; note?: string }> }>;
+    };
     expect(doc.config.readOnly).toBe(true);
     const tests = doc.clauses.flatMap((c) => c.tests);
     const disabled = tests.filter((t) => t.outcome === 'disabled');
@@ -104,7 +105,10 @@ describe('pmv6 run leaves no residue', () => {
     expect(tests.filter((t) => t.outcome === 'pass').length).toBeGreaterThan(5);
   }, 40_000);
 
-  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
     test(`${signal} after the first progress line: exit ${code}, cleanup printed, no residue, settings as before`, async () => {
       const before = await counts(s);
       const settingsBefore = await settings(s);

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -45,4 +45,3 @@ export async function serve(): Promise<Served> {
   });
   return { base: `http://127.0.0.1:${port}`, password, token, child, output: () => out };
 }
-

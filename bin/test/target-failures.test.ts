@@ -1,15 +1,12 @@
 import type { ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { pmv6 as cli } from './spawn-cli.ts';
 import { afterEach, describe, expect, test } from 'vitest';
 import { serve } from './serve-child.ts';
+import { pmv6 as cli } from './spawn-cli.ts';
 
 // Failures of the target itself, through the CLI: one line and exit 2 before the run, a hung
 // request as a failed check (not a hung run), a target that dies during the run as exit 2.
-
-
-
 
 const servers: Server[] = [];
 const children: ChildProcess[] = [];
@@ -87,12 +84,19 @@ describe('failures of the target', () => {
     const s = await serve();
     children.push(s.child);
     let killed = false;
-    const r = await cli(['run', '--target', s.base, '--control', `${s.base}/__control`, '--timeout', '2000'], { PMV6_USER: 'admin', PMV6_PASSWORD: s.password, PMV6_CONTROL_TOKEN: s.token }, { timeoutMs: 45_000, onStdout: (all) => {
-      if (!killed && /\.test\.ts\s/.test(all)) {
-        killed = true;
-        s.child.kill('SIGKILL');
-      }
-    } });
+    const r = await cli(
+      ['run', '--target', s.base, '--control', `${s.base}/__control`, '--timeout', '2000'],
+      { PMV6_USER: 'admin', PMV6_PASSWORD: s.password, PMV6_CONTROL_TOKEN: s.token },
+      {
+        timeoutMs: 45_000,
+        onStdout: (all) => {
+          if (!killed && /\.test\.ts\s/.test(all)) {
+            killed = true;
+            s.child.kill('SIGKILL');
+          }
+        },
+      },
+    );
     expect(killed).toBe(true);
     expect(r.ms).toBeLessThan(40_000);
     expect(r.stdout).toMatch(/cleanup: deleted \d+ objects? created by the run; \d+ left over/);

@@ -64,13 +64,21 @@ async function suiteRun(base: string, password: string, token: string): Promise<
       child.on('error', reject);
       child.on('close', (c) => {
         clearTimeout(timer);
-        const verdict = out.trim().split('\n').find((l) => l.startsWith('verdict')) ?? out.trim().split('\n').slice(-2).join(' | ');
+        const verdict =
+          out
+            .trim()
+            .split('\n')
+            .find((l) => l.startsWith('verdict')) ?? out.trim().split('\n').slice(-2).join(' | ');
         process.stdout.write(`    ${verdict}\n`);
         resolve({ wallMs: performance.now() - started, code: c });
       });
     });
     const text = await readFile(cpuFile, 'utf8').catch(() => '');
-    const suiteCpuMs = text.split('\n').filter(Boolean).reduce((n, l) => n + Number(l), 0) / 1000;
+    const suiteCpuMs =
+      text
+        .split('\n')
+        .filter(Boolean)
+        .reduce((n, l) => n + Number(l), 0) / 1000;
     return { wallMs, suiteCpuMs, code };
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -80,7 +88,10 @@ async function suiteRun(base: string, password: string, token: string): Promise<
 async function once(kind: 'plain' | 'kit'): Promise<Measure> {
   const password = randomBytes(12).toString('base64url');
   const token = randomBytes(16).toString('hex');
-  const server = kind === 'plain' ? await createReferenceServer({ adminPassword: password, controlToken: token }) : await createClientKit({ adminPassword: password, controlToken: token });
+  const server =
+    kind === 'plain'
+      ? await createReferenceServer({ adminPassword: password, controlToken: token })
+      : await createClientKit({ adminPassword: password, controlToken: token });
   const base = await server.listen({ port: 0 });
   const cpu = process.cpuUsage();
   try {
@@ -126,7 +137,14 @@ if (last) {
   const onSuccess = last.clients.flatMap((c) => c.examples).filter((e) => e.status !== null && e.status < 400);
   process.stdout.write(
     `\nlast kit run: ${last.requests} requests from ${last.clients.length} clients; ${total} client findings` +
-      `${total ? ` (${[...findings].sort().map(([k, n]) => `${k} ${n}`).join(', ')})` : ''}; declared probes: ${[...probes].map(([k, n]) => `${k} ${n}`).join(', ') || 'none'}; kit errors ${last.kitErrors.length}\n` +
+      `${
+        total
+          ? ` (${[...findings]
+              .sort()
+              .map(([k, n]) => `${k} ${n}`)
+              .join(', ')})`
+          : ''
+      }; declared probes: ${[...probes].map(([k, n]) => `${k} ${n}`).join(', ') || 'none'}; kit errors ${last.kitErrors.length}\n` +
       `  stored findings on requests the kit answered 2XX: ${onSuccess.length}${onSuccess.length ? ` (${onSuccess.map((e) => `${e.clause} ${e.method} ${e.target}`).join('; ')})` : ''}\n`,
   );
 }

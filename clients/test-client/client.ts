@@ -106,7 +106,9 @@ export class TestClient {
     const seconds = Math.floor(Date.now() / 1000);
     const timestamp = fault === 'hmac-milliseconds' ? String(Date.now()) : fault === 'hmac-clock-skew' ? String(seconds - 3600) : String(seconds);
     const hashed = fault === 'hmac-reserialised-body' ? body : bodySent;
-    let hash = createHmac('sha256', Buffer.from(auth.privateKey, 'utf8')).update(uri + timestamp + hashed, 'utf8').digest('hex');
+    let hash = createHmac('sha256', Buffer.from(auth.privateKey, 'utf8'))
+      .update(uri + timestamp + hashed, 'utf8')
+      .digest('hex');
     if (fault === 'hmac-uppercase-hex') hash = hash.toUpperCase();
     return { 'X-Public-Key': auth.publicKey, 'X-Request-Hash': hash, 'X-Request-Timestamp': timestamp };
   }

@@ -26,10 +26,16 @@ export const CLIENT_VARIANTS: readonly ClientVariant[] = [
   { fault: 'hmac-no-query', clause: 'CLI-07', auth: 'hmac', mistake: 'no-query', description: 'signs the path without its query' },
   { fault: 'hmac-leading-slash', clause: 'CLI-07', auth: 'hmac', mistake: 'leading-slash', description: 'signs the path with a leading slash' },
   { fault: 'hmac-index-php', clause: 'CLI-07', auth: 'hmac', mistake: 'index-php-included', description: 'signs the path with index.php/ in it' },
-  { fault: 'hmac-reserialised-body', clause: 'CLI-07', auth: 'hmac', mistake: 'reserialised-body', description: 'sends indented JSON and signs the compact form' },
+  {
+    fault: 'hmac-reserialised-body',
+    clause: 'CLI-07',
+    auth: 'hmac',
+    mistake: 'reserialised-body',
+    description: 'sends indented JSON and signs the compact form',
+  },
   { fault: 'hmac-uppercase-hex', clause: 'CLI-07', auth: 'hmac', mistake: 'uppercase-hex', description: 'sends the hash in uppercase hex' },
   { fault: 'hmac-milliseconds', clause: 'CLI-07', auth: 'hmac', mistake: 'milliseconds', description: 'uses a timestamp in milliseconds' },
-  { fault: 'hmac-clock-skew', clause: 'CLI-07', auth: 'hmac', mistake: 'clock-skew', description: 'uses a timestamp an hour behind the server\'s clock' },
+  { fault: 'hmac-clock-skew', clause: 'CLI-07', auth: 'hmac', mistake: 'clock-skew', description: "uses a timestamp an hour behind the server's clock" },
   { fault: 'patch-method', clause: 'CLI-08', auth: 'basic', description: 'updates with PATCH instead of PUT' },
   { fault: 'body-not-json', clause: 'CLI-09', auth: 'basic', description: 'sends form-encoded bodies under the JSON Content-Type' },
 ];

@@ -29,7 +29,9 @@ export async function runWorkload(client: TestClient, label: string): Promise<Wo
   const project = await step('create project', () => client.create('projects', { name: `pmv6-client-${label}`, parent_id: 0 }));
   const ids: number[] = [];
   for (let i = 1; i <= WORKLOAD_PASSWORDS; i++) {
-    const id = await step(`create password ${i}`, () => client.create('passwords', { name: `pmv6 client ${label} ${i}`, project_id: project ?? 0, username: 'svc' }));
+    const id = await step(`create password ${i}`, () =>
+      client.create('passwords', { name: `pmv6 client ${label} ${i}`, project_id: project ?? 0, username: 'svc' }),
+    );
     if (id !== undefined) ids.push(id);
   }
   const listPath = project !== undefined ? `projects/${project}/passwords` : 'passwords';

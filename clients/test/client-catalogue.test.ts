@@ -6,7 +6,10 @@ import { CLIENT_AREAS, CLIENT_CLAUSES, clientClauseById, normalise } from '../..
 
 const spec = normalise(readFileSync(fileURLToPath(new URL('../../suites/catalogue/spec/password-manager-api-v6.md', import.meta.url)), 'utf8'));
 const specText = readFileSync(fileURLToPath(new URL('../../suites/catalogue/spec/password-manager-api-v6.md', import.meta.url)), 'utf8');
-const headings = specText.split('\n').filter((l) => l.startsWith('## ')).map((l) => normalise(l.slice(3)));
+const headings = specText
+  .split('\n')
+  .filter((l) => l.startsWith('## '))
+  .map((l) => normalise(l.slice(3)));
 const REGISTER = fileURLToPath(new URL('../../suites/catalogue/client-ids.json', import.meta.url));
 
 describe('client clause catalogue', () => {
@@ -30,7 +33,9 @@ describe('client clause catalogue', () => {
       expect(c.id.split('-')[0]).toBe(c.area);
     }
     for (const area of Object.keys(CLIENT_AREAS)) {
-      const numbers = CLIENT_CLAUSES.filter((c) => c.area === area).map((c) => Number(c.id.split('-')[1])).sort((a, b) => a - b);
+      const numbers = CLIENT_CLAUSES.filter((c) => c.area === area)
+        .map((c) => Number(c.id.split('-')[1]))
+        .sort((a, b) => a - b);
       expect(numbers).toEqual(numbers.map((_, i) => i + 1));
     }
   });

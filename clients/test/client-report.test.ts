@@ -8,12 +8,12 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { clientVerdictText } from '../../reporters/clients/console.ts';
 import { renderClientHtml } from '../../reporters/clients/html.ts';
 import { renderClientJunit } from '../../reporters/clients/junit.ts';
-import { clientResultsDocument, clientResultsErrors, type ClientResultsDocument } from '../../reporters/clients/results.ts';
+import { type ClientResultsDocument, clientResultsDocument, clientResultsErrors } from '../../reporters/clients/results.ts';
 import { writeClientReports } from '../../reporters/clients/write.ts';
-import { createClientKit, type ClientKit } from '../kit.ts';
-import { makeAccount, type KitAccount } from '../kill-matrix.ts';
+import { type KitAccount, makeAccount } from '../kill-matrix.ts';
+import { type ClientKit, createClientKit } from '../kit.ts';
 import type { KitSnapshot } from '../ledger.ts';
-import { TestClient, type ClientFault } from '../test-client/client.ts';
+import { type ClientFault, TestClient } from '../test-client/client.ts';
 
 const TOKEN = randomBytes(16).toString('hex');
 const BODY_SECRET = `body-secret-${randomBytes(6).toString('hex')}`;
@@ -58,9 +58,17 @@ const secrets = () => [
   Buffer.from(`${account.basic.user}:${account.basic.password}`).toString('base64'),
 ];
 
+// biome-ignore lint/suspicious/noExplicitAny: the tests break a JSON document at any depth
+type Loose = any;
+
 describe('client report', () => {
   test('groups clients by User-Agent and credentials', () => {
-    expect(doc.clients.map((c) => `${c.userAgent} ${c.credentials.split(' ')[0]}`)).toEqual(['good/1.0 basic', 'good/1.0 hmac', 'bad/1.0 basic', 'signer/1.0 hmac']);
+    expect(doc.clients.map((c) => `${c.userAgent} ${c.credentials.split(' ')[0]}`)).toEqual([
+      'good/1.0 basic',
+      'good/1.0 hmac',
+      'bad/1.0 basic',
+      'signer/1.0 hmac',
+    ]);
     expect(doc.clients.find((c) => c.userAgent === 'good/1.0')?.outcome).toBe('pass');
   });
 
@@ -91,8 +99,8 @@ describe('client report', () => {
 
   test('results.json validates against its schema, which rejects what it must', () => {
     expect(clientResultsErrors(JSON.parse(JSON.stringify(doc)))).toEqual([]);
-    const bad = (f: (d: Record<string, any>) => void) => {
-      const d = JSON.parse(JSON.stringify(doc)) as Record<string, any>;
+    const bad = (f: (d: Record<string, Loose>) => void) => {
+      const d = JSON.parse(JSON.stringify(doc)) as Record<string, Loose>;
       f(d);
       return clientResultsErrors(d).join('\n');
     };
@@ -126,9 +134,9 @@ describe('client report', () => {
     expect(r.status).toBe(0);
   });
 
-  test('report.html is one self-contained page with a matrix and each client\'s findings', () => {
+  test("report.html is one self-contained page with a matrix and each client's findings", () => {
     const html = renderClientHtml(doc);
-    expect(html).toContain("Content-Security-Policy");
+    expect(html).toContain('Content-Security-Policy');
     expect(html).not.toContain('<script');
     expect(html).toContain('bad/1.0');
     expect(html).toContain('no Content-Type header');

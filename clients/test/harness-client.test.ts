@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ApiClient } from '../../suites/harness/client.ts';
-import { createClientKit, type ClientKit } from '../kit.ts';
-import { makeAccount, type KitAccount } from '../kill-matrix.ts';
+import { type KitAccount, makeAccount } from '../kill-matrix.ts';
+import { type ClientKit, createClientKit } from '../kit.ts';
 
 // pmv6's own harness client (suites/harness/client.ts) as the server suites use it by default:
 // every request it builds by itself must pass the client clauses. (The suites' deliberate bad
@@ -31,10 +31,18 @@ async function workload(client: ApiClient): Promise<number[]> {
     return ex;
   };
   await call({ method: 'GET', path: '/version.json' });
-  const project = (await call({ method: 'POST', path: '/projects.json', json: { name: `pmv6-harness-${randomBytes(3).toString('hex')}` } })).json as { id: number };
+  const project = (await call({ method: 'POST', path: '/projects.json', json: { name: `pmv6-harness-${randomBytes(3).toString('hex')}` } })).json as {
+    id: number;
+  };
   const ids: number[] = [];
   for (let i = 0; i < 6; i++) {
-    ids.push(((await call({ method: 'POST', path: '/passwords.json', json: { name: `pmv6 harness ü ${i}`, project_id: project.id, password: 's3cret!' } })).json as { id: number }).id);
+    ids.push(
+      (
+        (await call({ method: 'POST', path: '/passwords.json', json: { name: `pmv6 harness ü ${i}`, project_id: project.id, password: 's3cret!' } })).json as {
+          id: number;
+        }
+      ).id,
+    );
   }
   await call({ method: 'GET', path: `/projects/${project.id}/passwords/count.json`, headers: { 'X-Page-Size': '5' } });
   const first = await call({ method: 'GET', path: `/projects/${project.id}/passwords.json`, headers: { 'X-Page-Size': '5' } });
@@ -47,12 +55,18 @@ async function workload(client: ApiClient): Promise<number[]> {
   return statuses;
 }
 
-describe('pmv6\'s harness client with its defaults', () => {
+describe("pmv6's harness client with its defaults", () => {
   test.each(['basic', 'hmac'] as const)('%s: every request succeeds and raises no client finding', async (kind) => {
-    const auth = kind === 'basic' ? { kind, user: account.basic.user, password: account.basic.password } : { kind, publicKey: account.hmac.publicKey, privateKey: account.hmac.privateKey };
+    const auth =
+      kind === 'basic'
+        ? { kind, user: account.basic.user, password: account.basic.password }
+        : { kind, publicKey: account.hmac.publicKey, privateKey: account.hmac.privateKey };
     const client = new ApiClient({ target: base, auth });
     const statuses = await workload(client);
-    expect(statuses.every((s) => s >= 200 && s < 300), statuses.join(' ')).toBe(true);
+    expect(
+      statuses.every((s) => s >= 200 && s < 300),
+      statuses.join(' '),
+    ).toBe(true);
     expect(statuses.length).toBe(20);
     const own = kit.snapshot().clients.filter((c) => c.credentials.startsWith(kind));
     expect(own.length).toBe(1);

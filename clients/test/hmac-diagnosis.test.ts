@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
 import { computeRequestHash } from '../../fixtures/reference-server/src/auth/hmac.ts';
-import { describeDiagnosis, diagnoseHmac, HMAC_MISTAKES, verifiesAsProduct, type HmacInput, type HmacMistake } from '../hmac-diagnosis.ts';
+import { describeDiagnosis, diagnoseHmac, HMAC_MISTAKES, type HmacInput, type HmacMistake, verifiesAsProduct } from '../hmac-diagnosis.ts';
 
 const KEY = '0123456789abcdef'.repeat(4);
 const NOW = 1_780_000_000_000;
@@ -34,7 +34,15 @@ describe('HMAC diagnosis', () => {
     ['index-php-included', () => input(computeRequestHash(KEY, `/index.php/${URI}`, SECONDS, BODY))],
     ['reserialised-body', () => input(computeRequestHash(KEY, URI, SECONDS, JSON.stringify(JSON.parse(BODY))))],
     ['body-left-out', () => input(computeRequestHash(KEY, URI, SECONDS, ''))],
-    ['hex-decoded-key', () => input(createHmac('sha256', Buffer.from(KEY, 'hex')).update(URI + SECONDS + BODY).digest('hex'))],
+    [
+      'hex-decoded-key',
+      () =>
+        input(
+          createHmac('sha256', Buffer.from(KEY, 'hex'))
+            .update(URI + SECONDS + BODY)
+            .digest('hex'),
+        ),
+    ],
     ['uppercase-hex', () => input(computeRequestHash(KEY, URI, SECONDS, BODY).toUpperCase())],
     ['milliseconds', () => input(computeRequestHash(KEY, URI, String(NOW), BODY), String(NOW))],
     ['clock-skew', () => input(computeRequestHash(KEY, URI, String(NOW / 1000 - 3600), BODY), String(NOW / 1000 - 3600))],
@@ -62,7 +70,10 @@ describe('HMAC diagnosis', () => {
   });
 
   test('missing headers, a timestamp that is not a number and an unknown key are told apart', () => {
-    expect(diagnoseHmac({ ...input('ab'), hash: undefined, timestamp: undefined })).toEqual({ verdict: 'missing-headers', missing: ['X-Request-Hash', 'X-Request-Timestamp'] });
+    expect(diagnoseHmac({ ...input('ab'), hash: undefined, timestamp: undefined })).toEqual({
+      verdict: 'missing-headers',
+      missing: ['X-Request-Hash', 'X-Request-Timestamp'],
+    });
     expect(diagnoseHmac(input('ab', '2026-11-26T06:00:00Z'))).toEqual({ verdict: 'not-a-timestamp' });
     expect(diagnoseHmac({ ...input('ab'), privateKey: undefined })).toEqual({ verdict: 'unknown-key' });
   });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { runClientMatrix, type ClientMatrix } from '../kill-matrix.ts';
 import { CLIENT_CLAUSES } from '../../suites/catalogue/client-clauses.ts';
+import { type ClientMatrix, runClientMatrix } from '../kill-matrix.ts';
 import { CLIENT_VARIANTS } from '../test-client/variants.ts';
 
 let m: ClientMatrix;
@@ -16,11 +16,14 @@ describe('client kill matrix', () => {
     expect(m.total).toBe(CLIENT_VARIANTS.length);
   });
 
-  test.each(CLIENT_VARIANTS.map((v) => [v.fault, v.clause, v.mistake ?? ''] as const))('%s is flagged by its own clause %s and nothing else', (fault, clause, mistake) => {
-    const row = m.rows.find((r) => r.variant.fault === fault)!;
-    expect(row.flagged).toEqual([clause]);
-    if (mistake) expect(row.mistakes).toEqual([mistake]);
-  });
+  test.each(CLIENT_VARIANTS.map((v) => [v.fault, v.clause, v.mistake ?? ''] as const))(
+    '%s is flagged by its own clause %s and nothing else',
+    (fault, clause, mistake) => {
+      const row = m.rows.find((r) => r.variant.fault === fault)!;
+      expect(row.flagged).toEqual([clause]);
+      if (mistake) expect(row.mistakes).toEqual([mistake]);
+    },
+  );
 
   test('the conforming client (Basic and HMAC) raises no finding and its workload succeeds', () => {
     expect(m.conforming.findings).toEqual({});

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { createClientKit, type ClientKit } from '../kit.ts';
+import { type ClientKit, createClientKit } from '../kit.ts';
 
 const PASSWORD = randomBytes(12).toString('base64url');
 let kit: ClientKit;

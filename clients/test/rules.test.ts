@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { computeRequestHash } from '../../fixtures/reference-server/src/auth/hmac.ts';
 import type { ReceivedRequest } from '../request.ts';
-import { checkRequest, isSpecContentType, type CheckContext } from '../rules.ts';
+import { type CheckContext, checkRequest, isSpecContentType } from '../rules.ts';
 
 const KEY = 'a'.repeat(64);
 const NOW = 1_780_000_000_000;
@@ -33,7 +33,7 @@ describe('Content-Type (CLI-01)', () => {
     ['text/plain; charset=utf-8', false],
     ['application/json; charset=utf-8; version=6', false],
     ['', false],
-  ])('%j is the spec\'s header: %s', (value, ok) => {
+  ])("%j is the spec's header: %s", (value, ok) => {
     expect(isSpecContentType(value)).toBe(ok);
   });
 

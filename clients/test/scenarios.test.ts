@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { createClientKit, type ClientKit } from '../kit.ts';
-import { makeAccount, type KitAccount } from '../kill-matrix.ts';
-import { TestClient, parseLinks } from '../test-client/client.ts';
+import { type KitAccount, makeAccount } from '../kill-matrix.ts';
+import { type ClientKit, createClientKit } from '../kit.ts';
+import { parseLinks, TestClient } from '../test-client/client.ts';
 
 const TOKEN = randomBytes(16).toString('hex');
 let kit: ClientKit;
@@ -95,7 +95,7 @@ describe('list scenarios', () => {
     }
   });
 
-  test('page-too-high: page 2 and above answer 404 with the spec\'s message, page 1 is served', async () => {
+  test("page-too-high: page 2 and above answer 404 with the spec's message, page 1 is served", async () => {
     await scenario({ name: 'page-too-high' });
     expect((await client.request('GET', list, { pageSize: true })).status).toBe(200);
     const r = await client.request('GET', `${list}/page/2`, { pageSize: true });

@@ -4,7 +4,22 @@ import fc from 'fast-check';
  * The encodings a hostile or careless server wraps what it echoes in, for the redaction property
  * (redact-encodings.prop.test.ts) and the hostile echo server of bin/test/hostile-servers.test.ts.
  */
-export const ENCODERS: Record<'json' | 'jsonPhp' | 'percent' | 'percentLower' | 'form' | 'percentAll' | 'base64' | 'base64url' | 'base64NoPad' | 'html' | 'htmlDecimal' | 'htmlHex' | 'htmlNamed', (s: string) => string> = {
+export const ENCODERS: Record<
+  | 'json'
+  | 'jsonPhp'
+  | 'percent'
+  | 'percentLower'
+  | 'form'
+  | 'percentAll'
+  | 'base64'
+  | 'base64url'
+  | 'base64NoPad'
+  | 'html'
+  | 'htmlDecimal'
+  | 'htmlHex'
+  | 'htmlNamed',
+  (s: string) => string
+> = {
   json: (s: string) => JSON.stringify(s).slice(1, -1),
   /** PHP json_encode's defaults: `\/` and \uXXXX for every non-ASCII UTF-16 unit */
   jsonPhp: (s: string) =>
@@ -22,8 +37,7 @@ export const ENCODERS: Record<'json' | 'jsonPhp' | 'percent' | 'percentLower' | 
   html: (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#039;'),
   htmlDecimal: (s: string) => [...s].map((c) => (/[A-Za-z0-9 ]/.test(c) ? c : `&#${c.codePointAt(0)};`)).join(''),
   htmlHex: (s: string) => [...s].map((c) => (/[A-Za-z0-9 ]/.test(c) ? c : `&#x${c.codePointAt(0)!.toString(16).toUpperCase()};`)).join(''),
-  htmlNamed: (s: string): string =>
-    ENCODERS.html(s).replace(/[\u00a0-\u00ff]/g, (c: string) => `&${LATIN1_NAMES[c.charCodeAt(0) - 0xa0]};`),
+  htmlNamed: (s: string): string => ENCODERS.html(s).replace(/[\u00a0-\u00ff]/g, (c: string) => `&${LATIN1_NAMES[c.charCodeAt(0) - 0xa0]};`),
 };
 
 export type EncoderName = keyof typeof ENCODERS;

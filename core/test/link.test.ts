@@ -90,7 +90,10 @@ describe('parseLinkHeader: malformed values are reported, never thrown', () => {
   ];
   test.each(cases)('%s', (_name, value, error, entryCount) => {
     const result = parseLinkHeader(value);
-    expect(result.errors.some((e) => error.test(e)), result.errors.join(' | ')).toBe(true);
+    expect(
+      result.errors.some((e) => error.test(e)),
+      result.errors.join(' | '),
+    ).toBe(true);
     expect(result.entries).toHaveLength(entryCount);
   });
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { beforeEach, describe, expect, test } from 'vitest';
 import { clearSecrets, HTML_ENTITY_NAMES, lastScanBytes, registerSecret, scrub, scrubWithin } from '../redact.ts';
-import { encodeNested, ENCODER_NAMES, ENCODERS, leakedForm, nestingArb, secretArb, type Nesting } from './encodings.ts';
+import { ENCODER_NAMES, ENCODERS, encodeNested, leakedForm, type Nesting, nestingArb, secretArb } from './encodings.ts';
 
 // Redaction against any secret under any nesting of the encodings servers use. Seeded and
 // replayable: PMV6_REDACT_SEED=N (and fast-check's path from a failure report) replays a case.
@@ -24,13 +24,48 @@ function holds(redact: (text: string) => string) {
 
 const KNOWN: Array<[string, Nesting]> = [
   // The admin password inside request headers echoed as JSON inside a JSON error message.
-  ['p"w\\1\u00e9', { layers: [{ encoder: 'json', before: 'Authorization-less ', after: '' }, { encoder: 'json', before: '{"message":"', after: '"}' }] }],
+  [
+    'p"w\\1\u00e9',
+    {
+      layers: [
+        { encoder: 'json', before: 'Authorization-less ', after: '' },
+        { encoder: 'json', before: '{"message":"', after: '"}' },
+      ],
+    },
+  ],
   // The Basic header's base64, then JSON-escaped twice.
-  ['s3cr3t:with/colon', { basicSplitAt: 5, layers: [{ encoder: 'base64', before: '', after: '' }, { encoder: 'json', before: 'Basic ', after: '' }, { encoder: 'json', before: '', after: '' }] }],
+  [
+    's3cr3t:with/colon',
+    {
+      basicSplitAt: 5,
+      layers: [
+        { encoder: 'base64', before: '', after: '' },
+        { encoder: 'json', before: 'Basic ', after: '' },
+        { encoder: 'json', before: '', after: '' },
+      ],
+    },
+  ],
   // Form-encoded, then base64url of that, then HTML-escaped.
-  ['a b+c%d/e', { layers: [{ encoder: 'form', before: 'p=', after: '&x=1' }, { encoder: 'base64url', before: 'xy', after: '' }, { encoder: 'html', before: '<p>', after: '</p>' }] }],
+  [
+    'a b+c%d/e',
+    {
+      layers: [
+        { encoder: 'form', before: 'p=', after: '&x=1' },
+        { encoder: 'base64url', before: 'xy', after: '' },
+        { encoder: 'html', before: '<p>', after: '</p>' },
+      ],
+    },
+  ],
   // A bearer token with a quote, PHP JSON, then percent-encoded.
-  ['ctl_"Zm9v\u20ac', { layers: [{ encoder: 'jsonPhp', before: 'Bearer ', after: '' }, { encoder: 'percent', before: '', after: '' }] }],
+  [
+    'ctl_"Zm9v\u20ac',
+    {
+      layers: [
+        { encoder: 'jsonPhp', before: 'Bearer ', after: '' },
+        { encoder: 'percent', before: '', after: '' },
+      ],
+    },
+  ],
 ];
 
 beforeEach(() => clearSecrets());
@@ -49,7 +84,10 @@ describe('redaction under nested encodings', () => {
   }, 120_000);
 
   test('the property fails when redaction is switched off', () => {
-    const out = fc.check(holds((text) => text), { seed: SEED, numRuns: 200 });
+    const out = fc.check(
+      holds((text) => text),
+      { seed: SEED, numRuns: 200 },
+    );
     expect(out.failed).toBe(true);
   });
 

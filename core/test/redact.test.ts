@@ -1,14 +1,6 @@
 import { beforeEach, describe, expect, test } from 'vitest';
 import type { Exchange } from '../exchange.ts';
-import {
-  clearSecrets,
-  redactExchange,
-  redactHeaders,
-  redactJsonText,
-  registerCredentials,
-  registerSecret,
-  scrub,
-} from '../redact.ts';
+import { clearSecrets, redactExchange, redactHeaders, redactJsonText, registerCredentials, registerSecret, scrub } from '../redact.ts';
 import { basicAuthorization, hmacHeaders } from '../signers.ts';
 
 const PASSWORD = 'Tr0ub4dor&3 "quoted" /ü+€';
@@ -114,9 +106,7 @@ describe('redactJsonText', () => {
   });
 
   test('non-JSON text: only registered secrets go', () => {
-    expect(redactJsonText(`password=${encodeURIComponent(PASSWORD)}&password2=plain`)).toBe(
-      'password=«redacted:password»&password2=plain',
-    );
+    expect(redactJsonText(`password=${encodeURIComponent(PASSWORD)}&password2=plain`)).toBe('password=«redacted:password»&password2=plain');
   });
 });
 

@@ -5,9 +5,7 @@ import { basicAuthorization, hmacHeaders, hmacSign, signedUri } from '../signers
 describe('basicAuthorization', () => {
   test('encodes user:password as UTF-8 base64', () => {
     expect(basicAuthorization('admin', 'secret')).toBe('Basic YWRtaW46c2VjcmV0');
-    expect(basicAuthorization('jürgen', 'pässwörd:€')).toBe(
-      `Basic ${Buffer.from('jürgen:pässwörd:€', 'utf8').toString('base64')}`,
-    );
+    expect(basicAuthorization('jürgen', 'pässwörd:€')).toBe(`Basic ${Buffer.from('jürgen:pässwörd:€', 'utf8').toString('base64')}`);
   });
 });
 
@@ -26,9 +24,9 @@ describe('hmacSign', () => {
       'cf85d9bb6d1985a679c880744f69943ae13cd8b33406504b46b8c804d6357f93',
     );
     // hmac.new(private_key.encode(), b"api/v6/passwords.json1732560000" + body.encode(), hashlib.sha256).hexdigest()
-    expect(
-      hmacSign({ privateKey, uri: 'api/v6/passwords.json', timestamp: 1732560000, body: '{"name":"pmv6","project_id":3}' }),
-    ).toBe('b19495bee81e3e06f9fc6218dce81a4209a5454d68212556d7edc8c05b5e345a');
+    expect(hmacSign({ privateKey, uri: 'api/v6/passwords.json', timestamp: 1732560000, body: '{"name":"pmv6","project_id":3}' })).toBe(
+      'b19495bee81e3e06f9fc6218dce81a4209a5454d68212556d7edc8c05b5e345a',
+    );
   });
 
   test('uses the key string bytes, not hex-decoded', () => {
@@ -43,7 +41,11 @@ describe('hmacSign', () => {
     const a = hmacSign({ privateKey, uri: 'api/v6/projects.json', timestamp: 5, body });
     const b = hmacSign({ privateKey, uri: 'api/v6/projects.json', timestamp: 5, body: Buffer.from(body, 'utf8') });
     expect(a).toBe(b);
-    expect(a).toBe(createHmac('sha256', privateKey).update(Buffer.from(`api/v6/projects.json5${body}`, 'utf8')).digest('hex'));
+    expect(a).toBe(
+      createHmac('sha256', privateKey)
+        .update(Buffer.from(`api/v6/projects.json5${body}`, 'utf8'))
+        .digest('hex'),
+    );
   });
 });
 

@@ -29,9 +29,14 @@ export function clientVerdictText(doc: ClientResultsDocument): string {
     lines.push('', `${c.id}: ${c.userAgent ?? '(no User-Agent)'} · ${c.credentials} · ${c.requests} requests`);
     for (const x of bad) {
       const clause = doc.clauses.find((k) => k.id === x.id)!;
-      lines.push(`  ${symbol(x.outcome)} [${clause.id}] ${clause.level} ${clause.behaviour}: ${x.findings} of ${x.checked} requests`, `    spec ${clause.section}: "${clause.quote}"`);
+      lines.push(
+        `  ${symbol(x.outcome)} [${clause.id}] ${clause.level} ${clause.behaviour}: ${x.findings} of ${x.checked} requests`,
+        `    spec ${clause.section}: "${clause.quote}"`,
+      );
       for (const f of c.findings.filter((f) => f.clause === x.id).slice(0, SHOWN)) {
-        lines.push(indent(`#${f.seq} ${f.method} ${f.target} → ${f.status ?? 'no answer'}\nexpected ${f.expected}\nactual   ${f.actual}\nreproduce: ${f.curl}`, 4));
+        lines.push(
+          indent(`#${f.seq} ${f.method} ${f.target} → ${f.status ?? 'no answer'}\nexpected ${f.expected}\nactual   ${f.actual}\nreproduce: ${f.curl}`, 4),
+        );
       }
     }
   }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { formatExchange } from '../../suites/harness/assert.ts';
 import { scrub } from '../../core/redact.ts';
+import { formatExchange } from '../../suites/harness/assert.ts';
 import { STYLE } from '../html/style.ts';
 import type { ClientResult, ClientResultsDocument } from './results.ts';
 
@@ -29,7 +29,8 @@ function clientSection(doc: ClientResultsDocument, c: ClientResult): string {
 <div class="curl"><div class="box-h">Reproduce</div><pre>${esc(f.curl)}</pre></div></details>`,
       )
       .join('\n');
-    const more = x.findings > c.findings.filter((f) => f.clause === x.id).length ? `<p class="note">${esc(x.findings)} findings in all; the first are shown.</p>` : '';
+    const more =
+      x.findings > c.findings.filter((f) => f.clause === x.id).length ? `<p class="note">${esc(x.findings)} findings in all; the first are shown.</p>` : '';
     return `<article class="clause o-${x.outcome}" data-outcome="${x.outcome}">
 <div class="clause-h"><span class="clause-id">${esc(clause.id)}</span><span class="level l-${esc(clause.level.toLowerCase())}">${esc(clause.level)}</span>${badge(x.outcome)}<span class="behaviour">${esc(clause.behaviour)}: ${esc(x.findings)} of ${esc(x.checked)} requests</span></div>
 <blockquote class="quote">${esc(clause.quote)}<footer>${esc(clause.section)}</footer></blockquote>
@@ -46,7 +47,10 @@ export function renderClientHtml(doc: ClientResultsDocument): string {
   const verdictClass = v.label === 'CONFORMANT' ? 'v-conformant' : v.label === 'NOT CONFORMANT' ? 'v-not-conformant' : 'v-inconclusive';
   const head = `<tr><th>client</th>${doc.clauses.map((c) => `<th title="${esc(`${c.level} ${c.behaviour}`)}">${esc(c.id)}</th>`).join('')}</tr>`;
   const rows = doc.clients
-    .map((c) => `<tr><th><a href="#${esc(c.id)}">${esc(c.userAgent ?? '(no User-Agent)')}</a><br><span class="mono">${esc(c.credentials)}</span></th>${c.clauses.map((x) => `<td class="cell o-${x.outcome}" title="${esc(`${x.findings} of ${x.checked}`)}">${esc(x.findings || (x.outcome === 'untested' ? '' : '0'))}</td>`).join('')}</tr>`)
+    .map(
+      (c) =>
+        `<tr><th><a href="#${esc(c.id)}">${esc(c.userAgent ?? '(no User-Agent)')}</a><br><span class="mono">${esc(c.credentials)}</span></th>${c.clauses.map((x) => `<td class="cell o-${x.outcome}" title="${esc(`${x.findings} of ${x.checked}`)}">${esc(x.findings || (x.outcome === 'untested' ? '' : '0'))}</td>`).join('')}</tr>`,
+    )
     .join('\n');
   return `<!doctype html>
 <html lang="en">

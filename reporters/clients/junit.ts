@@ -15,7 +15,9 @@ function findingsText(doc: ClientResultsDocument, c: ClientResult, id: string): 
   const x = c.clauses.find((k) => k.id === id)!;
   const parts = [`[${clause.id}] ${clause.level} ${clause.section}: "${clause.quote}"`, `${x.findings} of ${x.checked} requests`];
   for (const f of c.findings.filter((f) => f.clause === id)) {
-    parts.push(`#${f.seq} ${f.method} ${f.target} → ${f.status ?? 'no answer'}\nexpected ${f.expected}\nactual   ${f.actual}\n${formatExchange(f.exchange)}\nreproduce: ${f.curl}`);
+    parts.push(
+      `#${f.seq} ${f.method} ${f.target} → ${f.status ?? 'no answer'}\nexpected ${f.expected}\nactual   ${f.actual}\n${formatExchange(f.exchange)}\nreproduce: ${f.curl}`,
+    );
   }
   return parts.join('\n\n');
 }
@@ -47,8 +49,15 @@ export function renderClientJunit(doc: ClientResultsDocument): string {
       return `${open}>\n      <system-out>${xmlText(`warn (${clause.level}, does not fail the run): ${short}\n\n${findingsText(doc, c, x.id)}`)}</system-out>\n    </testcase>`;
     });
     for (const k of ['tests', 'failures', 'errors', 'skipped'] as const) totals[k] += n[k];
-    const properties = Object.entries({ pmv6: doc.pmv6, format: doc.format, kit: doc.kit.url, userAgent: c.userAgent ?? '(none)', credentials: c.credentials, requests: String(c.requests), verdict: doc.verdict.label })
-      .map(([k, v]) => `      <property name="${xmlAttr(k)}" value="${xmlAttr(v)}"/>`);
+    const properties = Object.entries({
+      pmv6: doc.pmv6,
+      format: doc.format,
+      kit: doc.kit.url,
+      userAgent: c.userAgent ?? '(none)',
+      credentials: c.credentials,
+      requests: String(c.requests),
+      verdict: doc.verdict.label,
+    }).map(([k, v]) => `      <property name="${xmlAttr(k)}" value="${xmlAttr(v)}"/>`);
     suites.push(
       `  <testsuite${attrs({ name, tests: n.tests, failures: n.failures, errors: n.errors, skipped: n.skipped, time: seconds(Date.parse(c.lastAt) - Date.parse(c.firstAt)), timestamp, hostname: doc.hostname, id: index })}>`,
       '    <properties>',
@@ -63,7 +72,10 @@ export function renderClientJunit(doc: ClientResultsDocument): string {
     totals.errors += doc.kitErrors.length;
     suites.push(
       `  <testsuite${attrs({ name: 'pmv6.clients.kit', tests: doc.kitErrors.length, failures: 0, errors: doc.kitErrors.length, skipped: 0, time: seconds(0), timestamp, hostname: doc.hostname, id: doc.clients.length })}>`,
-      ...doc.kitErrors.map((e, i) => `    <testcase${attrs({ name: `kit error ${i + 1}`, classname: 'pmv6.clients.kit', time: seconds(0) })}>\n      <error${attrs({ message: e.split('\n')[0] ?? e, type: 'harness-error' })}>${xmlText(e)}</error>\n    </testcase>`),
+      ...doc.kitErrors.map(
+        (e, i) =>
+          `    <testcase${attrs({ name: `kit error ${i + 1}`, classname: 'pmv6.clients.kit', time: seconds(0) })}>\n      <error${attrs({ message: e.split('\n')[0] ?? e, type: 'harness-error' })}>${xmlText(e)}</error>\n    </testcase>`,
+      ),
       '  </testsuite>',
     );
   }

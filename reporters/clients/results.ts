@@ -4,16 +4,17 @@
  * (User-Agent and credentials) with its clauses and findings. Secrets never enter it: exchanges
  * are redacted by the kit (core/redact.ts) and every string is scrubbed on the way out.
  */
-import { OUTCOMES } from '../../core/outcomes.ts';
+
 import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { CLIENT_CLAUSES, type ClientClause } from '../../suites/catalogue/client-clauses.ts';
-import { scrub } from '../../core/redact.ts';
 import type { ClientRecord, KitSnapshot, StoredFinding } from '../../clients/ledger.ts';
+import { OUTCOMES } from '../../core/outcomes.ts';
+import { scrub } from '../../core/redact.ts';
+import { CLIENT_CLAUSES, type ClientClause } from '../../suites/catalogue/client-clauses.ts';
 
 export const CLIENT_RESULTS_FORMAT = 'pmv6-client-results/1';
 export const CLIENT_RESULTS_SCHEMA_FILE = new URL('./schema/client-results.schema.json', import.meta.url);
@@ -67,7 +68,8 @@ function outcomeOf(clause: ClientClause, checked: number, findings: number): Cli
 }
 
 // Client clause outcomes weigh as the outcome table says (core/outcomes.ts).
-const heaviest = (outcomes: ClientOutcome[]): ClientOutcome => outcomes.reduce<ClientOutcome>((a, b) => (OUTCOMES[b].weight > OUTCOMES[a].weight ? b : a), 'untested');
+const heaviest = (outcomes: ClientOutcome[]): ClientOutcome =>
+  outcomes.reduce<ClientOutcome>((a, b) => (OUTCOMES[b].weight > OUTCOMES[a].weight ? b : a), 'untested');
 
 export function clientResultsDocument(
   snapshot: KitSnapshot,
@@ -96,7 +98,17 @@ export function clientResultsDocument(
   const clauses: ClientClauseResult[] = active.map((c) => {
     const checked = clients.reduce((n, cl) => n + (cl.clauses.find((x) => x.id === c.id)?.checked ?? 0), 0);
     const findings = clients.reduce((n, cl) => n + (cl.clauses.find((x) => x.id === c.id)?.findings ?? 0), 0);
-    return { id: c.id, level: c.level, area: c.area, section: c.section, quote: c.quote, behaviour: c.behaviour, outcome: outcomeOf(c, checked, findings), checked, findings };
+    return {
+      id: c.id,
+      level: c.level,
+      area: c.area,
+      section: c.section,
+      quote: c.quote,
+      behaviour: c.behaviour,
+      outcome: outcomeOf(c, checked, findings),
+      checked,
+      findings,
+    };
   });
   const counts: Record<ClientOutcome, number> = { pass: 0, fail: 0, warn: 0, untested: 0 };
   for (const c of clauses) counts[c.outcome]++;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { scrub } from '../../core/redact.ts';
 import { renderClientHtml } from './html.ts';
 import { renderClientJunit } from './junit.ts';
-import { writeClientResultsJson, type ClientResultsDocument } from './results.ts';
+import { type ClientResultsDocument, writeClientResultsJson } from './results.ts';
 
 /** DIR/results.json, DIR/junit.xml and DIR/report.html of a client run. */
 export async function writeClientReports(dir: string, doc: ClientResultsDocument): Promise<string[]> {

@@ -2,7 +2,9 @@ import { OUTCOME_ORDER, OUTCOMES } from '../../core/outcomes.ts';
 
 // Outcome colours come from core/outcomes.ts; the expectation statuses have their own here, and
 // any other outcome string gets the neutral `o-other`.
-const OUTCOME_RULES = OUTCOME_ORDER.map((o) => `.${OUTCOMES[o].html.className} { --o: ${OUTCOMES[o].html.background}; --o-fg: ${OUTCOMES[o].html.ink}; }`).join('\n');
+const OUTCOME_RULES = OUTCOME_ORDER.map((o) => `.${OUTCOMES[o].html.className} { --o: ${OUTCOMES[o].html.background}; --o-fg: ${OUTCOMES[o].html.ink}; }`).join(
+  '\n',
+);
 const FAIL = OUTCOMES.fail.html.background;
 
 export const STYLE = `

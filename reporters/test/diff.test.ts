@@ -13,7 +13,10 @@ describe('diffing two runs', () => {
   test('a clause only one run has is absent in the other; a retired or new clause is never a regression', () => {
     const before = doc({});
     const after = doc({ 'PAG-03': 'fail' });
-    const gone = after.clauses.splice(after.clauses.findIndex((c) => c.id === 'PAG-04'), 1)[0]!;
+    const gone = after.clauses.splice(
+      after.clauses.findIndex((c) => c.id === 'PAG-04'),
+      1,
+    )[0]!;
     before.clauses = before.clauses.filter((c) => c.id !== 'PAG-05');
     expect(diffResults(before, after)).toEqual([
       { id: 'PAG-03', level: 'MUST', before: 'pass', after: 'fail', regression: true, expectedFailure: false },
@@ -24,6 +27,9 @@ describe('diffing two runs', () => {
 
   test('a SHOULD or INFO that went from pass to warn or fail is listed, never a regression', () => {
     const changes = diffResults(doc({}), doc({ 'ADDR-02': 'warn', 'AUTH-03': 'warn' }));
-    expect(changes.map((c) => [c.id, c.regression])).toEqual([['ADDR-02', false], ['AUTH-03', false]]);
+    expect(changes.map((c) => [c.id, c.regression])).toEqual([
+      ['ADDR-02', false],
+      ['AUTH-03', false],
+    ]);
   });
 });

@@ -1,13 +1,13 @@
-import { clauseById } from '../../suites/catalogue/clauses.ts';
-import { UsageError } from '../../core/errors.ts';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
+import { UsageError } from '../../core/errors.ts';
+import { applyExpectations, ExpectationsError, expectationStatus, loadExpectations, parseExpectations } from '../../core/expectations.ts';
 
 import type { Outcome } from '../../core/outcomes.ts';
+import { clauseById } from '../../suites/catalogue/clauses.ts';
 import { verdictOf } from '../../suites/runner/verdict.ts';
-import { applyExpectations, ExpectationsError, expectationStatus, loadExpectations, parseExpectations } from '../../core/expectations.ts';
 import { syntheticRun } from './runs.ts';
 
 vi.mock('../../suites/catalogue/clauses.ts', async (importOriginal) => {
@@ -25,7 +25,10 @@ async function file(text: string): Promise<string> {
 describe('loading known deviations', () => {
   test('reads clause ID → reason', async () => {
     const e = await loadExpectations(await file('{"PAG-03": "prev is sent on page 1", "ADDR-02": "plain http in the lab"}'), clauseById);
-    expect([...e]).toEqual([['PAG-03', 'prev is sent on page 1'], ['ADDR-02', 'plain http in the lab']]);
+    expect([...e]).toEqual([
+      ['PAG-03', 'prev is sent on page 1'],
+      ['ADDR-02', 'plain http in the lab'],
+    ]);
   });
 
   test.each([
@@ -91,7 +94,10 @@ describe('the verdict with known deviations', () => {
 
   test('a failure that is not listed still fails the run', () => {
     expect(verdictOf(syntheticRun({ 'PAG-03': 'fail', 'PAG-04': 'fail' }), false, listed)).toMatchObject({ label: 'NOT CONFORMANT', exitCode: 1 });
-    expect(verdictOf(syntheticRun({ 'PAG-03': 'fail', 'ADDR-02': 'warn', 'STAT-02': 'warn' }), true, listed)).toMatchObject({ label: 'NOT CONFORMANT', exitCode: 1 });
+    expect(verdictOf(syntheticRun({ 'PAG-03': 'fail', 'ADDR-02': 'warn', 'STAT-02': 'warn' }), true, listed)).toMatchObject({
+      label: 'NOT CONFORMANT',
+      exitCode: 1,
+    });
   });
 
   test('a stale expectation is reported; it fails the run only under --strict, without calling the server non-conformant', () => {
@@ -109,6 +115,9 @@ describe('the verdict with known deviations', () => {
   });
 
   test('an unconfirmed expectation changes nothing', () => {
-    expect(verdictOf(syntheticRun({ 'PAG-03': 'disabled', 'ADDR-02': 'skipped-unverifiable' }), true, listed)).toMatchObject({ label: 'CONFORMANT', exitCode: 0 });
+    expect(verdictOf(syntheticRun({ 'PAG-03': 'disabled', 'ADDR-02': 'skipped-unverifiable' }), true, listed)).toMatchObject({
+      label: 'CONFORMANT',
+      exitCode: 0,
+    });
   });
 });

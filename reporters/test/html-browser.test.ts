@@ -1,17 +1,16 @@
-import { clauseById } from '../../suites/catalogue/clauses.ts';
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { parseExpectations } from '../../core/expectations.ts';
 import { OUTCOMES } from '../../core/outcomes.ts';
+import { clauseById } from '../../suites/catalogue/clauses.ts';
 import { verdictOf } from '../../suites/runner/verdict.ts';
 import { renderHtml } from '../html.ts';
-import { resultsDocument, type ResultsDocument } from '../results-json.ts';
-import { parseExpectations } from '../../core/expectations.ts';
+import { type ResultsDocument, resultsDocument } from '../results-json.ts';
 import { fakeRun, secretForms, withSecretTest } from './runs.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -169,9 +168,7 @@ describe('HTML report in Chromium', () => {
     expect(widths.body).toBeLessThanOrEqual(widths.client);
     await page.screenshot({ path: join(outDir, 'phone.png') });
     const body = page.locator('#clause-GEN-03 .response pre').last();
-    const sizes = await body.evaluate(
-      (el) => ({ scroll: el.scrollHeight, client: el.clientHeight, width: el.getBoundingClientRect().right }),
-    );
+    const sizes = await body.evaluate((el) => ({ scroll: el.scrollHeight, client: el.clientHeight, width: el.getBoundingClientRect().right }));
     expect(sizes.scroll).toBeGreaterThan(sizes.client);
     expect(sizes.width).toBeLessThanOrEqual(390);
     await page.locator('#clause-PAG-04').scrollIntoViewIfNeeded();

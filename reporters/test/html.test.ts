@@ -1,12 +1,12 @@
-import { clauseById } from '../../suites/catalogue/clauses.ts';
 import { beforeAll, describe, expect, test } from 'vitest';
+import { parseExpectations } from '../../core/expectations.ts';
 import { OUTCOMES } from '../../core/outcomes.ts';
+import { clauseById } from '../../suites/catalogue/clauses.ts';
 import type { TestResult } from '../../suites/harness/results.ts';
 import type { RunResult } from '../../suites/runner/run-suites.ts';
 import { verdictOf } from '../../suites/runner/verdict.ts';
-import { parseExpectations } from '../../core/expectations.ts';
 import { renderHtml } from '../html.ts';
-import { resultsDocument, type ResultsDocument } from '../results-json.ts';
+import { type ResultsDocument, resultsDocument } from '../results-json.ts';
 import { fakeRun, planted, secretForms, withSecretTest } from './runs.ts';
 
 const SCRIPT_BODY = '<h1>Projects</h1><script>alert(1)</script>';
@@ -101,7 +101,9 @@ describe('HTML report', () => {
     const out = renderHtml(resultsDocument(result, verdictOf(result, true, expectations), { pmv6Version: '0' }));
     const table = out.slice(out.indexOf('id="expectations"'), out.indexOf('</table>'));
     expect(table).toContain('<th>Expectation</th>');
-    expect(table).toMatch(/PAG-04<\/a><\/td><td>MUST<\/td><td><span class="badge o-fail"[^>]*>fail<\/span><\/td><td class="exp-col"><span class="badge o-expected-failure"/);
+    expect(table).toMatch(
+      /PAG-04<\/a><\/td><td>MUST<\/td><td><span class="badge o-fail"[^>]*>fail<\/span><\/td><td class="exp-col"><span class="badge o-expected-failure"/,
+    );
     expect(table).toContain('paging is broken, issue #12');
     expect(table).toMatch(/PAG-03<\/a>.*o-stale-expectation/);
     expect(out).toContain('<a class="cell o-fail x-expected" data-outcome="fail" href="#clause-PAG-04"');

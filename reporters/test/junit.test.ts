@@ -1,13 +1,13 @@
-import { clauseById } from '../../suites/catalogue/clauses.ts';
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from 'vitest';
+import { type Expectations, parseExpectations } from '../../core/expectations.ts';
+import { clauseById } from '../../suites/catalogue/clauses.ts';
 import type { RunResult } from '../../suites/runner/run-suites.ts';
 import { verdictOf } from '../../suites/runner/verdict.ts';
-import { parseExpectations, type Expectations } from '../../core/expectations.ts';
 import { renderJunit, writeJunit } from '../junit.ts';
 import { resultsDocument } from '../results-json.ts';
 import { fakeRun, secretForms, syntheticRun, withSecretTest } from './runs.ts';
@@ -20,7 +20,10 @@ function xmllint(file: string): void {
     execFileSync('xmllint', ['--noout', '--schema', XSD, file], { stdio: 'pipe' });
   } catch (e) {
     const err = e as NodeJS.ErrnoException & { stderr?: Buffer };
-    if (err.code === 'ENOENT') throw new Error('xmllint is not installed: install the Debian package libxml2-utils (apt-get install libxml2-utils); junit.xml cannot be checked against reporters/schema/junit.xsd without it');
+    if (err.code === 'ENOENT')
+      throw new Error(
+        'xmllint is not installed: install the Debian package libxml2-utils (apt-get install libxml2-utils); junit.xml cannot be checked against reporters/schema/junit.xsd without it',
+      );
     throw new Error(`junit.xml does not validate against junit.xsd:\n${err.stderr?.toString() ?? err.message}`);
   }
 }
@@ -51,7 +54,9 @@ describe('junit.xml', () => {
     const xml = await junitOf(fake);
     expect(testcase(xml, 'PAG-03')).toMatch(/classname="pmv6\.PAG" time="\d+\.\d{3}" file="suites\/runner\/test\/fake\/outcomes\.fake-suite\.ts"\/>$/);
     const fail = testcase(xml, 'PAG-04');
-    expect(fail).toMatch(/<failure message="expected status 201, actual status 200" type="MUST">\[PAG-04\] MUST [^\n]*"On the last page, rel next is not returned\."/);
+    expect(fail).toMatch(
+      /<failure message="expected status 201, actual status 200" type="MUST">\[PAG-04\] MUST [^\n]*"On the last page, rel next is not returned\."/,
+    );
     expect(fail).toMatch(/&gt; POST http:\/\/127\.0\.0\.1:9\/index\.php\/api\/v6\/passwords\.json/);
     expect(fail).toMatch(/&lt; HTTP 200/);
     expect(fail).toMatch(/reproduce: curl /);
@@ -67,7 +72,10 @@ describe('junit.xml', () => {
 
   test('counts, times, timestamp and hostname add up', async () => {
     const xml = await junitOf(fake);
-    const root = /<testsuites name="pmv6 selftest" tests="(\d+)" failures="(\d+)" errors="(\d+)" skipped="(\d+)" time="[\d.]+" timestamp="\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ">/.exec(xml);
+    const root =
+      /<testsuites name="pmv6 selftest" tests="(\d+)" failures="(\d+)" errors="(\d+)" skipped="(\d+)" time="[\d.]+" timestamp="\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ">/.exec(
+        xml,
+      );
     expect(root).not.toBeNull();
     expect(Number(root![1])).toBe(count(xml, /<testcase /g));
     expect(Number(root![2])).toBe(count(xml, /<failure /g));
@@ -97,7 +105,10 @@ describe('junit.xml', () => {
       expect(expected).toMatch(/<system-out>\[PAG-04\][\s\S]*expected: status 201/);
       expect(expected).not.toMatch(/<failure/);
       const stale = testcase(xml, 'PAG-03');
-      if (strict) expect(stale).toMatch(/<failure message="stale expectation: PAG-03 listed as a known deviation but passed; remove the entry" type="stale-expectation">/);
+      if (strict)
+        expect(stale).toMatch(
+          /<failure message="stale expectation: PAG-03 listed as a known deviation but passed; remove the entry" type="stale-expectation">/,
+        );
       else expect(stale).toMatch(/<system-out>stale expectation: PAG-03/);
     }
   });
@@ -107,7 +118,9 @@ describe('junit.xml', () => {
       const xml = await junitOf(fake, strict);
       const gen02 = testcase(xml, 'GEN-02');
       expect(gen02).toMatch(/^<testcase name="\[GEN-02\] INFO [^"]*" classname="pmv6\.GEN" time="[\d.]+" file="[^"]+" status="observed">/);
-      expect(gen02).toContain('<system-out>observed (INFO, implementation-defined; not a pass, does not fail the run):\nPATCH /passwords.json: 405\nreply: {"status":405,"type":"Method Not Allowed"}\n\n[GEN-02] INFO ');
+      expect(gen02).toContain(
+        '<system-out>observed (INFO, implementation-defined; not a pass, does not fail the run):\nPATCH /passwords.json: 405\nreply: {"status":405,"type":"Method Not Allowed"}\n\n[GEN-02] INFO ',
+      );
       expect(gen02).not.toMatch(/<failure|<error|<skipped/);
       // The MUST test that also cites the INFO clause RES-17 passed: a plain passed testcase.
       expect(testcase(xml, 'RES-16, RES-17')).toMatch(/file="[^"]+"\/>$/);

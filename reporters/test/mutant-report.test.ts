@@ -6,9 +6,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import { mutantById } from '../../fixtures/mutants/index.ts';
-import { startEmbeddedTarget } from '../../targets/embedded.ts';
 import { runSuites } from '../../suites/runner/run-suites.ts';
 import { verdictOf } from '../../suites/runner/verdict.ts';
+import { startEmbeddedTarget } from '../../targets/embedded.ts';
 import { resultsErrors } from '../read-results.ts';
 import { resultsDocument } from '../results-json.ts';
 import { writeReports } from '../write-reports.ts';
@@ -40,7 +40,10 @@ describe('reports of a run against a mutant', () => {
       expect(readFileSync(join(dir, 'summary.md'), 'utf8')).toMatch(/PAG-11/);
 
       if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install chromium`);
-      const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+      });
       try {
         const page = await browser.newPage();
         await page.goto(pathToFileURL(join(dir, 'report.html')).href);

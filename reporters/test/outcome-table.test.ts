@@ -80,12 +80,17 @@ describe('the outcome table (core/outcomes.ts)', () => {
     const files = readdirSync(join(ROOT, 'core')).filter((f) => f.endsWith('.ts'));
     expect(files).toContain('outcomes.ts');
     for (const f of files) {
-      const imports = [...readFileSync(join(ROOT, 'core', f), 'utf8').matchAll(/\bfrom\s+['"]([^'"]+)['"]|\bimport\s*\(\s*['"]([^'"]+)['"]/g)].map((m) => m[1] ?? m[2] ?? '');
-      expect(imports.filter((i) => i.startsWith('.') && !/^\.\/[^/]+$/.test(i)), f).toEqual([]);
+      const imports = [...readFileSync(join(ROOT, 'core', f), 'utf8').matchAll(/\bfrom\s+['"]([^'"]+)['"]|\bimport\s*\(\s*['"]([^'"]+)['"]/g)].map(
+        (m) => m[1] ?? m[2] ?? '',
+      );
+      expect(
+        imports.filter((i) => i.startsWith('.') && !/^\.\/[^/]+$/.test(i)),
+        f,
+      ).toEqual([]);
     }
   });
 
-  test('reporters/README.md lists every outcome with the table\'s weight order', () => {
+  test("reporters/README.md lists every outcome with the table's weight order", () => {
     const readme = readFileSync(join(ROOT, 'reporters/README.md'), 'utf8');
     for (const o of OUTCOME_ORDER) expect(readme, o).toMatch(new RegExp(`^\\| \`${o}\` \\|`, 'm'));
     const order = OUTCOME_ORDER.filter((o) => o !== 'untested').sort((a, b) => OUTCOMES[b].weight - OUTCOMES[a].weight);

@@ -80,7 +80,11 @@ describe('secrets in a full run with failures', () => {
     expect(code, out.slice(-2000)).toBe(1);
     const files = readdirSync(join(dir, 'report')).map((f) => join(dir, 'report', f));
     expect(files.map((f) => f.split('/').at(-1)).sort()).toEqual(['junit.xml', 'report.html', 'results.json', 'summary.md']);
-    const outputs: Array<[string, string]> = [['console', out], ['step summary', readFileSync(summary, 'utf8')], ...files.map((f) => [f, readFileSync(f, 'utf8')] as [string, string])];
+    const outputs: Array<[string, string]> = [
+      ['console', out],
+      ['step summary', readFileSync(summary, 'utf8')],
+      ...files.map((f) => [f, readFileSync(f, 'utf8')] as [string, string]),
+    ];
     for (const secret of [adminPassword, controlToken, secretValue, hmac.private_key]) {
       for (const form of forms(secret)) {
         for (const [name, text] of outputs) expect(text.includes(form), `${name} holds a secret`).toBe(false);

@@ -1,15 +1,14 @@
-import { clauseById } from '../../suites/catalogue/clauses.ts';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
+import { parseExpectations } from '../../core/expectations.ts';
 import { OUTCOME_ORDER } from '../../core/outcomes.ts';
-import { AREAS } from '../../suites/catalogue/clauses.ts';
+import { AREAS, clauseById } from '../../suites/catalogue/clauses.ts';
 import type { RunResult } from '../../suites/runner/run-suites.ts';
 import { verdictOf } from '../../suites/runner/verdict.ts';
-import { parseExpectations } from '../../core/expectations.ts';
-import { readResultsFile, resultsErrors, RESULTS_SCHEMA_FILE } from '../read-results.ts';
-import { resultsDocument, writeResultsJson, type ResultsDocument } from '../results-json.ts';
+import { RESULTS_SCHEMA_FILE, readResultsFile, resultsErrors } from '../read-results.ts';
+import { type ResultsDocument, resultsDocument, writeResultsJson } from '../results-json.ts';
 import { fakeRun, secretForms, withSecretTest } from './runs.ts';
 
 let result: RunResult;
@@ -30,7 +29,10 @@ describe('results.json format pmv6-results/2', () => {
     expect(doc.clauses.find((c) => c.id === 'AUTH-04')).toMatchObject({ dependsOn: ['AUTH-03'], note: expect.stringMatching(/AUTH-03/) });
     expect(doc.durationMs).toBeGreaterThan(0);
     // An observed INFO clause is info, with what its test recorded; never pass.
-    expect(doc.clauses.find((c) => c.id === 'GEN-02')).toMatchObject({ outcome: 'info', tests: [{ outcome: 'info', observed: { 'PATCH /passwords.json': 405 } }] });
+    expect(doc.clauses.find((c) => c.id === 'GEN-02')).toMatchObject({
+      outcome: 'info',
+      tests: [{ outcome: 'info', observed: { 'PATCH /passwords.json': 405 } }],
+    });
     expect(doc.verdict.counts).toMatchObject({ info: 2 });
     expect(doc.clauses.filter((c) => c.level === 'INFO' && c.outcome === 'pass')).toEqual([]);
   });
@@ -70,7 +72,11 @@ describe('results.json format pmv6-results/2', () => {
     ['counts without info', (d) => delete (d.verdict as { counts: Record<string, number> }).counts.info, /verdict\/counts/],
     ['a password that is not redacted', (d) => ((d.config as { password: string }).password = 'hunter22'), /config\/password/],
     ['a bad date', (d) => (d.startedAt = 'yesterday'), /startedAt/],
-    ['an unknown expectation status', (d) => ((d.clauses as Array<Record<string, unknown>>)[0]!.expectation = { reason: 'r', status: 'maybe' }), /expectation\/status/],
+    [
+      'an unknown expectation status',
+      (d) => ((d.clauses as Array<Record<string, unknown>>)[0]!.expectation = { reason: 'r', status: 'maybe' }),
+      /expectation\/status/,
+    ],
   ])('rejects %s', (_what, mutate, error) => {
     const bad = clone();
     mutate(bad);
@@ -97,8 +103,12 @@ describe('results.json format pmv6-results/2', () => {
     };
     await expect(readResultsFile(join(dir, 'missing.json'))).rejects.toThrow(/cannot read .*ENOENT/);
     await expect(readResultsFile(await write('a.json', '{'))).rejects.toThrow(/is not JSON/);
-    await expect(readResultsFile(await write('b.json', JSON.stringify({ ...clone(), format: 'pmv6-results/0' })))).rejects.toThrow(/format pmv6-results\/0; this pmv6 reads pmv6-results\/2/);
-    await expect(readResultsFile(await write('b1.json', JSON.stringify({ ...clone(), format: 'pmv6-results/1' })))).rejects.toThrow(/format pmv6-results\/1; this pmv6 reads pmv6-results\/2/);
+    await expect(readResultsFile(await write('b.json', JSON.stringify({ ...clone(), format: 'pmv6-results/0' })))).rejects.toThrow(
+      /format pmv6-results\/0; this pmv6 reads pmv6-results\/2/,
+    );
+    await expect(readResultsFile(await write('b1.json', JSON.stringify({ ...clone(), format: 'pmv6-results/1' })))).rejects.toThrow(
+      /format pmv6-results\/1; this pmv6 reads pmv6-results\/2/,
+    );
     const invalid = readResultsFile(await write('c.json', JSON.stringify({ ...clone(), seed: -1 })));
     await expect(invalid).rejects.toMatchObject({ name: 'ResultsFileError', message: expect.stringMatching(/^[^\n]*\/seed must be >= 0[^\n]*$/) });
   });

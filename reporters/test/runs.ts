@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import type { Exchange } from '../../core/exchange.ts';
+import type { Outcome } from '../../core/outcomes.ts';
+import { registerSecret } from '../../core/redact.ts';
 import { CLAUSES } from '../../suites/catalogue/clauses.ts';
 import type { RunConfig } from '../../suites/harness/config.ts';
-import type { Exchange } from '../../core/exchange.ts';
-import { registerSecret } from '../../core/redact.ts';
-import type { Outcome } from '../../core/outcomes.ts';
 import type { TestResult } from '../../suites/harness/results.ts';
-import { runSuites, type RunResult } from '../../suites/runner/run-suites.ts';
+import { type RunResult, runSuites } from '../../suites/runner/run-suites.ts';
 
 export const password = randomBytes(12).toString('hex');
 /** Put into every kind of field unredacted; no file a reporter writes may contain it. */
@@ -93,7 +93,9 @@ export function syntheticRun(outcomes: Record<string, Outcome> = {}, rest: Outco
       durationMs: 5,
       ...(outcome === 'skipped-unverifiable' ? { note: 'needs the control protocol' } : {}),
       ...(outcome === 'info' ? { observed: { [`seen at ${clause.id}`]: { status: 405 } } } : {}),
-      ...(['fail', 'warn'].includes(outcome) ? { failure: { kind: 'violation' as const, message: 'expected: a\nactual:   b', expected: 'a', actual: 'b' } } : {}),
+      ...(['fail', 'warn'].includes(outcome)
+        ? { failure: { kind: 'violation' as const, message: 'expected: a\nactual:   b', expected: 'a', actual: 'b' } }
+        : {}),
     };
     return { clause, outcome, tests: outcome === 'untested' ? [] : [test] };
   });

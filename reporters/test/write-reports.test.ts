@@ -1,10 +1,10 @@
-import { clauseById } from '../../suites/catalogue/clauses.ts';
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { verdictOf } from '../../suites/runner/verdict.ts';
 import { parseExpectations } from '../../core/expectations.ts';
+import { clauseById } from '../../suites/catalogue/clauses.ts';
+import { verdictOf } from '../../suites/runner/verdict.ts';
 import { resultsDocument } from '../results-json.ts';
 import { writeReports } from '../write-reports.ts';
 import { fakeRun, secretForms, withSecretTest } from './runs.ts';

@@ -1,7 +1,7 @@
-import { expectStatus, violation } from '../harness/assert.ts';
-import { ApiClient } from '../harness/client.ts';
-import { clauseTest } from '../harness/clause-test.ts';
 import { headerValue } from '../../core/exchange.ts';
+import { expectStatus, violation } from '../harness/assert.ts';
+import { clauseTest } from '../harness/clause-test.ts';
+import { ApiClient } from '../harness/client.ts';
 import { useSession } from '../harness/session.ts';
 
 const s = useSession();

@@ -1,7 +1,7 @@
 import { expectClientError, expectStatus } from '../harness/assert.ts';
+import { withSettingsSnapshot } from '../harness/checks.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import { useSession } from '../harness/session.ts';
-import { withSettingsSnapshot } from '../harness/checks.ts';
 
 const s = useSession();
 

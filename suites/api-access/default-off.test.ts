@@ -1,8 +1,8 @@
-import { expectResponse, violation } from '../harness/assert.ts';
-import { clauseTest } from '../harness/clause-test.ts';
 import type { Exchange } from '../../core/exchange.ts';
-import { useSession } from '../harness/session.ts';
+import { expectResponse, violation } from '../harness/assert.ts';
 import { withSettingsSnapshot } from '../harness/checks.ts';
+import { clauseTest } from '../harness/clause-test.ts';
+import { useSession } from '../harness/session.ts';
 
 const s = useSession();
 

@@ -1,16 +1,16 @@
-import { expectClientError, expectErrorObject, expectStatus, violation } from '../harness/assert.ts';
-import type { ApiClient } from '../harness/client.ts';
-import { clauseTest } from '../harness/clause-test.ts';
-import { useSession } from '../harness/session.ts';
-import { API_DISABLED } from '../harness/checks.ts';
 import type { Exchange } from '../../core/exchange.ts';
-import { TABLE, label, notServed, useEndpoints, type Endpoint, type EndpointData } from '../harness/endpoints.ts';
+import { expectClientError, expectErrorObject, expectStatus, violation } from '../harness/assert.ts';
+import { API_DISABLED } from '../harness/checks.ts';
+import { clauseTest } from '../harness/clause-test.ts';
+import type { ApiClient } from '../harness/client.ts';
+import { type Endpoint, type EndpointData, label, notServed, TABLE, useEndpoints } from '../harness/endpoints.ts';
+import { useSession } from '../harness/session.ts';
 
 const s = useSession();
 const calls = useEndpoints(s);
 
 async function usersOfEveryRole(): Promise<Array<[string, ApiClient]>> {
-  const out: Array<[string, ApiClient]> = [['the run\'s Admin', s.admin]];
+  const out: Array<[string, ApiClient]> = [["the run's Admin", s.admin]];
   for (const role of ['admin', 'it', 'project manager', 'normal user', 'read only'] as const) {
     const user = await s.user(role, { label: `gen10-${role.replace(/\s+/g, '-')}` });
     out.push([role, user.client]);
@@ -45,32 +45,45 @@ const offSweep = () =>
 
 // Off: every endpoint of the table is refused to every role, over Basic and HMAC. On again: the
 // lists and the version answer 200, and no GET of the table gives the refusal API access off gave.
-clauseTest('GEN-10', 'refuse users of every role, over Basic and HMAC, on every endpoint of the table while API access is off, and serve them once it is on again', async () => {
-  const { users, off, d } = await offSweep();
-  let offReply: string | undefined;
-  for (const { endpoint, ex } of off) {
-    if (notServed(endpoint, ex)) continue;
-    offReply ??= expectClientError(ex).message;
-  }
-  await s.withSettings({ api_enabled: true }, async () => {
-    for (const [, client] of users) {
-      expectStatus(await client.get('/passwords.json'), 200);
-      expectStatus(await client.get('/version.json'), 200);
+clauseTest(
+  'GEN-10',
+  'refuse users of every role, over Basic and HMAC, on every endpoint of the table while API access is off, and serve them once it is on again',
+  async () => {
+    const { users, off, d } = await offSweep();
+    let offReply: string | undefined;
+    for (const { endpoint, ex } of off) {
+      if (notServed(endpoint, ex)) continue;
+      offReply ??= expectClientError(ex).message;
     }
-    // Every GET of the table for the Admin over Basic and a Normal user over HMAC.
-    for (const [who, client] of users.filter(([who]) => who === 'the run\'s Admin' || who === 'normal user over HMAC')) {
-      for (const { endpoint, ex } of await calls.callEach(client, d, {}, TABLE.filter((e) => e.method === 'GET'))) {
-        const message = (ex.json as { message?: unknown } | undefined)?.message;
-        if (ex.response?.status === 403 && (message === offReply || (typeof message === 'string' && API_DISABLED.test(message)))) {
-          violation(ex, `${label(endpoint)} served to ${who} once API access is on again`, `the refusal given while it was off: ${JSON.stringify(message)}`);
+    await s.withSettings({ api_enabled: true }, async () => {
+      for (const [, client] of users) {
+        expectStatus(await client.get('/passwords.json'), 200);
+        expectStatus(await client.get('/version.json'), 200);
+      }
+      // Every GET of the table for the Admin over Basic and a Normal user over HMAC.
+      for (const [who, client] of users.filter(([who]) => who === "the run's Admin" || who === 'normal user over HMAC')) {
+        for (const { endpoint, ex } of await calls.callEach(
+          client,
+          d,
+          {},
+          TABLE.filter((e) => e.method === 'GET'),
+        )) {
+          const message = (ex.json as { message?: unknown } | undefined)?.message;
+          if (ex.response?.status === 403 && (message === offReply || (typeof message === 'string' && API_DISABLED.test(message)))) {
+            violation(ex, `${label(endpoint)} served to ${who} once API access is on again`, `the refusal given while it was off: ${JSON.stringify(message)}`);
+          }
         }
       }
-    }
-  });
-});
+    });
+  },
+);
 
-clauseTest('ERR-01', 'answer every endpoint of the table with 403 and "API access is disabled" for every role, over Basic and HMAC, while API access is off', async () => {
-  for (const { endpoint, ex } of (await offSweep()).off) {
-    if (!notServed(endpoint, ex)) expectErrorObject(ex, { status: 403, message: API_DISABLED });
-  }
-});
+clauseTest(
+  'ERR-01',
+  'answer every endpoint of the table with 403 and "API access is disabled" for every role, over Basic and HMAC, while API access is off',
+  async () => {
+    for (const { endpoint, ex } of (await offSweep()).off) {
+      if (!notServed(endpoint, ex)) expectErrorObject(ex, { status: 403, message: API_DISABLED });
+    }
+  },
+);

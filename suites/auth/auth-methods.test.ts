@@ -1,8 +1,8 @@
-import { SetupError, expectClientError, expectResponse, expectStatus, violation } from '../harness/assert.ts';
-import { clauseTest, type ClauseTestContext } from '../harness/clause-test.ts';
+import type { Exchange } from '../../core/exchange.ts';
+import { expectClientError, expectResponse, expectStatus, SetupError, violation } from '../harness/assert.ts';
+import { type ClauseTestContext, clauseTest } from '../harness/clause-test.ts';
 import type { ApiClient } from '../harness/client.ts';
 import type { ControlClient } from '../harness/control.ts';
-import type { Exchange } from '../../core/exchange.ts';
 import type { FixtureUser } from '../harness/fixtures.ts';
 import { useSession } from '../harness/session.ts';
 
@@ -79,7 +79,12 @@ clauseTest('AUTH-09', 'accept HMAC for a GET and a POST while only HMAC is enabl
     try {
       await s.fixtures.createProject(user.hmacClient);
     } catch (e) {
-      if (e instanceof SetupError && e.exchange) violation(e.exchange, 'status 201 for POST /projects.json signed with HMAC', e.exchange.response ? `status ${e.exchange.response.status}` : 'no response');
+      if (e instanceof SetupError && e.exchange)
+        violation(
+          e.exchange,
+          'status 201 for POST /projects.json signed with HMAC',
+          e.exchange.response ? `status ${e.exchange.response.status}` : 'no response',
+        );
       throw e;
     }
   });
@@ -118,14 +123,14 @@ clauseTest('AUTH-11', 'accept keys 1 day old under an expiry of 3 days, keys 400
 });
 
 // Expiry holds for every role and every kind of request, not only a Normal user's GET.
-clauseTest('AUTH-10', 'refuse an Admin\'s HMAC keys issued 2 days ago under an expiry of 1 day, on a GET and on a POST', async (t) => {
+clauseTest('AUTH-10', "refuse an Admin's HMAC keys issued 2 days ago under an expiry of 1 day, on a GET and on a POST", async (t) => {
   const user = await s.user('admin', { label: 'methods-7' });
   const client = await keysIssued(user, 2);
-  await s.withSettings({ hmac_key_expiry_days: null }, () => expectHmacAccepted(t, client, 'an Admin\'s keys 2 days old with no expiry'));
+  await s.withSettings({ hmac_key_expiry_days: null }, () => expectHmacAccepted(t, client, "an Admin's keys 2 days old with no expiry"));
   await s.withSettings({ hmac_key_expiry_days: 1 }, async () => {
     expectClientError(await client.get(PATH));
     const ex = await client.post('/projects.json', { name: s.fixtures.name('expired-write'), parent_id: 0 });
     expectClientError(ex);
-    observeReply(t, 'an Admin\'s keys 2 days old on a POST, expiry 1 day', ex);
+    observeReply(t, "an Admin's keys 2 days old on a POST, expiry 1 day", ex);
   });
 });

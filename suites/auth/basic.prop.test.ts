@@ -1,9 +1,9 @@
 import fc from 'fast-check';
+import { basicAuthorization } from '../../core/signers.ts';
 import { expectErrorObject } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
-import { useSession } from '../harness/session.ts';
-import { basicAuthorization } from '../../core/signers.ts';
 import { checkProperty } from '../harness/property.ts';
+import { useSession } from '../harness/session.ts';
 
 const s = useSession();
 const b64 = (text: string | Uint8Array) => Buffer.from(text).toString('base64');
@@ -33,7 +33,10 @@ function wrongCredentials(user: string, password: string) {
     }),
     fc.record({ kind: fc.constant('not base64'), value: token.map((t) => `Basic ${t}!*`) }),
     fc.record({ kind: fc.constant('another scheme'), value: fc.tuple(fc.constantFrom(...OTHER_SCHEMES), token).map(([scheme, t]) => `${scheme} ${t}`) }),
-    fc.record({ kind: fc.constant("another scheme, the Admin's own pair"), value: fc.constantFrom(...OTHER_SCHEMES).map((scheme) => `${scheme} ${b64(`${user}:${password}`)}`) }),
+    fc.record({
+      kind: fc.constant("another scheme, the Admin's own pair"),
+      value: fc.constantFrom(...OTHER_SCHEMES).map((scheme) => `${scheme} ${b64(`${user}:${password}`)}`),
+    }),
   );
 }
 

@@ -1,6 +1,6 @@
+import type { Exchange } from '../../core/exchange.ts';
 import { expectErrorObject, expectStatus } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
-import type { Exchange } from '../../core/exchange.ts';
 import { useSession } from '../harness/session.ts';
 import { saysCredentialsWrong } from '../oracle/oracle.ts';
 
@@ -11,7 +11,7 @@ clauseTest('AUTH-01', 'answer a request without credentials with 401 Unauthorize
   expectStatus(await s.anonymous.get('/version.json'), 401);
 });
 
-clauseTest('AUTH-02', 'accept HTTP Basic authentication with the user\'s username and password', async () => {
+clauseTest('AUTH-02', "accept HTTP Basic authentication with the user's username and password", async () => {
   expectStatus(await s.admin.get('/passwords.json'), 200);
 });
 
@@ -52,6 +52,10 @@ clauseTest('AUTH-13', 'give a message with the 401 of a wrong password, an unkno
   for (const ex of await failedBasic()) expectErrorObject(ex, { status: 401, message: (m) => m.trim() !== '' });
 });
 
-clauseTest('AUTH-14', 'say in the 401 message of a wrong password, an unknown user and missing credentials that the username or password is incorrect or missing', async () => {
-  for (const ex of await failedBasic()) expectErrorObject(ex, { status: 401, message: saysCredentialsWrong });
-});
+clauseTest(
+  'AUTH-14',
+  'say in the 401 message of a wrong password, an unknown user and missing credentials that the username or password is incorrect or missing',
+  async () => {
+    for (const ex of await failedBasic()) expectErrorObject(ex, { status: 401, message: saysCredentialsWrong });
+  },
+);

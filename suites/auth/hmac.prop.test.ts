@@ -1,11 +1,11 @@
 import fc from 'fast-check';
-import { expectClientError, expectResponse, violation } from '../harness/assert.ts';
-import { clauseTest, type ClauseTestContext } from '../harness/clause-test.ts';
-import type { ApiClient, Auth, HmacParts } from '../harness/client.ts';
 import type { Exchange } from '../../core/exchange.ts';
-import { useSession } from '../harness/session.ts';
 import { hmacSign } from '../../core/signers.ts';
+import { expectClientError, expectResponse, violation } from '../harness/assert.ts';
+import { type ClauseTestContext, clauseTest } from '../harness/clause-test.ts';
+import type { ApiClient, Auth, HmacParts } from '../harness/client.ts';
 import { checkProperty } from '../harness/property.ts';
+import { useSession } from '../harness/session.ts';
 
 const s = useSession();
 const PATH = '/passwords.json';
@@ -16,7 +16,8 @@ async function signer(t: ClauseTestContext): Promise<{ client: ApiClient; auth: 
   const client = await s.adminHmac();
   if (!client) t.unverifiable('no HMAC keys: give --hmac-public and --hmac-private, or --control');
   const ex = await client.get(PATH);
-  if (ex.response?.status !== 200) t.unverifiable(`a correctly signed GET ${PATH} was not accepted (status ${ex.response?.status ?? ex.error}), so AUTH-03 does not hold here`);
+  if (ex.response?.status !== 200)
+    t.unverifiable(`a correctly signed GET ${PATH} was not accepted (status ${ex.response?.status ?? ex.error}), so AUTH-03 does not hold here`);
   return { client, auth: client.auth as HmacAuth };
 }
 
@@ -78,10 +79,7 @@ clauseTest('AUTH-04', 'refuse a request after any one byte of its signed path, t
       }
     };
     const tampered = client.withAuth({ ...auth, mutate });
-    const ex =
-      post || part === 'body'
-        ? await tampered.post(PATH, { name: s.fixtures.name('hmac-tamper'), project_id: project })
-        : await tampered.get(PATH);
+    const ex = post || part === 'body' ? await tampered.post(PATH, { name: s.fixtures.name('hmac-tamper'), project_id: project }) : await tampered.get(PATH);
     seen.add(ex);
     const created = (ex.json as { id?: unknown } | undefined)?.id;
     if (ex.response && ex.response.status < 300 && typeof created === 'number') await s.admin.delete(`/passwords/${created}.json`);
@@ -138,7 +136,9 @@ clauseTest('AUTH-05', 'record the reply to correctly signed requests whose times
   try {
     await checkProperty(t, property, {
       numRuns: 12,
-      examples: [301, 600, 900, 1800, 3599].flatMap((seconds) => [[{ seconds, future: false }], [{ seconds, future: true }]] as Array<[{ seconds: number; future: boolean }]>),
+      examples: [301, 600, 900, 1800, 3599].flatMap(
+        (seconds) => [[{ seconds, future: false }], [{ seconds, future: true }]] as Array<[{ seconds: number; future: boolean }]>,
+      ),
     });
   } finally {
     t.observe('status by timestamp offset (s)', replies);

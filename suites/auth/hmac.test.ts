@@ -1,8 +1,8 @@
+import { hmacSign } from '../../core/signers.ts';
 import { expectClientError, expectResponse, expectStatus } from '../harness/assert.ts';
-import { clauseTest, type ClauseTestContext } from '../harness/clause-test.ts';
+import { type ClauseTestContext, clauseTest } from '../harness/clause-test.ts';
 import type { ApiClient, Auth } from '../harness/client.ts';
 import { useSession } from '../harness/session.ts';
-import { hmacSign } from '../../core/signers.ts';
 import { oracleTest } from '../oracle/probe.ts';
 
 const s = useSession();
@@ -37,7 +37,10 @@ clauseTest('AUTH-04', 'refuse a request whose hash, signed path, timestamp or bo
     ['one changed hex digit of the hash', (p) => ({ hash: flip(p.hash) })],
     ['a hash over another path', (p) => ({ uri: p.uri.replace('passwords', 'projects') })],
     ['a hash over another body', () => ({ body: '{"name":"x"}' })],
-    ['a hash over another timestamp than the header says', (p) => ({ hash: hmacSign({ privateKey: keyOf(client), uri: p.uri, timestamp: String(Number(p.timestamp) - 1), body: p.body }) })],
+    [
+      'a hash over another timestamp than the header says',
+      (p) => ({ hash: hmacSign({ privateKey: keyOf(client), uri: p.uri, timestamp: String(Number(p.timestamp) - 1), body: p.body }) }),
+    ],
   ];
   for (const [, mutate] of cases) {
     expectClientError(await tampered(client, mutate).get('/passwords.json'));
@@ -69,14 +72,22 @@ clauseTest('AUTH-03', 'accept HMAC on a GET with a query string, a PUT with a bo
   s.fixtures.forget('project', doomed);
 });
 
-clauseTest('AUTH-04', 'refuse an HMAC request whose hash leaves out the query string, or covers another body of a PUT or another path of a DELETE', async (t) => {
-  const client = await hmacClient(t);
-  expectClientError(await tampered(client, (p) => ({ uri: p.uri.split('?')[0]! })).get('/passwords.json?pmv6=1'));
-  const project = await s.fixtures.createProject();
-  expectClientError(await tampered(client, () => ({ body: JSON.stringify({ name: 'another name' }) })).put(`/projects/${project}.json`, { name: s.fixtures.name('hmac-put-tamper') }));
-  const other = await s.fixtures.createProject();
-  expectClientError(await tampered(client, (p) => ({ uri: p.uri.replace(String(project), String(other)) })).delete(`/projects/${project}.json`));
-});
+clauseTest(
+  'AUTH-04',
+  'refuse an HMAC request whose hash leaves out the query string, or covers another body of a PUT or another path of a DELETE',
+  async (t) => {
+    const client = await hmacClient(t);
+    expectClientError(await tampered(client, (p) => ({ uri: p.uri.split('?')[0]! })).get('/passwords.json?pmv6=1'));
+    const project = await s.fixtures.createProject();
+    expectClientError(
+      await tampered(client, () => ({ body: JSON.stringify({ name: 'another name' }) })).put(`/projects/${project}.json`, {
+        name: s.fixtures.name('hmac-put-tamper'),
+      }),
+    );
+    const other = await s.fixtures.createProject();
+    expectClientError(await tampered(client, (p) => ({ uri: p.uri.replace(String(project), String(other)) })).delete(`/projects/${project}.json`));
+  },
+);
 
 // §4 "PUT and DELETE requests that return no content answer 204 No Content", whichever method
 // of authentication signed them.

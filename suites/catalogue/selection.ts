@@ -1,4 +1,4 @@
-import { clauseById, type Clause } from './clauses.ts';
+import { type Clause, clauseById } from './clauses.ts';
 
 export interface Selection {
   only?: string[];
@@ -15,5 +15,8 @@ export function selects(clauses: Clause[], selection: Selection = {}): boolean {
 }
 
 export function selectsIds(ids: string[], selection: Selection = {}): boolean {
-  return selects(ids.map((id) => clauseById(id)).filter((c) => c !== undefined), selection);
+  return selects(
+    ids.map((id) => clauseById(id)).filter((c) => c !== undefined),
+    selection,
+  );
 }

@@ -1,7 +1,7 @@
 import { expectErrorObject, expectResponse } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
-import { useSession } from '../harness/session.ts';
 import { ENDPOINTS, label, notServed, useEndpoints } from '../harness/endpoints.ts';
+import { useSession } from '../harness/session.ts';
 
 const s = useSession();
 const calls = useEndpoints(s);

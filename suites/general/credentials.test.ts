@@ -1,8 +1,8 @@
 import { expectClientError, expectErrorObject, expectStatus } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import type { Role } from '../harness/control.ts';
-import { useSession } from '../harness/session.ts';
 import { notServed, useEndpoints } from '../harness/endpoints.ts';
+import { useSession } from '../harness/session.ts';
 
 const s = useSession();
 const calls = useEndpoints(s);
@@ -27,7 +27,7 @@ clauseTest(['AUTH-01', 'STAT-06'], 'answer every endpoint of the table without c
 
 // "Any active user can use the API": a user made inactive (through the control protocol) and a
 // user deactivated through the product's PUT users/ID/deactivate.json are both refused.
-clauseTest('GEN-15', 'refuse a deactivated user\'s own credentials over HTTP Basic and HMAC, on a read and on a write', async () => {
+clauseTest('GEN-15', "refuse a deactivated user's own credentials over HTTP Basic and HMAC, on a read and on a write", async () => {
   const inactive = await s.user('normal user', { active: false, label: 'gen15-inactive' });
   const deactivated = await s.user('normal user', { label: 'gen15-deactivated' });
   expectStatus(await deactivated.client.get('/version.json'), 200);

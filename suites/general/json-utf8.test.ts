@@ -1,8 +1,8 @@
 import { expectStatus, violation } from '../harness/assert.ts';
-import { clauseTest } from '../harness/clause-test.ts';
-import { useSession } from '../harness/session.ts';
 import { containsString, expectJsonBody, expectUtf8Body } from '../harness/checks.ts';
+import { clauseTest } from '../harness/clause-test.ts';
 import { useEndpoints } from '../harness/endpoints.ts';
+import { useSession } from '../harness/session.ts';
 
 const s = useSession();
 const calls = useEndpoints(s);

@@ -1,7 +1,7 @@
 import { expectClientError, expectResponse } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
+import { guessedData, pathOf, TABLE } from '../harness/endpoints.ts';
 import { useSession } from '../harness/session.ts';
-import { TABLE, guessedData, pathOf } from '../harness/endpoints.ts';
 
 const s = useSession();
 

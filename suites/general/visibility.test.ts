@@ -1,7 +1,7 @@
 import { expectResponse, expectSchema, expectStatus, violation } from '../harness/assert.ts';
-import type { ApiClient } from '../harness/client.ts';
 import { clauseTest } from '../harness/clause-test.ts';
-import { itemIds, type Count } from '../harness/pages.ts';
+import type { ApiClient } from '../harness/client.ts';
+import { type Count, itemIds } from '../harness/pages.ts';
 import { useSession } from '../harness/session.ts';
 
 const s = useSession();
@@ -67,43 +67,56 @@ async function idsOfList(client: ApiClient, base: string): Promise<Set<number> |
 // Every list of passwords or projects (the product's lists, product facts §6), not only
 // /passwords.json: an Admin's project and password, live and archived, found by their search
 // text too, stay out of every list of users who were given no access.
-clauseTest(['GEN-09', 'SIZE-10'], 'hide an Admin\'s projects and passwords, live and archived, from every list, count and show of a new Normal user, Read only user and Project manager', async (t) => {
-  const tag = s.fixtures.name('gen09-every-list');
-  const project = await s.fixtures.createProject(s.admin, { name: `${tag}-project` });
-  const password = await s.fixtures.createPassword(project, { name: `${tag}-password` });
-  const archivedProject = await s.fixtures.createProject(s.admin, { name: `${tag}-archived-project` });
-  const archivedPassword = await s.fixtures.createPassword(archivedProject, { name: `${tag}-archived-password` });
-  expectStatus(await s.admin.put(`/passwords/${archivedPassword}/archive.json`), 204);
-  expectStatus(await s.admin.put(`/projects/${archivedProject}/archive.json`), 204);
-  const search = encodeURIComponent(tag);
-  const lists: Array<[string, number[]]> = [
-    ['/projects', [project, archivedProject]],
-    ['/projects/archived', [archivedProject]],
-    [`/projects/search/${search}`, [project, archivedProject]],
-    ['/passwords', [password, archivedPassword]],
-    ['/passwords/archived', [archivedPassword]],
-    [`/passwords/search/${search}`, [password, archivedPassword]],
-    [`/projects/${project}/passwords`, [password]],
-  ];
-  const adminIds = new Map<string, Set<number> | undefined>();
-  for (const [base] of lists) adminIds.set(base, await idsOfList(s.admin, base));
-  // Each id is judged in the lists where the Admin sees it: elsewhere its absence proves nothing.
-  const judged: Array<[string, number[]]> = [];
-  for (const [base, hidden] of lists) {
-    const seen = hidden.filter((id) => adminIds.get(base)?.has(id));
-    if (seen.length > 0) judged.push([base, seen]);
-  }
-  t.observe('lists judged', judged.map(([base]) => base));
-  if (judged.length === 0) t.unverifiable('the Admin saw the objects in none of the lists');
-  for (const role of ['normal user', 'read only', 'project manager'] as const) {
-    const user = await s.user(role, { label: `gen09-lists-${role.replace(/\s+/g, '-')}` });
-    for (const [base, hidden] of judged) {
-      const ids = await idsOfList(user.client, base);
-      const leaked = hidden.filter((id) => ids?.has(id));
-      if (leaked.length > 0) violation(await user.client.get(`${base}.json`, { headers: { 'X-Page-Size': String(PAGE) } }), `ids ${hidden.join(', ')} absent from ${base}.json for a new ${role}`, `ids ${leaked.join(', ')} listed`);
+clauseTest(
+  ['GEN-09', 'SIZE-10'],
+  "hide an Admin's projects and passwords, live and archived, from every list, count and show of a new Normal user, Read only user and Project manager",
+  async (t) => {
+    const tag = s.fixtures.name('gen09-every-list');
+    const project = await s.fixtures.createProject(s.admin, { name: `${tag}-project` });
+    const password = await s.fixtures.createPassword(project, { name: `${tag}-password` });
+    const archivedProject = await s.fixtures.createProject(s.admin, { name: `${tag}-archived-project` });
+    const archivedPassword = await s.fixtures.createPassword(archivedProject, { name: `${tag}-archived-password` });
+    expectStatus(await s.admin.put(`/passwords/${archivedPassword}/archive.json`), 204);
+    expectStatus(await s.admin.put(`/projects/${archivedProject}/archive.json`), 204);
+    const search = encodeURIComponent(tag);
+    const lists: Array<[string, number[]]> = [
+      ['/projects', [project, archivedProject]],
+      ['/projects/archived', [archivedProject]],
+      [`/projects/search/${search}`, [project, archivedProject]],
+      ['/passwords', [password, archivedPassword]],
+      ['/passwords/archived', [archivedPassword]],
+      [`/passwords/search/${search}`, [password, archivedPassword]],
+      [`/projects/${project}/passwords`, [password]],
+    ];
+    const adminIds = new Map<string, Set<number> | undefined>();
+    for (const [base] of lists) adminIds.set(base, await idsOfList(s.admin, base));
+    // Each id is judged in the lists where the Admin sees it: elsewhere its absence proves nothing.
+    const judged: Array<[string, number[]]> = [];
+    for (const [base, hidden] of lists) {
+      const seen = hidden.filter((id) => adminIds.get(base)?.has(id));
+      if (seen.length > 0) judged.push([base, seen]);
     }
-    // By id too: the project (the product's path; a 404 is a refusal as good as a 403).
-    const shown = await user.client.get(`/projects/${project}.json`);
-    if (shown.response && shown.response.status >= 200 && shown.response.status < 300) violation(shown, `a refusal of project ${project} to a new ${role}`, `status ${shown.response.status}`);
-  }
-});
+    t.observe(
+      'lists judged',
+      judged.map(([base]) => base),
+    );
+    if (judged.length === 0) t.unverifiable('the Admin saw the objects in none of the lists');
+    for (const role of ['normal user', 'read only', 'project manager'] as const) {
+      const user = await s.user(role, { label: `gen09-lists-${role.replace(/\s+/g, '-')}` });
+      for (const [base, hidden] of judged) {
+        const ids = await idsOfList(user.client, base);
+        const leaked = hidden.filter((id) => ids?.has(id));
+        if (leaked.length > 0)
+          violation(
+            await user.client.get(`${base}.json`, { headers: { 'X-Page-Size': String(PAGE) } }),
+            `ids ${hidden.join(', ')} absent from ${base}.json for a new ${role}`,
+            `ids ${leaked.join(', ')} listed`,
+          );
+      }
+      // By id too: the project (the product's path; a 404 is a refusal as good as a 403).
+      const shown = await user.client.get(`/projects/${project}.json`);
+      if (shown.response && shown.response.status >= 200 && shown.response.status < 300)
+        violation(shown, `a refusal of project ${project} to a new ${role}`, `status ${shown.response.status}`);
+    }
+  },
+);

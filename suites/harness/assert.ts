@@ -1,7 +1,7 @@
-import { headerValue, type Exchange } from '../../core/exchange.ts';
-import { toCurl } from './curl.ts';
+import { type Exchange, headerValue } from '../../core/exchange.ts';
 import { redactExchange, scrub } from '../../core/redact.ts';
-import { validate, type SchemaName } from './schemas.ts';
+import { toCurl } from './curl.ts';
+import { type SchemaName, validate } from './schemas.ts';
 
 const BODY_LIMIT = 2048;
 
@@ -12,7 +12,12 @@ function truncate(text: string): string {
 
 function bodyLines(prefix: string, body: string | undefined): string[] {
   if (body === undefined || body === '') return [];
-  return [`${prefix}`, ...truncate(body).split('\n').map((l) => `${prefix} ${l}`)];
+  return [
+    `${prefix}`,
+    ...truncate(body)
+      .split('\n')
+      .map((l) => `${prefix} ${l}`),
+  ];
 }
 
 /** The redacted transcript: `>` request lines, `<` response lines, bodies cut at ~2 KB. */
@@ -120,7 +125,10 @@ export function expectJsonContentType(ex: Exchange): void {
   const value = headerValue(ex.response.headers, 'content-type');
   if (value === undefined) violation(ex, expected, 'no Content-Type header');
   const [type = '', ...params] = value.split(';').map((p) => p.trim());
-  const charset = params.find((p) => /^charset=/i.test(p))?.slice('charset='.length).replace(/^"|"$/g, '');
+  const charset = params
+    .find((p) => /^charset=/i.test(p))
+    ?.slice('charset='.length)
+    .replace(/^"|"$/g, '');
   if (type.toLowerCase() !== 'application/json' || (charset !== undefined && charset.toLowerCase() !== 'utf-8')) {
     violation(ex, expected, `Content-Type: ${value}`);
   }
@@ -182,8 +190,7 @@ export function expectHeader(
     (check === undefined ? `header ${name}` : typeof check === 'function' ? `header ${name} satisfying the check` : `header ${name}: ${describeMatch(check)}`);
   expectResponse(ex, expected);
   const value = headerValue(ex.response.headers, name);
-  const ok =
-    typeof check === 'function' ? check(value) : value !== undefined && (check === undefined || matches(value, check));
+  const ok = typeof check === 'function' ? check(value) : value !== undefined && (check === undefined || matches(value, check));
   if (!ok) violation(ex, expected, value === undefined ? `no ${name} header` : `${name}: ${value}`);
   return value;
 }

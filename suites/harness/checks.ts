@@ -1,6 +1,6 @@
-import { SetupError, expectResponse, violation } from './assert.ts';
+import { type Exchange, headerValue } from '../../core/exchange.ts';
+import { expectResponse, SetupError, violation } from './assert.ts';
 import type { ControlClient, Settings } from './control.ts';
-import { headerValue, type Exchange } from '../../core/exchange.ts';
 import type { Session } from './session.ts';
 
 /** §7 "API access disabled in settings | 403 Forbidden | message "API access is disabled"". */

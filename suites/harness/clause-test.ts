@@ -1,11 +1,11 @@
-import { test, type TestContext } from 'vitest';
-import { clauseById, type Clause, type Level } from '../catalogue/clauses.ts';
+import { type TestContext, test } from 'vitest';
+import { redactExchange, scrub } from '../../core/redact.ts';
+import { type Clause, clauseById, type Level } from '../catalogue/clauses.ts';
 import { selects } from '../catalogue/selection.ts';
-import type { FailureRecord, TestMeta } from './results.ts';
 import { isReadOnlyRefusal, READ_ONLY_NOTE, SetupError, ViolationError } from './assert.ts';
 import { getRunConfig, type RunConfig } from './config.ts';
 import { toCurl } from './curl.ts';
-import { redactExchange, scrub } from '../../core/redact.ts';
+import type { FailureRecord, TestMeta } from './results.ts';
 
 export interface ClauseTestContext {
   config: RunConfig;

@@ -1,8 +1,8 @@
-import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
-import { ReadOnlyError } from './assert.ts';
+import { Agent, type Dispatcher, errors as undiciErrors } from 'undici';
 import type { Exchange } from '../../core/exchange.ts';
-import { emitExchange, type Channel } from './traffic.ts';
 import { basicAuthorization, hmacSign, signedUri } from '../../core/signers.ts';
+import { ReadOnlyError } from './assert.ts';
+import { type Channel, emitExchange } from './traffic.ts';
 
 export type HmacParts = { uri: string; timestamp: string; body: string; hash: string };
 
@@ -171,7 +171,10 @@ export class ApiClient {
 
   /** Decision: derived clients share this client's connection pool; only the root client closes it. */
   withAuth(auth: Auth): ApiClient {
-    return new ApiClient({ target: this.target, auth, timeoutMs: this.timeoutMs, maxResponseBytes: this.maxResponseBytes, readOnly: this.readOnly, channel: this.channel }, this.agent);
+    return new ApiClient(
+      { target: this.target, auth, timeoutMs: this.timeoutMs, maxResponseBytes: this.maxResponseBytes, readOnly: this.readOnly, channel: this.channel },
+      this.agent,
+    );
   }
 
   apiUrl(path: string): string {
@@ -185,7 +188,9 @@ export class ApiClient {
     }
     const body: Buffer | undefined =
       req.rawBody !== undefined
-        ? Buffer.isBuffer(req.rawBody) ? req.rawBody : Buffer.from(req.rawBody, 'utf8')
+        ? Buffer.isBuffer(req.rawBody)
+          ? req.rawBody
+          : Buffer.from(req.rawBody, 'utf8')
         : req.json !== undefined
           ? Buffer.from(JSON.stringify(req.json), 'utf8')
           : undefined;

@@ -1,7 +1,7 @@
-import { SetupError } from './assert.ts';
-import { ApiClient, type TlsTrust } from './client.ts';
 import type { Exchange } from '../../core/exchange.ts';
 import { registerSecret } from '../../core/redact.ts';
+import { SetupError } from './assert.ts';
+import { ApiClient, type TlsTrust } from './client.ts';
 
 export type Role = 'admin' | 'it' | 'project manager' | 'normal user' | 'read only';
 
@@ -74,23 +74,19 @@ export class ControlClient {
 
   async createUser(user: { username: string; password: string; role: Role; api_only?: boolean; active?: boolean }): Promise<CreatedUser> {
     registerSecret(user.password, `password of ${user.username}`);
-    const created = await this.callJson<CreatedUser>(
-      'POST',
-      '/users',
-      201,
-      { api_only: false, active: true, ...user },
-      ['id', 'username', 'public_key', 'private_key'],
-    );
+    const created = await this.callJson<CreatedUser>('POST', '/users', 201, { api_only: false, active: true, ...user }, [
+      'id',
+      'username',
+      'public_key',
+      'private_key',
+    ]);
     registerSecret(created.private_key, `private key of ${user.username}`);
     return created;
   }
 
   /** Earlier keys of the user stop working. */
   async issueApiKeys(userId: number, issuedDaysAgo = 0): Promise<ApiKeys> {
-    const keys = await this.callJson<ApiKeys>('POST', `/users/${userId}/api_keys`, 201, { issued_days_ago: issuedDaysAgo }, [
-      'public_key',
-      'private_key',
-    ]);
+    const keys = await this.callJson<ApiKeys>('POST', `/users/${userId}/api_keys`, 201, { issued_days_ago: issuedDaysAgo }, ['public_key', 'private_key']);
     registerSecret(keys.private_key, `private key of user ${userId}`);
     return keys;
   }

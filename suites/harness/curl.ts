@@ -1,10 +1,13 @@
 import type { Exchange } from '../../core/exchange.ts';
-import { signedUri } from '../../core/signers.ts';
 import { redactJsonText, scrub } from '../../core/redact.ts';
+import { signedUri } from '../../core/signers.ts';
 
 /** «redacted:admin password» → PMV6_ADMIN_PASSWORD */
 export function secretVariable(label: string): string {
-  return `PMV6_${label.toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_|_$/g, '')}`;
+  return `PMV6_${label
+    .toUpperCase()
+    .replace(/[^A-Z0-9]+/g, '_')
+    .replace(/^_|_$/g, '')}`;
 }
 
 /** Single-quoted shell word; text with control characters uses $'…' so the line stays one line. */

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import type { Exchange } from '../../core/exchange.ts';
+import { registerCredentials } from '../../core/redact.ts';
+import { isSuccess } from './checks.ts';
 import type { ApiClient } from './client.ts';
 import type { Role } from './control.ts';
-import type { Exchange } from '../../core/exchange.ts';
 import type { FixtureKind } from './fixtures.ts';
-import { registerCredentials } from '../../core/redact.ts';
 import type { Session } from './session.ts';
-import { isSuccess } from './checks.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -19,8 +19,33 @@ export type Resource = (typeof RESOURCES)[number];
 
 /** Each row's operations, its text split at the commas (a unit test joins them back and finds the row in the spec). */
 export const OPERATIONS: Readonly<Record<Resource, readonly string[]>> = {
-  Projects: ['list', 'show', 'create', 'update', 'list passwords of a project', 'list users who can access the project', 'archive/unarchive', 'list files', 'upload a file', 'delete'],
-  Passwords: ['list', 'show', 'create', 'update', 'update security', 'update custom fields definitions', 'list users who can access the password', 'delete', 'archive/unarchive', 'move', 'list files', 'upload a file', 'lock/unlock'],
+  Projects: [
+    'list',
+    'show',
+    'create',
+    'update',
+    'list passwords of a project',
+    'list users who can access the project',
+    'archive/unarchive',
+    'list files',
+    'upload a file',
+    'delete',
+  ],
+  Passwords: [
+    'list',
+    'show',
+    'create',
+    'update',
+    'update security',
+    'update custom fields definitions',
+    'list users who can access the password',
+    'delete',
+    'archive/unarchive',
+    'move',
+    'list files',
+    'upload a file',
+    'lock/unlock',
+  ],
   'My Passwords': ['list', 'show', 'create', 'update', 'delete'],
   Files: ['list', 'show', 'update notes of a file', 'get the maximum upload file size', 'get uploads folder information', 'upload', 'download', 'delete'],
   Favorites: ['list favorite passwords and projects of the user', 'make a password/project favorite', 'make a password/project not favorite'],
@@ -80,7 +105,7 @@ export interface Endpoint {
    * this kind (named with the file's search text), then these steps on it. None: the list grows
    * by itself (the log) or cannot be grown by the run alone.
    */
-  grow?: { kind: IdKind; then?: readonly Step[] };
+  grow?: { kind: IdKind; steps?: readonly Step[] };
   /** A successful call creates this kind of object; it is handed to the fixtures, whose cleanup deletes it. */
   creates?: FixtureKind;
   /** A successful call deletes the object of this kind that its path names. */
@@ -109,8 +134,8 @@ const UNLOCK_REASON = 'pmv6 conformance run';
 const ADMIN_IT: readonly Role[] = ['admin', 'it'];
 
 const P = 'product' as const;
-const FAVORITE_PASSWORD = { kind: 'password', then: [{ method: 'POST', path: '/favorite_passwords/{password}.json' }] } as const;
-const FAVORITE_PROJECT = { kind: 'project', then: [{ method: 'POST', path: '/favorite_projects/{project}.json' }] } as const;
+const FAVORITE_PASSWORD = { kind: 'password', steps: [{ method: 'POST', path: '/favorite_passwords/{password}.json' }] } as const;
+const FAVORITE_PROJECT = { kind: 'project', steps: [{ method: 'POST', path: '/favorite_projects/{project}.json' }] } as const;
 
 /**
  * The endpoint table: every operation of §1's table, at §4's path where §4 shows one and at the
@@ -120,7 +145,14 @@ const FAVORITE_PROJECT = { kind: 'project', then: [{ method: 'POST', path: '/fav
 export const TABLE: readonly Endpoint[] = [
   // ── Projects ────────────────────────────────────────────────────────────────────────────
   { method: 'GET', path: '/projects.json', ops: ['Projects: list'], success: 200, paginated: true, grow: { kind: 'project' }, source: P },
-  { method: 'GET', path: '/projects/archived.json', success: 200, paginated: true, grow: { kind: 'project', then: [{ method: 'PUT', path: '/projects/{project}/archive.json' }] }, source: P },
+  {
+    method: 'GET',
+    path: '/projects/archived.json',
+    success: 200,
+    paginated: true,
+    grow: { kind: 'project', steps: [{ method: 'PUT', path: '/projects/{project}/archive.json' }] },
+    source: P,
+  },
   { method: 'GET', path: '/projects/search/{search}.json', success: 200, paginated: true, grow: { kind: 'project' }, source: P },
   { method: 'GET', path: '/projects/{project}.json', ops: ['Projects: show'], success: 200, source: P },
   {
@@ -133,7 +165,15 @@ export const TABLE: readonly Endpoint[] = [
     source: 'spec',
   },
   { method: 'PUT', path: '/projects/{project}.json', ops: ['Projects: update'], body: (d) => ({ name: d.name('ep-renamed') }), success: 204, source: P },
-  { method: 'GET', path: '/projects/{project}/passwords.json', ops: ['Projects: list passwords of a project'], success: 200, paginated: true, grow: { kind: 'password' }, source: P },
+  {
+    method: 'GET',
+    path: '/projects/{project}/passwords.json',
+    ops: ['Projects: list passwords of a project'],
+    success: 200,
+    paginated: true,
+    grow: { kind: 'password' },
+    source: P,
+  },
   { method: 'GET', path: '/projects/{project}/security.json', ops: ['Projects: list users who can access the project'], success: 200, source: P },
   { method: 'PUT', path: '/projects/{project}/archive.json', ops: ['Projects: archive/unarchive'], success: 204, fresh: ['project'], source: P },
   {
@@ -161,7 +201,14 @@ export const TABLE: readonly Endpoint[] = [
   { method: 'GET', path: '/passwords.json', ops: ['Passwords: list'], success: 200, paginated: true, grow: { kind: 'password' }, source: 'spec' },
   { method: 'GET', path: '/passwords/page/1.json', ops: ['Passwords: list'], success: 200, source: 'spec' },
   { method: 'GET', path: '/passwords/count.json', success: 200, source: 'spec' },
-  { method: 'GET', path: '/passwords/archived.json', success: 200, paginated: true, grow: { kind: 'password', then: [{ method: 'PUT', path: '/passwords/{password}/archive.json' }] }, source: P },
+  {
+    method: 'GET',
+    path: '/passwords/archived.json',
+    success: 200,
+    paginated: true,
+    grow: { kind: 'password', steps: [{ method: 'PUT', path: '/passwords/{password}/archive.json' }] },
+    source: P,
+  },
   { method: 'GET', path: '/passwords/search/{search}.json', success: 200, paginated: true, grow: { kind: 'password' }, source: P },
   { method: 'GET', path: '/passwords/{password}.json', ops: ['Passwords: show'], success: 200, source: 'spec' },
   {
@@ -248,24 +295,76 @@ export const TABLE: readonly Endpoint[] = [
     creates: 'my_password',
     source: P,
   },
-  { method: 'PUT', path: '/my_passwords/{my_password}.json', ops: ['My Passwords: update'], body: (d) => ({ notes: d.name('ep-notes') }), success: 204, source: P },
-  { method: 'DELETE', path: '/my_passwords/{my_password}.json', ops: ['My Passwords: delete'], success: 204, deletes: 'my_password', fresh: ['my_password'], source: P },
+  {
+    method: 'PUT',
+    path: '/my_passwords/{my_password}.json',
+    ops: ['My Passwords: update'],
+    body: (d) => ({ notes: d.name('ep-notes') }),
+    success: 204,
+    source: P,
+  },
+  {
+    method: 'DELETE',
+    path: '/my_passwords/{my_password}.json',
+    ops: ['My Passwords: delete'],
+    success: 204,
+    deletes: 'my_password',
+    fresh: ['my_password'],
+    source: P,
+  },
 
   // ── Files ───────────────────────────────────────────────────────────────────────────────
   { method: 'GET', path: '/files/{file}.json', ops: ['Files: show'], success: 200, source: P },
-  { method: 'PUT', path: '/files/{file}.json', ops: ['Files: update notes of a file'], body: () => ({ notes: 'notes updated by pmv6' }), success: 204, source: P },
+  {
+    method: 'PUT',
+    path: '/files/{file}.json',
+    ops: ['Files: update notes of a file'],
+    body: () => ({ notes: 'notes updated by pmv6' }),
+    success: 204,
+    source: P,
+  },
   { method: 'GET', path: '/files/max_upload_file_size.json', ops: ['Files: get the maximum upload file size'], success: 200, source: P },
   { method: 'GET', path: '/files/uploads_folder_info.json', ops: ['Files: get uploads folder information'], success: 200, roles: ADMIN_IT, source: P },
   { method: 'GET', path: '/files/download/{file}.json', ops: ['Files: download'], success: 200, source: P },
   { method: 'DELETE', path: '/files/{file}.json', ops: ['Files: delete'], success: 204, deletes: 'file', fresh: ['file'], source: P },
 
   // ── Favorites ───────────────────────────────────────────────────────────────────────────
-  { method: 'GET', path: '/favorite_passwords.json', ops: ['Favorites: list favorite passwords and projects of the user'], success: 200, paginated: true, grow: FAVORITE_PASSWORD, source: P },
-  { method: 'GET', path: '/favorite_projects.json', ops: ['Favorites: list favorite passwords and projects of the user'], success: 200, paginated: true, grow: FAVORITE_PROJECT, source: P },
+  {
+    method: 'GET',
+    path: '/favorite_passwords.json',
+    ops: ['Favorites: list favorite passwords and projects of the user'],
+    success: 200,
+    paginated: true,
+    grow: FAVORITE_PASSWORD,
+    source: P,
+  },
+  {
+    method: 'GET',
+    path: '/favorite_projects.json',
+    ops: ['Favorites: list favorite passwords and projects of the user'],
+    success: 200,
+    paginated: true,
+    grow: FAVORITE_PROJECT,
+    source: P,
+  },
   { method: 'GET', path: '/passwords/favorite.json', success: 200, paginated: true, grow: FAVORITE_PASSWORD, source: P },
   { method: 'GET', path: '/projects/favorite.json', success: 200, paginated: true, grow: FAVORITE_PROJECT, source: P },
-  { method: 'POST', path: '/favorite_passwords/{password}.json', ops: ['Favorites: make a password/project favorite'], success: 204, fresh: ['password'], source: P },
-  { method: 'POST', path: '/favorite_projects/{project}.json', ops: ['Favorites: make a password/project favorite'], success: 204, fresh: ['project'], source: P },
+  {
+    method: 'POST',
+    path: '/favorite_passwords/{password}.json',
+    ops: ['Favorites: make a password/project favorite'],
+    success: 204,
+    fresh: ['password'],
+    source: P,
+  },
+  {
+    method: 'POST',
+    path: '/favorite_projects/{project}.json',
+    ops: ['Favorites: make a password/project favorite'],
+    success: 204,
+    fresh: ['project'],
+    source: P,
+  },
   {
     method: 'DELETE',
     path: '/favorite_passwords/{password}.json',
@@ -287,7 +386,16 @@ export const TABLE: readonly Endpoint[] = [
 
   // ── Users ───────────────────────────────────────────────────────────────────────────────
   // "Read only" users "can't" call the users list (product facts §4).
-  { method: 'GET', path: '/users.json', ops: ['Users: list'], success: 200, paginated: true, grow: { kind: 'user' }, roles: ['admin', 'it', 'project manager', 'normal user'], source: P },
+  {
+    method: 'GET',
+    path: '/users.json',
+    ops: ['Users: list'],
+    success: 200,
+    paginated: true,
+    grow: { kind: 'user' },
+    roles: ['admin', 'it', 'project manager', 'normal user'],
+    source: P,
+  },
   { method: 'GET', path: '/users/me.json', success: 200, source: P },
   { method: 'GET', path: '/users/{user}.json', ops: ['Users: show'], success: 200, roles: ADMIN_IT, source: P },
   {
@@ -303,7 +411,15 @@ export const TABLE: readonly Endpoint[] = [
     roles: ADMIN_IT,
     source: P,
   },
-  { method: 'PUT', path: '/users/{user}.json', ops: ['Users: update'], body: (d) => ({ name: d.name('ep-user-renamed') }), success: 204, roles: ADMIN_IT, source: P },
+  {
+    method: 'PUT',
+    path: '/users/{user}.json',
+    ops: ['Users: update'],
+    body: (d) => ({ name: d.name('ep-user-renamed') }),
+    success: 204,
+    roles: ADMIN_IT,
+    source: P,
+  },
   { method: 'PUT', path: '/users/{user}/deactivate.json', ops: ['Users: activate/deactivate'], success: 204, fresh: ['user'], roles: ADMIN_IT, source: P },
   {
     method: 'PUT',
@@ -332,11 +448,24 @@ export const TABLE: readonly Endpoint[] = [
     body: (d) => ({ password: d.secret(`user ${d.ids.user ?? ''}`) }),
     success: 204,
     fresh: ['user'],
-    before: [{ method: 'PUT', path: '/users/{user}/convert_to_ldap.json', body: (d) => ({ login_dn: `cn=${d.name('ep-ldap')},dc=example,dc=invalid`, ldap_server_id: 1 }) }],
+    before: [
+      {
+        method: 'PUT',
+        path: '/users/{user}/convert_to_ldap.json',
+        body: (d) => ({ login_dn: `cn=${d.name('ep-ldap')},dc=example,dc=invalid`, ldap_server_id: 1 }),
+      },
+    ],
     roles: ADMIN_IT,
     source: P,
   },
-  { method: 'PUT', path: '/users/{user}/change_password.json', body: (d) => ({ password: d.secret(`user ${d.ids.user ?? ''}`) }), success: 204, roles: ADMIN_IT, source: P },
+  {
+    method: 'PUT',
+    path: '/users/{user}/change_password.json',
+    body: (d) => ({ password: d.secret(`user ${d.ids.user ?? ''}`) }),
+    success: 204,
+    roles: ADMIN_IT,
+    source: P,
+  },
   { method: 'GET', path: '/users/{user}/passwords.json', success: 200, paginated: true, roles: ['admin'], source: P },
   { method: 'GET', path: '/users/{user}/projects.json', success: 200, paginated: true, roles: ['admin'], source: P },
   { method: 'DELETE', path: '/users/{user}.json', ops: ['Users: delete'], success: 204, deletes: 'user', fresh: ['user'], roles: ADMIN_IT, source: P },
@@ -344,9 +473,34 @@ export const TABLE: readonly Endpoint[] = [
   // ── Groups ──────────────────────────────────────────────────────────────────────────────
   { method: 'GET', path: '/groups.json', ops: ['Groups: list'], success: 200, paginated: true, grow: { kind: 'group' }, source: P },
   { method: 'GET', path: '/groups/{group}.json', ops: ['Groups: show'], success: 200, roles: ADMIN_IT, source: P },
-  { method: 'POST', path: '/groups.json', ops: ['Groups: create'], body: (d) => ({ name: d.name('ep-group') }), success: 201, creates: 'group', roles: ADMIN_IT, source: P },
-  { method: 'PUT', path: '/groups/{group}.json', ops: ['Groups: update'], body: (d) => ({ name: d.name('ep-group-renamed') }), success: 204, roles: ADMIN_IT, source: P },
-  { method: 'PUT', path: '/groups/{group}/add_user/{user}.json', ops: ['Groups: add user to group'], success: 204, fresh: ['group'], roles: ADMIN_IT, source: P },
+  {
+    method: 'POST',
+    path: '/groups.json',
+    ops: ['Groups: create'],
+    body: (d) => ({ name: d.name('ep-group') }),
+    success: 201,
+    creates: 'group',
+    roles: ADMIN_IT,
+    source: P,
+  },
+  {
+    method: 'PUT',
+    path: '/groups/{group}.json',
+    ops: ['Groups: update'],
+    body: (d) => ({ name: d.name('ep-group-renamed') }),
+    success: 204,
+    roles: ADMIN_IT,
+    source: P,
+  },
+  {
+    method: 'PUT',
+    path: '/groups/{group}/add_user/{user}.json',
+    ops: ['Groups: add user to group'],
+    success: 204,
+    fresh: ['group'],
+    roles: ADMIN_IT,
+    source: P,
+  },
   {
     method: 'PUT',
     path: '/groups/{group}/delete_user/{user}.json',
@@ -586,7 +740,8 @@ class EndpointSession implements EndpointCalls {
   async #runSteps(steps: readonly Step[], d: EndpointData, forWhat: string): Promise<string | undefined> {
     for (const step of steps) {
       const ex = await this.#s.admin.request({ method: step.method, path: fillPath(step.path, d), ...(step.body ? { json: step.body(d) } : {}) });
-      if (!isSuccess(ex)) return `${step.method} ${step.path}, which puts the object into the state ${forWhat} needs, answered ${ex.response?.status ?? ex.error}`;
+      if (!isSuccess(ex))
+        return `${step.method} ${step.path}, which puts the object into the state ${forWhat} needs, answered ${ex.response?.status ?? ex.error}`;
     }
     return undefined;
   }
@@ -627,7 +782,10 @@ class EndpointSession implements EndpointCalls {
     // An entry that names no object and changes none needs nothing made (the generator, version).
     if (kindsOf(e).length === 0 && !e.fresh && !e.before) return (this.#light ??= this.#base());
     const d0 = await this.data();
-    await this.#ensure(d0, kindsOf(e).filter((k) => !e.fresh?.includes(k)));
+    await this.#ensure(
+      d0,
+      kindsOf(e).filter((k) => !e.fresh?.includes(k)),
+    );
     if (!e.fresh && !e.before) return missing(e, d0) ?? d0;
     const d: EndpointData = { ...d0, ids: { ...d0.ids } };
     for (const kind of e.fresh ?? []) {
@@ -648,13 +806,18 @@ class EndpointSession implements EndpointCalls {
       const id = await this.make(e.grow.kind, d);
       if (id === undefined) return this.#unavailable.get(e.grow.kind) ?? `no ${e.grow.kind}`;
       d.ids[e.grow.kind] = id;
-      const failed = await this.#runSteps(e.grow.then ?? [], d, label(e));
+      const failed = await this.#runSteps(e.grow.steps ?? [], d, label(e));
       if (failed) return failed;
     }
     return undefined;
   }
 
-  async callEach(client: ApiClient, d: EndpointData, opts: CallOptions = {}, endpoints: readonly Endpoint[] = TABLE): Promise<Array<{ endpoint: Endpoint; ex: Exchange }>> {
+  async callEach(
+    client: ApiClient,
+    d: EndpointData,
+    opts: CallOptions = {},
+    endpoints: readonly Endpoint[] = TABLE,
+  ): Promise<Array<{ endpoint: Endpoint; ex: Exchange }>> {
     const out: Array<{ endpoint: Endpoint; ex: Exchange }> = [];
     for (const endpoint of endpoints) {
       await this.#ensure(d, kindsOf(endpoint));
@@ -717,11 +880,27 @@ export async function variedReplies(s: Session, calls: EndpointCalls, d: Endpoin
   add('Admin without Content-Type', await calls.callEach(s.admin, d, { contentType: null }));
   const wrong = s.admin.withAuth({ kind: 'basic', user: s.config.user, password: `${s.config.password}-wrong` });
   // §4's GETs only: a wrong password costs the server a full password check each time.
-  add('wrong password', await calls.callEach(wrong, d, {}, ENDPOINTS.filter((e) => e.method === 'GET' && kindsOf(e).length === 0)));
+  add(
+    'wrong password',
+    await calls.callEach(
+      wrong,
+      d,
+      {},
+      ENDPOINTS.filter((e) => e.method === 'GET' && kindsOf(e).length === 0),
+    ),
+  );
   const unknown: EndpointData = { ...d, ids: guessedData().ids };
   // Decision: only GETs of the guessed ids: on a real installation such an id may exist, and the
   // run never changes or deletes an object it did not create.
-  add('unknown id', await calls.callEach(s.admin, unknown, {}, TABLE.filter((e) => e.method === 'GET' && kindsOf(e).length > 0)));
+  add(
+    'unknown id',
+    await calls.callEach(
+      s.admin,
+      unknown,
+      {},
+      TABLE.filter((e) => e.method === 'GET' && kindsOf(e).length > 0),
+    ),
+  );
   const extra: Array<[string, Exchange]> = [
     ['page above the last: GET /passwords/page/99999999.json', await s.admin.get('/passwords/page/99999999.json')],
     ['unknown path: GET /pmv6-unknown.json', await s.admin.get('/pmv6-unknown.json')],

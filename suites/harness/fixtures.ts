@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { Faker, en } from '@faker-js/faker';
+import { en, Faker } from '@faker-js/faker';
+import type { Exchange } from '../../core/exchange.ts';
+import { registerCredentials } from '../../core/redact.ts';
 import { ReadOnlyError, SetupError } from './assert.ts';
 import type { ApiClient } from './client.ts';
 import type { RunConfig } from './config.ts';
 import type { ControlClient, Role } from './control.ts';
-import type { Exchange } from '../../core/exchange.ts';
-import { registerCredentials } from '../../core/redact.ts';
 import { validate } from './schemas.ts';
 
 /**

@@ -1,7 +1,7 @@
-import { expectHeader, expectStatus, violation } from './assert.ts';
-import type { ApiClient } from './client.ts';
 import type { Exchange } from '../../core/exchange.ts';
 import { parseLinkHeader, relMap } from '../../core/link.ts';
+import { expectHeader, expectStatus, violation } from './assert.ts';
+import type { ApiClient } from './client.ts';
 
 export const RELS = ['self', 'prev', 'next', 'first', 'last'] as const;
 

@@ -1,6 +1,6 @@
-import { weightiest, type Outcome } from '../../core/outcomes.ts';
-import type { Level } from '../catalogue/clauses.ts';
 import type { Exchange } from '../../core/exchange.ts';
+import { type Outcome, weightiest } from '../../core/outcomes.ts';
+import type { Level } from '../catalogue/clauses.ts';
 
 export interface FailureRecord {
   kind: 'violation' | 'setup' | 'harness';

@@ -1,5 +1,5 @@
-import { Ajv } from 'ajv';
 import type { ErrorObject, SchemaObject, ValidateFunction } from 'ajv';
+import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 
 const SCHEMA_BASE = 'https://pmv6.invalid/schemas/v6/';
@@ -74,9 +74,7 @@ export type SchemaName = keyof typeof schemas;
 const ajv = new Ajv({ strict: true, allErrors: true });
 addFormatsModule.default(ajv, ['date']);
 
-const validators = Object.fromEntries(
-  Object.entries(schemas).map(([name, schema]) => [name, ajv.compile(schema)]),
-) as Record<SchemaName, ValidateFunction>;
+const validators = Object.fromEntries(Object.entries(schemas).map(([name, schema]) => [name, ajv.compile(schema)])) as Record<SchemaName, ValidateFunction>;
 
 function describe(e: ErrorObject): string {
   const at = e.instancePath || '/';

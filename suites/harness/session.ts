@@ -3,7 +3,7 @@ import { ReadOnlyError, SetupError } from './assert.ts';
 import { ApiClient } from './client.ts';
 import { getRunConfig, type RunConfig } from './config.ts';
 import { ControlClient, type Settings } from './control.ts';
-import { Fixtures, type CleanupReport, type FixtureUser } from './fixtures.ts';
+import { type CleanupReport, Fixtures, type FixtureUser } from './fixtures.ts';
 
 declare module 'vitest' {
   interface TaskMeta {
@@ -38,19 +38,24 @@ export function useSession(): Session {
     const config = getRunConfig();
     const tls = { ...(config.tls ? { tls: config.tls } : {}), ...(config.maxResponseBytes ? { maxResponseBytes: config.maxResponseBytes } : {}) };
     const readOnly = config.readOnly ? { readOnly: true } : {};
-    const admin = new ApiClient({ target: config.target, auth: { kind: 'basic', user: config.user, password: config.password }, timeoutMs: config.timeoutMs, ...tls, ...readOnly });
+    const admin = new ApiClient({
+      target: config.target,
+      auth: { kind: 'basic', user: config.user, password: config.password },
+      timeoutMs: config.timeoutMs,
+      ...tls,
+      ...readOnly,
+    });
     const control = config.control ? new ControlClient({ ...config.control, timeoutMs: config.timeoutMs, ...tls, ...readOnly }) : undefined;
     state = { config, admin, control, fixtures: new Fixtures(config, admin, control) };
     return state;
   };
   // The report goes into the file task's meta, where the runner's Collector reads it.
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a hook's fixtures from a destructured first parameter
   afterAll(async ({}, file) => {
     if (!state) return;
     const report = await state.fixtures.cleanup();
     const before = file.meta.pmv6Cleanup;
-    file.meta.pmv6Cleanup = before
-      ? { deleted: [...before.deleted, ...report.deleted], leftovers: [...before.leftovers, ...report.leftovers] }
-      : report;
+    file.meta.pmv6Cleanup = before ? { deleted: [...before.deleted, ...report.deleted], leftovers: [...before.leftovers, ...report.leftovers] } : report;
     await state.control?.close();
     await state.admin.close();
   });

@@ -1,5 +1,5 @@
-import type { ApiClient, Auth } from './client.ts';
 import type { Exchange } from '../../core/exchange.ts';
+import type { ApiClient, Auth } from './client.ts';
 
 /**
  * Every exchange the harness makes passes through here: the response oracle (suites/oracle/)

@@ -1,6 +1,6 @@
+import type { Exchange } from '../../core/exchange.ts';
 import { expectSchema, expectStatus, violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
-import type { Exchange } from '../../core/exchange.ts';
 import { useSession } from '../harness/session.ts';
 import { lazy, showPassword, stringsIn, useCreations } from '../resources/resource-helpers.ts';
 
@@ -11,15 +11,13 @@ const project = lazy(() => s.fixtures.createProject());
 // Latin with diacritics, a decomposed é (e + U+0301; normalising it is LIM-04's to record), Greek,
 // Cyrillic, Hebrew, Arabic, CJK, Hangul, and characters outside the BMP: emoji, an emoji ZWJ
 // sequence with a skin tone, a flag, a musical symbol and a CJK Extension B ideograph.
-const TEXT = [
-  'Zoë Æsir façade',
-  'cafe\u0301',
-  'Ελληνικά Кириллица עברית العربية',
-  '漢字かなカナ 한국어',
-  '😀 \u{1F469}\u{1F3FD}\u200D\u{1F4BB} 🏳️‍🌈 𝄞 𠜎',
-];
+const TEXT = ['Zoë Æsir façade', 'cafe\u0301', 'Ελληνικά Кириллица עברית العربية', '漢字かなカナ 한국어', '😀 \u{1F469}\u{1F3FD}\u200D\u{1F4BB} 🏳️‍🌈 𝄞 𠜎'];
 
-const codePoints = (text: string) => [...text].filter((c) => c.codePointAt(0)! > 0x7e).map((c) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`).join(' ');
+const codePoints = (text: string) =>
+  [...text]
+    .filter((c) => c.codePointAt(0)! > 0x7e)
+    .map((c) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`)
+    .join(' ');
 
 function expectValidUtf8(ex: Exchange): void {
   if (ex.response?.validUtf8 === false) violation(ex, 'a response body in valid UTF-8', 'invalid UTF-8 bytes');
@@ -63,10 +61,13 @@ clauseTest('LIM-04', 'record what becomes of decomposed text, U+0000, controls a
     const back = shown.body['name'];
     t.observe(
       what,
-      back === name ? 'kept exactly'
-      : typeof back === 'string' && back.normalize('NFC') === name.normalize('NFC') ? 'normalised to NFC'
-      : typeof back === 'string' ? `changed: ${JSON.stringify(back.slice(back.lastIndexOf(' ') + 1))} for ${JSON.stringify(text)}`
-      : 'no name in the show body',
+      back === name
+        ? 'kept exactly'
+        : typeof back === 'string' && back.normalize('NFC') === name.normalize('NFC')
+          ? 'normalised to NFC'
+          : typeof back === 'string'
+            ? `changed: ${JSON.stringify(back.slice(back.lastIndexOf(' ') + 1))} for ${JSON.stringify(text)}`
+            : 'no name in the show body',
     );
   }
 });
@@ -89,8 +90,8 @@ clauseTest('LIM-01', 'decode JSON escapes and escaped surrogate pairs in a reque
   const name = `${s.fixtures.name('escaped')} ${TEXT[4]!} ${TEXT[1]!}`;
   const username = TEXT[3]!;
   // JSON with every non-ASCII character written as \uXXXX, astral ones as surrogate pairs.
-  const escape = (text: string) => JSON.stringify(text).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  const rawBody = `{"name":${escape(name)},"project_id":${await project()},"username":${escape(username)}}`;
+  const escapeNonAscii = (text: string) => JSON.stringify(text).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const rawBody = `{"name":${escapeNonAscii(name)},"project_id":${await project()},"username":${escapeNonAscii(username)}}`;
   const ex = await create('password', rawBody);
   expectStatus(ex, 201);
   const { id } = expectSchema(ex, 'created') as { id: number };

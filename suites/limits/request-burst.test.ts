@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { expectClientError, expectResponse, violation } from '../harness/assert.ts';
-import { clauseTest } from '../harness/clause-test.ts';
 import type { Exchange } from '../../core/exchange.ts';
 import { headerValue } from '../../core/exchange.ts';
+import { expectClientError, expectResponse, violation } from '../harness/assert.ts';
+import { clauseTest } from '../harness/clause-test.ts';
 import { useSession } from '../harness/session.ts';
 
 const s = useSession();

@@ -52,5 +52,10 @@ clauseTest('LOG-05', 'not mark the creation of a password through the API as com
   const { ex, found } = await entriesMentioning(s, t, created.name, { kind: 'password', id: created.id });
   if (found.length === 0) t.unverifiable('no log entry mentions the password just created (LOG-01)');
   const web = originMarks(found[0]).filter(([, v]) => saysWeb(v) && !saysApi(v));
-  if (web.length > 0) violation(ex, 'an origin that does not say the web interface for an action made through the API', web.map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join(', '));
+  if (web.length > 0)
+    violation(
+      ex,
+      'an origin that does not say the web interface for an action made through the API',
+      web.map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join(', '),
+    );
 });

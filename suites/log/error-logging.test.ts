@@ -1,8 +1,8 @@
-import { UNKNOWN_ID } from '../harness/endpoints.ts';
 import { randomBytes } from 'node:crypto';
+import type { Exchange } from '../../core/exchange.ts';
 import { violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
-import type { Exchange } from '../../core/exchange.ts';
+import { UNKNOWN_ID } from '../harness/endpoints.ts';
 import { useSession } from '../harness/session.ts';
 import { oracleTest } from '../oracle/probe.ts';
 import { lazy, useCreations } from '../resources/resource-helpers.ts';
@@ -31,7 +31,9 @@ clauseTest('LOG-03', 'leave requests that end in an error other than 401 out of 
     ['GET with X-Page-Size "abc"', () => s.admin.get('/passwords.json', { headers: { 'X-Page-Size': 'abc' } })],
     ['POST with a body that is not JSON', () => s.admin.post('/projects.json', undefined, { rawBody: '{"name":' })],
     ['PUT on a list (405)', () => s.admin.put('/passwords.json', { name: marker })],
-    ...(hmac ? ([['GET of a password id that does not exist, over HMAC', () => hmac.get(`/passwords/${UNKNOWN_ID}.json`)]] as Array<[string, () => Promise<Exchange>]>) : []),
+    ...(hmac
+      ? ([['GET of a password id that does not exist, over HMAC', () => hmac.get(`/passwords/${UNKNOWN_ID}.json`)]] as Array<[string, () => Promise<Exchange>]>)
+      : []),
   ];
   if (s.control && !s.config.readOnly) {
     const normal = await s.user('normal user', { label: 'log03-normal-user' });
@@ -65,11 +67,15 @@ const plainly = (label: string, send: () => Promise<Exchange>): Refusal => [labe
 /** HMAC refusals: a changed hash, a key nobody has, and (with the control protocol) an expired key on a write. */
 async function hmacRefusals(): Promise<Refusal[]> {
   const hmac = await s.adminHmac();
-  if (!hmac || hmac.auth.kind !== 'hmac') return [];
+  if (hmac?.auth.kind !== 'hmac') return [];
   const auth = hmac.auth;
   const out: Refusal[] = [
-    plainly('an HMAC hash that does not match', () => hmac.withAuth({ ...auth, mutate: (p) => ({ hash: (p.hash[0] === 'a' ? 'b' : 'a') + p.hash.slice(1) }) }).get('/passwords.json')),
-    plainly('an HMAC public key nobody has', () => hmac.withAuth({ ...auth, publicKey: randomBytes(32).toString('hex') }).get('/passwords.json', { probe: true })),
+    plainly('an HMAC hash that does not match', () =>
+      hmac.withAuth({ ...auth, mutate: (p) => ({ hash: (p.hash[0] === 'a' ? 'b' : 'a') + p.hash.slice(1) }) }).get('/passwords.json'),
+    ),
+    plainly('an HMAC public key nobody has', () =>
+      hmac.withAuth({ ...auth, publicKey: randomBytes(32).toString('hex') }).get('/passwords.json', { probe: true }),
+    ),
   ];
   const control = s.control;
   if (control && !s.config.readOnly) {
@@ -79,37 +85,47 @@ async function hmacRefusals(): Promise<Refusal[]> {
         const user = await s.user('normal user', { label: 'log04-expired' });
         const keys = await control.issueApiKeys(user.id, 10);
         const client = user.hmacClient.withAuth({ kind: 'hmac', publicKey: keys.public_key, privateKey: keys.private_key });
-        await s.withSettings({ hmac_key_expiry_days: 1 }, () => measure(() => client.post('/projects.json', { name: s.fixtures.name('log04-expired'), parent_id: 0 })));
+        await s.withSettings({ hmac_key_expiry_days: 1 }, () =>
+          measure(() => client.post('/projects.json', { name: s.fixtures.name('log04-expired'), parent_id: 0 })),
+        );
       },
     ]);
   }
   return out;
 }
 
-clauseTest('LOG-04', 'write requests that end in 401 Unauthorized to the log: wrong password, unknown user, no credentials, HMAC refusals, on reads and writes', async (t) => {
-  const { user, password } = s.config;
-  const refusals: Refusal[] = [
-    plainly('a wrong password', () => s.admin.withAuth({ kind: 'basic', user, password: `${password}x` }).get('/passwords.json')),
-    plainly('an unknown user', () => s.admin.withAuth({ kind: 'basic', user: `pmv6-${s.config.runId}-nobody-${randomBytes(3).toString('hex')}`, password }).get('/passwords.json')),
-    plainly('no credentials', () => s.anonymous.get('/passwords.json')),
-    plainly('a wrong password on a POST', () => s.admin.withAuth({ kind: 'basic', user, password: `${password}x` }).post('/projects.json', { name: s.fixtures.name('log04-refused'), parent_id: 0 })),
-    ...(await hmacRefusals()),
-  ];
-  const judged: string[] = [];
-  const { drift } = await countDrift(s, t);
-  for (const [label, run] of refusals) {
-    await run(async (send) => {
-      const before = await logCount(s, t);
-      const ex = await send();
-      if (ex.response?.status !== 401) return;
-      const added = (await logCount(s, t)) - before - drift;
-      if (added < 1) violation(ex, `a log entry for the 401 reply to ${label}`, `${added} new log entries`);
-      judged.push(label);
-    });
-  }
-  t.observe('401 replies judged', judged);
-  if (judged.length === 0) t.unverifiable('no request ended in 401 (AUTH-12)');
-});
+clauseTest(
+  'LOG-04',
+  'write requests that end in 401 Unauthorized to the log: wrong password, unknown user, no credentials, HMAC refusals, on reads and writes',
+  async (t) => {
+    const { user, password } = s.config;
+    const refusals: Refusal[] = [
+      plainly('a wrong password', () => s.admin.withAuth({ kind: 'basic', user, password: `${password}x` }).get('/passwords.json')),
+      plainly('an unknown user', () =>
+        s.admin.withAuth({ kind: 'basic', user: `pmv6-${s.config.runId}-nobody-${randomBytes(3).toString('hex')}`, password }).get('/passwords.json'),
+      ),
+      plainly('no credentials', () => s.anonymous.get('/passwords.json')),
+      plainly('a wrong password on a POST', () =>
+        s.admin.withAuth({ kind: 'basic', user, password: `${password}x` }).post('/projects.json', { name: s.fixtures.name('log04-refused'), parent_id: 0 }),
+      ),
+      ...(await hmacRefusals()),
+    ];
+    const judged: string[] = [];
+    const { drift } = await countDrift(s, t);
+    for (const [label, run] of refusals) {
+      await run(async (send) => {
+        const before = await logCount(s, t);
+        const ex = await send();
+        if (ex.response?.status !== 401) return;
+        const added = (await logCount(s, t)) - before - drift;
+        if (added < 1) violation(ex, `a log entry for the 401 reply to ${label}`, `${added} new log entries`);
+        judged.push(label);
+      });
+    }
+    t.observe('401 replies judged', judged);
+    if (judged.length === 0) t.unverifiable('no request ended in 401 (AUTH-12)');
+  },
+);
 
 // The refusals above, over Basic and HMAC, on reads and writes, held to the error object and §5's 401.
 oracleTest(['STAT-06', 'RES-14', 'RES-15', 'RES-16', 'AUTH-12', 'AUTH-13'], 'every refusal of this file, over Basic and HMAC, on reads and writes');

@@ -1,9 +1,9 @@
-import { violation } from '../harness/assert.ts';
-import { clauseTest, type ClauseTestContext } from '../harness/clause-test.ts';
 import type { Exchange } from '../../core/exchange.ts';
-import { useSession } from '../harness/session.ts';
+import { violation } from '../harness/assert.ts';
 import { isSuccess } from '../harness/checks.ts';
-import { WRITING, label, notServed, useEndpoints, type Endpoint } from '../harness/endpoints.ts';
+import { type ClauseTestContext, clauseTest } from '../harness/clause-test.ts';
+import { type Endpoint, label, notServed, useEndpoints, WRITING } from '../harness/endpoints.ts';
+import { useSession } from '../harness/session.ts';
 import { countDrift, logCount, logPage, originMarks, saysApi, saysWeb } from './log-reader.ts';
 
 // "Every action caused by an API request is written to the action log": every writing entry of
@@ -64,19 +64,37 @@ clauseTest('LOG-01', 'write each successful POST, PUT and DELETE of the endpoint
 
 clauseTest('LOG-02', 'record how the log marks each write of the endpoint table as coming from the API', async (t) => {
   const found = (await everyWrite(t)).filter((w) => w.entries.length > 0);
-  if (found.length === 0) t.unverifiable('no write left a new entry on the log\'s first page (LOG-01)');
+  if (found.length === 0) t.unverifiable("no write left a new entry on the log's first page (LOG-01)");
   const unmarked = found.filter((w) => !w.entries.some((e) => originMarks(e).some(([, v]) => saysApi(v))));
-  t.observe('origins', Object.fromEntries(found.map((w) => [label(w.endpoint), originMarks(w.entries[0]).map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join(', ') || 'none'])));
+  t.observe(
+    'origins',
+    Object.fromEntries(
+      found.map((w) => [
+        label(w.endpoint),
+        originMarks(w.entries[0])
+          .map(([k, v]) => `${k}: ${JSON.stringify(v)}`)
+          .join(', ') || 'none',
+      ]),
+    ),
+  );
   if (unmarked.length > 0) {
-    violation(unmarked[0]!.ex, 'a log entry that says the write came from the API', unmarked.map((w) => `${label(w.endpoint)}: ${JSON.stringify(w.entries[0]).slice(0, 200)}`).join('; '));
+    violation(
+      unmarked[0]!.ex,
+      'a log entry that says the write came from the API',
+      unmarked.map((w) => `${label(w.endpoint)}: ${JSON.stringify(w.entries[0]).slice(0, 200)}`).join('; '),
+    );
   }
 });
 
 clauseTest('LOG-05', 'not mark any write of the endpoint table made through the API as coming from the web interface', async (t) => {
   const found = (await everyWrite(t)).filter((w) => w.entries.length > 0);
-  if (found.length === 0) t.unverifiable('no write left a new entry on the log\'s first page (LOG-01)');
+  if (found.length === 0) t.unverifiable("no write left a new entry on the log's first page (LOG-01)");
   const web = found.filter((w) => w.entries.some((e) => originMarks(e).some(([, v]) => saysWeb(v) && !saysApi(v))));
   if (web.length > 0) {
-    violation(web[0]!.ex, 'no log entry of an API write whose origin says the web interface', web.map((w) => `${label(w.endpoint)}: ${JSON.stringify(w.entries[0]).slice(0, 200)}`).join('; '));
+    violation(
+      web[0]!.ex,
+      'no log entry of an API write whose origin says the web interface',
+      web.map((w) => `${label(w.endpoint)}: ${JSON.stringify(w.entries[0]).slice(0, 200)}`).join('; '),
+    );
   }
 });

@@ -1,6 +1,6 @@
+import type { Exchange } from '../../core/exchange.ts';
 import { expectSchema, expectStatus, violation } from '../harness/assert.ts';
 import type { ClauseTestContext } from '../harness/clause-test.ts';
-import type { Exchange } from '../../core/exchange.ts';
 import type { Session } from '../harness/session.ts';
 
 // The log's path and fields are "not shown"; the reader uses the product's log resource
@@ -27,7 +27,8 @@ export async function logPage(s: Session, t: ClauseTestContext, page?: number): 
   const ex = await s.admin.get(path, { headers: { 'X-Page-Size': String(LOG_PAGE_SIZE) } });
   unlessServed(t, ex, path);
   expectStatus(ex, 200);
-  if (!Array.isArray(ex.json)) violation(ex, `a JSON array of log entries from GET ${path}`, JSON.stringify(ex.json)?.slice(0, 200) ?? 'a body that is not JSON');
+  if (!Array.isArray(ex.json))
+    violation(ex, `a JSON array of log entries from GET ${path}`, JSON.stringify(ex.json)?.slice(0, 200) ?? 'a body that is not JSON');
   return { ex, entries: ex.json as unknown[] };
 }
 
@@ -39,14 +40,21 @@ export async function logPage(s: Session, t: ClauseTestContext, page?: number): 
 export function mentions(entry: unknown, marker: string, object?: { kind: string; id: number }): boolean {
   if (JSON.stringify(entry).includes(JSON.stringify(marker).slice(1, -1))) return true;
   if (!object || entry === null || typeof entry !== 'object') return false;
-  return Object.entries(entry).some(([k, v]) => k.toLowerCase().includes(object.kind) && v !== null && typeof v === 'object' && (v as { id?: unknown }).id === object.id);
+  return Object.entries(entry).some(
+    ([k, v]) => k.toLowerCase().includes(object.kind) && v !== null && typeof v === 'object' && (v as { id?: unknown }).id === object.id,
+  );
 }
 
 /**
  * Entries of the first and the last page that name the object (`mentions`). Decision: both ends
  * are read because the order of the log is not shown (the product lists newest first).
  */
-export async function entriesMentioning(s: Session, t: ClauseTestContext, marker: string, object?: { kind: string; id: number }): Promise<{ ex: Exchange; found: unknown[] }> {
+export async function entriesMentioning(
+  s: Session,
+  t: ClauseTestContext,
+  marker: string,
+  object?: { kind: string; id: number },
+): Promise<{ ex: Exchange; found: unknown[] }> {
   const first = await logPage(s, t);
   const count = await logCount(s, t);
   const lastPage = Math.ceil(count / LOG_PAGE_SIZE);

@@ -1,10 +1,10 @@
-import { expectStatus, violation } from '../harness/assert.ts';
-import type { ApiClient } from '../harness/client.ts';
-import { clauseTest } from '../harness/clause-test.ts';
 import type { Exchange } from '../../core/exchange.ts';
-import { useSession } from '../harness/session.ts';
+import { expectStatus, violation } from '../harness/assert.ts';
 import { MAINTENANCE_MESSAGE } from '../harness/checks.ts';
-import { TABLE, label, useEndpoints } from '../harness/endpoints.ts';
+import { clauseTest } from '../harness/clause-test.ts';
+import type { ApiClient } from '../harness/client.ts';
+import { label, TABLE, useEndpoints } from '../harness/endpoints.ts';
+import { useSession } from '../harness/session.ts';
 
 const s = useSession();
 const calls = useEndpoints(s);
@@ -46,7 +46,11 @@ clauseTest('ERR-05', 'give the message "This installation is in Maintenance Mode
   for (const { what, ex } of await repliesInMaintenance()) {
     const message = (ex.json as { message?: unknown } | undefined)?.message;
     if (message !== MAINTENANCE_MESSAGE) {
-      violation(ex, `message ${JSON.stringify(MAINTENANCE_MESSAGE)} (${what})`, message === undefined ? 'no message field in a JSON body' : `message ${JSON.stringify(message)}`);
+      violation(
+        ex,
+        `message ${JSON.stringify(MAINTENANCE_MESSAGE)} (${what})`,
+        message === undefined ? 'no message field in a JSON body' : `message ${JSON.stringify(message)}`,
+      );
     }
   }
 });

@@ -1,9 +1,9 @@
-import { expectNoBody, expectResponse, expectStatus, violation } from '../harness/assert.ts';
-import type { ClauseTestContext } from '../harness/clause-test.ts';
 import type { Exchange } from '../../core/exchange.ts';
-import type { Session } from '../harness/session.ts';
+import { expectNoBody, expectResponse, expectStatus, violation } from '../harness/assert.ts';
 import { isSuccess } from '../harness/checks.ts';
-import { OPERATIONS, entriesOf, label, notServed, useEndpoints, type Endpoint, type EndpointCall, type Resource } from '../harness/endpoints.ts';
+import type { ClauseTestContext } from '../harness/clause-test.ts';
+import { type Endpoint, type EndpointCall, entriesOf, label, notServed, OPERATIONS, type Resource, useEndpoints } from '../harness/endpoints.ts';
+import type { Session } from '../harness/session.ts';
 
 /**
  * The operations of one row of §1's table ("Operations offered per resource"), each called once
@@ -43,14 +43,21 @@ export function useOperations(s: Session, resource: Resource): RowOperations {
       for (const op of OPERATIONS[resource]) {
         const realised = outcomes.filter((o) => o.endpoint.ops?.includes(`${resource}: ${op}`));
         if (realised.length === 0) throw new Error(`endpoint table: no entry performs "${resource}: ${op}"`);
-        t.observe(op, realised.map((o) => `${label(o.endpoint)}: ${'ex' in o ? (o.ex.response?.status ?? o.ex.error) : `not sent (${o.skipped})`}`));
+        t.observe(
+          op,
+          realised.map((o) => `${label(o.endpoint)}: ${'ex' in o ? (o.ex.response?.status ?? o.ex.error) : `not sent (${o.skipped})`}`),
+        );
         for (const o of realised) {
           if (!('ex' in o)) missing.push({ what: `${op}: ${label(o.endpoint)} not sent: ${o.skipped}` });
           else if (!isSuccess(o.ex)) missing.push({ what: `${op}: ${label(o.endpoint)} answered ${o.ex.response?.status ?? o.ex.error}`, ex: o.ex });
         }
       }
       if (missing.length > 0) {
-        violation(missing.find((m) => m.ex)?.ex, `every operation of the ${resource} row answering 2XX at the product's path`, missing.map((m) => m.what).join('; '));
+        violation(
+          missing.find((m) => m.ex)?.ex,
+          `every operation of the ${resource} row answering 2XX at the product's path`,
+          missing.map((m) => m.what).join('; '),
+        );
       }
     },
     async gets(t) {

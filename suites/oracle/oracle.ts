@@ -18,20 +18,20 @@
  *   below /index.php/api/v6: a server behind a proxy may name its public origin.
  */
 import { STATUS_CODES } from 'node:http';
+import { type Exchange, headerValue } from '../../core/exchange.ts';
+import { parseLinkHeader, relMap } from '../../core/link.ts';
 import { clauseById } from '../catalogue/clauses.ts';
 import { selects } from '../catalogue/selection.ts';
 import { ViolationError } from '../harness/assert.ts';
+import { API_DISABLED, declaredCharset, MAINTENANCE_MESSAGE, PAGE_TOO_HIGH } from '../harness/checks.ts';
 import { failureRecord } from '../harness/clause-test.ts';
 import { API_PREFIX, type ApiClient, type Auth } from '../harness/client.ts';
 import type { RunConfig } from '../harness/config.ts';
 import type { Settings } from '../harness/control.ts';
-import { headerValue, type Exchange } from '../../core/exchange.ts';
-import { parseLinkHeader, relMap } from '../../core/link.ts';
+import type { FailureRecord } from '../harness/results.ts';
 import { validate } from '../harness/schemas.ts';
 import type { Observed } from '../harness/traffic.ts';
-import type { FailureRecord } from '../harness/results.ts';
-import { API_DISABLED, declaredCharset, MAINTENANCE_MESSAGE, PAGE_TOO_HIGH } from '../harness/checks.ts';
-import { listAddress, pageNumber, type ListAddress } from './lists.ts';
+import { type ListAddress, listAddress, pageNumber } from './lists.ts';
 
 export interface OracleFinding {
   clause: string;
@@ -56,7 +56,11 @@ const CREATIONS: Record<string, { ep: string; res: string }> = {
 };
 
 // Later RFCs renamed some reason phrases; either name describes the status.
-const ALSO: Record<number, string[]> = { 413: ['Content Too Large', 'Request Entity Too Large'], 422: ['Unprocessable Content'], 416: ['Range Not Satisfiable'] };
+const ALSO: Record<number, string[]> = {
+  413: ['Content Too Large', 'Request Entity Too Large'],
+  422: ['Unprocessable Content'],
+  416: ['Range Not Satisfiable'],
+};
 const letters = (text: string) => text.toLowerCase().replace(/[^a-z0-9]/g, '');
 
 /**
@@ -71,7 +75,13 @@ export function describesStatus(type: string, status: number): boolean {
   if (t.includes(String(status))) return true;
   const words = new Set(type.toLowerCase().split(/[^a-z0-9]+/));
   return [STATUS_CODES[status], ...(ALSO[status] ?? [])].some(
-    (phrase) => phrase !== undefined && (t.includes(letters(phrase)) || phrase.toLowerCase().split(/[^a-z]+/).some((w) => w.length >= 5 && words.has(w))),
+    (phrase) =>
+      phrase !== undefined &&
+      (t.includes(letters(phrase)) ||
+        phrase
+          .toLowerCase()
+          .split(/[^a-z]+/)
+          .some((w) => w.length >= 5 && words.has(w))),
   );
 }
 
@@ -158,7 +168,8 @@ export class Oracle {
     // Decision: after a reset the settings are unknown until the control protocol shows them
     // again; assuming the spec's defaults would judge a target whose reset differs by them.
     if (path.endsWith('/reset')) this.settings = undefined;
-    else if (path.endsWith('/settings') && ex.json !== null && typeof ex.json === 'object' && 'api_enabled' in ex.json) this.settings = { ...(ex.json as Settings) };
+    else if (path.endsWith('/settings') && ex.json !== null && typeof ex.json === 'object' && 'api_enabled' in ex.json)
+      this.settings = { ...(ex.json as Settings) };
   }
 
   private report(clause: string, ex: Exchange | undefined, expected: string, actual: string): void {
@@ -195,11 +206,12 @@ export class Oracle {
       else this.messageIs(r, 'ERR-05', MAINTENANCE_MESSAGE, 'while in Maintenance Mode');
       return;
     }
-    if (status === 503 || !(status >= 200 && status < 300) && !(status >= 400 && status < 500) && status !== 500) {
+    if (status === 503 || (!(status >= 200 && status < 300) && !(status >= 400 && status < 500) && status !== 500)) {
       this.report('STAT-01', ex, 'a 2XX, a 4XX or 500 (outside Maintenance Mode)', `status ${status}`);
     }
     if (settings && !settings.api_enabled && METHODS.has(method)) {
-      if (status >= 200 && status < 300) this.report('GEN-10', ex, 'no API service while API access is switched off (403 "API access is disabled")', `status ${status}`);
+      if (status >= 200 && status < 300)
+        this.report('GEN-10', ex, 'no API service while API access is switched off (403 "API access is disabled")', `status ${status}`);
       if (status === 403) this.messageIs(r, 'ERR-01', API_DISABLED, 'while API access is switched off');
     }
     if (status >= 400 && status < 500 && method !== 'HEAD') this.errorObject(r, o.auth);
@@ -215,13 +227,24 @@ export class Oracle {
     if (creation) {
       const id = (ex.json as { id?: unknown } | undefined)?.id;
       if (status !== 201) this.report(creation.ep, ex, `201 Created for POST ${path}`, `status ${status}`);
-      else if (typeof id !== 'number' || !Number.isInteger(id)) this.report(creation.res, ex, 'an object with the new id as an integer', ex.response.body.slice(0, 120) || 'no body');
+      else if (typeof id !== 'number' || !Number.isInteger(id))
+        this.report(creation.res, ex, 'an object with the new id as an integer', ex.response.body.slice(0, 120) || 'no body');
     }
     if (success && ex.response.body.trim() !== '' && (ex.json === null || typeof ex.json !== 'object')) {
-      this.report('STAT-05', ex, 'a JSON object or array as the body of a success with content', ex.json === undefined ? 'a body that is not JSON' : `JSON ${typeof ex.json}`);
+      this.report(
+        'STAT-05',
+        ex,
+        'a JSON object or array as the body of a success with content',
+        ex.json === undefined ? 'a body that is not JSON' : `JSON ${typeof ex.json}`,
+      );
     }
     if (status === 500 && (ex.json === null || typeof ex.json !== 'object' || Array.isArray(ex.json))) {
-      this.report('STAT-08', ex, 'a JSON object describing the error', ex.json === undefined ? 'a body that is not JSON' : JSON.stringify(ex.json).slice(0, 100));
+      this.report(
+        'STAT-08',
+        ex,
+        'a JSON object describing the error',
+        ex.json === undefined ? 'a body that is not JSON' : JSON.stringify(ex.json).slice(0, 100),
+      );
     }
     if (method === 'GET' && (status === 200 || status === 404)) {
       const addr = listAddress(path);
@@ -235,7 +258,8 @@ export class Oracle {
     if (validUtf8 === false) this.report('GEN-04', ex, 'a body in UTF-8', 'bytes that are not valid UTF-8');
     const contentType = headerValue(headers, 'content-type');
     const charset = declaredCharset(contentType);
-    if (body !== '' && charset !== undefined && !/^utf-?8$/i.test(charset)) this.report('GEN-04', ex, 'charset UTF-8 when a charset is declared', `Content-Type: ${contentType}`);
+    if (body !== '' && charset !== undefined && !/^utf-?8$/i.test(charset))
+      this.report('GEN-04', ex, 'charset UTF-8 when a charset is declared', `Content-Type: ${contentType}`);
     if (body.trim() !== '' && ex.json === undefined) this.report('GEN-03', ex, 'a JSON body', `a body that is not JSON: ${JSON.stringify(body.slice(0, 120))}`);
   }
 
@@ -250,20 +274,30 @@ export class Oracle {
     const status = ex.response.status;
     const body = ex.json;
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-      this.report('STAT-06', ex, `the error object as the body of the ${status} reply`, body === undefined ? 'a body that is not JSON' : JSON.stringify(body).slice(0, 120));
+      this.report(
+        'STAT-06',
+        ex,
+        `the error object as the body of the ${status} reply`,
+        body === undefined ? 'a body that is not JSON' : JSON.stringify(body).slice(0, 120),
+      );
       return;
     }
     const o = body as Record<string, unknown>;
     if (o['error'] !== true) this.report('RES-14', ex, '"error": true', 'error' in o ? `"error": ${JSON.stringify(o['error'])}` : 'no error field');
     const type = o['type'];
-    if (typeof type !== 'string' || type.trim() === '') this.report('RES-15', ex, `type: a string describing status ${status}`, 'type' in o ? `"type": ${JSON.stringify(type)}` : 'no type field');
-    else if (!describesStatus(type, status)) this.report('RES-18', ex, `a type describing status ${status}, e.g. ${JSON.stringify(STATUS_CODES[status])}`, `"type": ${JSON.stringify(type)}`);
+    if (typeof type !== 'string' || type.trim() === '')
+      this.report('RES-15', ex, `type: a string describing status ${status}`, 'type' in o ? `"type": ${JSON.stringify(type)}` : 'no type field');
+    else if (!describesStatus(type, status))
+      this.report('RES-18', ex, `a type describing status ${status}, e.g. ${JSON.stringify(STATUS_CODES[status])}`, `"type": ${JSON.stringify(type)}`);
     const message = o['message'];
-    if (typeof message !== 'string' || message.trim() === '') this.report('RES-16', ex, 'message: a string giving the reason', 'message' in o ? `"message": ${JSON.stringify(message)}` : 'no message field');
+    if (typeof message !== 'string' || message.trim() === '')
+      this.report('RES-16', ex, 'message: a string giving the reason', 'message' in o ? `"message": ${JSON.stringify(message)}` : 'no message field');
     if (status === 401 && isBasicAttempt(auth, ex) && this.settings?.auth_methods !== 'hmac') {
       if (type !== 'Unauthorized') this.report('AUTH-12', ex, 'type "Unauthorized" for a failed HTTP Basic authentication', `"type": ${JSON.stringify(type)}`);
-      if (typeof message !== 'string' || message.trim() === '') this.report('AUTH-13', ex, 'a message for a failed HTTP Basic authentication', `"message": ${JSON.stringify(message)}`);
-      else if (!saysCredentialsWrong(message)) this.report('AUTH-14', ex, 'a message saying the username or password is incorrect or missing', `"message": ${JSON.stringify(message)}`);
+      if (typeof message !== 'string' || message.trim() === '')
+        this.report('AUTH-13', ex, 'a message for a failed HTTP Basic authentication', `"message": ${JSON.stringify(message)}`);
+      else if (!saysCredentialsWrong(message))
+        this.report('AUTH-14', ex, 'a message saying the username or password is incorrect or missing', `"message": ${JSON.stringify(message)}`);
     }
   }
 
@@ -287,7 +321,12 @@ export class Oracle {
     const cached = this.counts.get(key);
     if (cached && cached.epoch === this.epoch && !addr.volatile) return cached.count;
     const client: ApiClient = o.client.withAuth(plain(o.auth));
-    const ex = await client.request({ method: 'GET', path: `${addr.base}/count.json`, ...(header !== undefined ? { headers: { 'X-Page-Size': header } } : {}), quiet: true });
+    const ex = await client.request({
+      method: 'GET',
+      path: `${addr.base}/count.json`,
+      ...(header !== undefined ? { headers: { 'X-Page-Size': header } } : {}),
+      quiet: true,
+    });
     const count = ex.response?.status === 200 && validate('count', ex.json).length === 0 ? (ex.json as Count) : undefined;
     this.counts.set(key, { epoch: this.epoch, count });
     return count;
@@ -323,12 +362,18 @@ export class Oracle {
       const last = Math.max(1, Math.ceil(count.num_items / per));
       if (page > last) this.tooHighMessage(ex);
       else if (!addr.volatile && count.num_items > 0) {
-        this.report(addr.source === 'spec' ? 'EP-05' : 'EP-13', ex, `page ${page} of ${last} (count.json: ${count.num_items} items, ${per} a page)`, 'status 404');
+        this.report(
+          addr.source === 'spec' ? 'EP-05' : 'EP-13',
+          ex,
+          `page ${page} of ${last} (count.json: ${count.num_items} items, ${per} a page)`,
+          'status 404',
+        );
       }
       return;
     }
     if (!Array.isArray(ex.json)) {
-      if (addr.source === 'spec') this.report('EP-05', ex, 'a JSON array: the requested page of the list', ex.json === undefined ? 'a body that is not JSON' : typeof ex.json);
+      if (addr.source === 'spec')
+        this.report('EP-05', ex, 'a JSON array: the requested page of the list', ex.json === undefined ? 'a body that is not JSON' : typeof ex.json);
       return;
     }
     const items = ex.json.length;
@@ -347,7 +392,12 @@ export class Oracle {
       size = count?.num_items_per_page;
       if (size === undefined || size < 1) return;
     } else if (items > size) {
-      this.report(this.sizeClause(header), ex, `at most ${size} items on a page (${header === undefined ? 'the default page size' : `X-Page-Size ${header}`})`, `${items} items`);
+      this.report(
+        this.sizeClause(header),
+        ex,
+        `at most ${size} items on a page (${header === undefined ? 'the default page size' : `X-Page-Size ${header}`})`,
+        `${items} items`,
+      );
       return;
     }
     if (items === 0 && page > 1) {
@@ -356,7 +406,8 @@ export class Oracle {
     }
     // The position from the page itself; a full page, or a page whose relations disagree with
     // that position, is settled by the list's count before anything is reported.
-    let where: Place | undefined = items === 0 ? { position: 'empty', last: 1, items: 0 } : items < size ? { position: page === 1 ? 'only' : 'last', last: page, items } : undefined;
+    let where: Place | undefined =
+      items === 0 ? { position: 'empty', last: 1, items: 0 } : items < size ? { position: page === 1 ? 'only' : 'last', last: page, items } : undefined;
     if (where === undefined || !relationsFit(rels, page, where.position)) {
       if (addr.volatile) {
         // The log grows while it is read, never shrinks: a page with fewer items than its count
@@ -365,7 +416,12 @@ export class Oracle {
           const c = await this.countOf(o, addr, header);
           const counted = c ? placeOf(c.num_items, size, page) : undefined;
           if (counted && counted.items > items + VOLATILE_SLACK && items < size) {
-            this.report(known === undefined ? 'SIZE-10' : this.sizeClause(header), ex, `${counted.items} items on page ${page} (count.json: ${c!.num_items} items, ${size} a page)`, `${items} items`);
+            this.report(
+              known === undefined ? 'SIZE-10' : this.sizeClause(header),
+              ex,
+              `${counted.items} items on page ${page} (count.json: ${c!.num_items} items, ${size} a page)`,
+              `${items} items`,
+            );
             return;
           }
         }
@@ -375,7 +431,12 @@ export class Oracle {
         const counted = count ? placeOf(count.num_items, size, page) : undefined;
         if (counted && counted.items !== items) {
           const clause = known === undefined ? 'SIZE-10' : this.sizeClause(header);
-          this.report(clause, ex, `${counted.items} items on page ${page} of ${counted.last} (count.json: ${count!.num_items} items, ${size} a page)`, `${items} items`);
+          this.report(
+            clause,
+            ex,
+            `${counted.items} items on page ${page} of ${counted.last} (count.json: ${count!.num_items} items, ${size} a page)`,
+            `${items} items`,
+          );
           return;
         }
         if (counted) where = counted;
@@ -411,7 +472,8 @@ export class Oracle {
     const seen = ['self', 'prev', 'next', 'first', 'last'].filter(has).join(', ') || 'none';
     if (page === 1 && has('prev')) this.report('PAG-03', ex, 'no rel="prev" on the first page', `rels ${seen}`);
     if (position === 'empty' || position === 'only') {
-      if (seen !== 'self') this.report(position === 'empty' ? 'PAG-06' : 'PAG-05', ex, `only rel="self" (${position === 'empty' ? 'no data' : 'one page'})`, `rels ${seen}`);
+      if (seen !== 'self')
+        this.report(position === 'empty' ? 'PAG-06' : 'PAG-05', ex, `only rel="self" (${position === 'empty' ? 'no data' : 'one page'})`, `rels ${seen}`);
       return;
     }
     if (position === undefined) return;
@@ -472,12 +534,20 @@ export class Oracle {
     const { header, size } = this.sizeOf(ex);
     if (header !== undefined && size === undefined) {
       const asked = /^\d{1,7}$/.test(header.trim()) ? Number(header.trim()) : undefined;
-      if (asked !== undefined && per === asked) this.report('SIZE-11', ex, `an X-Page-Size outside 5..1000 (${header}) not honoured`, `num_items_per_page ${per}`);
+      if (asked !== undefined && per === asked)
+        this.report('SIZE-11', ex, `an X-Page-Size outside 5..1000 (${header}) not honoured`, `num_items_per_page ${per}`);
       return;
     }
     if (size === undefined) return;
-    if (per !== size) this.report(header === undefined ? this.sizeClause(header) : 'SIZE-09', ex, `num_items_per_page ${size} (${header === undefined ? 'the default page size' : `X-Page-Size ${header}`})`, `num_items_per_page ${per}`);
-    else if (!(n === 0 ? pages === 0 || pages === 1 : pages === Math.ceil(n / size))) this.report('SIZE-09', ex, `num_pages ceil(${n} / ${size})`, `num_pages ${pages}`);
+    if (per !== size)
+      this.report(
+        header === undefined ? this.sizeClause(header) : 'SIZE-09',
+        ex,
+        `num_items_per_page ${size} (${header === undefined ? 'the default page size' : `X-Page-Size ${header}`})`,
+        `num_items_per_page ${per}`,
+      );
+    else if (!(n === 0 ? pages === 0 || pages === 1 : pages === Math.ceil(n / size)))
+      this.report('SIZE-09', ex, `num_pages ceil(${n} / ${size})`, `num_pages ${pages}`);
   }
 }
 
@@ -501,7 +571,7 @@ const RELS = ['self', 'prev', 'next', 'first', 'last'];
 /** Log entries that may appear between a log page and its count (a server may log its own reads). */
 const VOLATILE_SLACK = 2;
 
-function relationsFit(rels: Map<string, string>, page: number, position: Position): boolean {
+function relationsFit(rels: Map<string, string>, _page: number, position: Position): boolean {
   return RELS.every((r) => rels.has(r) === WANTED[position].includes(r));
 }
 

@@ -4,8 +4,9 @@
  * Its file then declares those clauses, so a run of `--only` those clauses, and the kill matrix,
  * run the file whose traffic reaches the places.
  */
-import { ViolationError } from '../harness/assert.ts';
+
 import { clauseById } from '../catalogue/clauses.ts';
+import { ViolationError } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import type { Oracle } from './oracle.ts';
 

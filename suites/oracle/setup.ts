@@ -40,13 +40,16 @@ afterEach(({ task }) => {
 });
 
 // Registered before the file's own hooks, so it runs after them (the session's cleanup included).
+// biome-ignore lint/correctness/noEmptyPattern: vitest reads a hook's fixtures from a destructured first parameter
 afterAll(({}, file) => {
   const drained = oracle.drain();
   file.meta.pmv6Oracle = drained;
   file.meta.pmv6Requests = requestsSent() - before;
   // Under plain vitest (npm test's conformance project) nobody reads the meta: the file fails.
   if (inject('pmv6Runner') !== true && (drained.findings.length > 0 || drained.errors.length > 0)) {
-    const lines = drained.findings.map((f) => `[${f.clause}] ${f.count} exchange(s): ${f.failures[0]?.message ?? ''}\n${f.failures[0]?.expected ?? ''} / ${f.failures[0]?.actual ?? ''}`);
+    const lines = drained.findings.map(
+      (f) => `[${f.clause}] ${f.count} exchange(s): ${f.failures[0]?.message ?? ''}\n${f.failures[0]?.expected ?? ''} / ${f.failures[0]?.actual ?? ''}`,
+    );
     throw new Error(`response oracle:\n${[...lines, ...drained.errors].join('\n')}`);
   }
 });

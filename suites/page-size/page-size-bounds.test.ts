@@ -1,9 +1,9 @@
 import { beforeAll } from 'vitest';
-import { SetupError, expectErrorObject, expectResponse, expectSchema, expectStatus, violation } from '../harness/assert.ts';
-import { clauseTest, type ClauseTestContext } from '../harness/clause-test.ts';
-import type { Settings } from '../harness/control.ts';
 import type { Exchange } from '../../core/exchange.ts';
-import { itemIds, type Count } from '../harness/pages.ts';
+import { expectErrorObject, expectResponse, expectSchema, expectStatus, SetupError, violation } from '../harness/assert.ts';
+import { type ClauseTestContext, clauseTest } from '../harness/clause-test.ts';
+import type { Settings } from '../harness/control.ts';
+import { type Count, itemIds } from '../harness/pages.ts';
 import { useSession } from '../harness/session.ts';
 
 const s = useSession();
@@ -17,8 +17,7 @@ beforeAll(async () => {
   for (let i = 0; i < ITEMS; i++) created.push(await s.fixtures.createPassword(project));
 });
 
-const sizeHeader = (size: string | number | undefined): Record<string, string> =>
-  size === undefined ? {} : { 'X-Page-Size': String(size) };
+const sizeHeader = (size: string | number | undefined): Record<string, string> => (size === undefined ? {} : { 'X-Page-Size': String(size) });
 
 function list(size?: string | number, page?: number): Promise<Exchange> {
   return s.admin.get(page === undefined ? `${LIST}.json` : `${LIST}/page/${page}.json`, { headers: sizeHeader(size) });
@@ -43,7 +42,11 @@ function expectPageOf(ex: Exchange, size: number, what: string, page = 1): numbe
   if (page === 1 && ids.length < size) {
     const missing = created.filter((id) => !ids.includes(id));
     if (missing.length > 0) {
-      violation(ex, `${size} items on ${what}, or fewer only when the page holds the whole list`, `${ids.length} items, without ${missing.length} of the ${ITEMS} passwords this file created`);
+      violation(
+        ex,
+        `${size} items on ${what}, or fewer only when the page holds the whole list`,
+        `${ids.length} items, without ${missing.length} of the ${ITEMS} passwords this file created`,
+      );
     }
   }
   return ids;
@@ -102,7 +105,11 @@ clauseTest('SIZE-04', 'keep the page size of a request without X-Page-Size uncha
   await count(size);
   const { ex: countEx, count: countAfter } = await count();
   if (countAfter.num_items_per_page !== countBefore) {
-    violation(countEx, `num_items_per_page ${countBefore} without X-Page-Size, as before the count with X-Page-Size ${size}`, `num_items_per_page ${countAfter.num_items_per_page}`);
+    violation(
+      countEx,
+      `num_items_per_page ${countBefore} without X-Page-Size, as before the count with X-Page-Size ${size}`,
+      `num_items_per_page ${countAfter.num_items_per_page}`,
+    );
   }
 });
 
@@ -180,6 +187,7 @@ clauseTest('SIZE-11', 'not honour X-Page-Size 4 or 2000 in GET /passwords.json o
   for (const value of ['4', '2000']) {
     const c = await s.admin.get(`${LIST}/count.json`, { headers: sizeHeader(value) });
     const per = (c.json as Partial<Count> | undefined)?.num_items_per_page;
-    if (c.response?.status === 200 && per === Number(value)) violation(c, `X-Page-Size ${value} refused or not honoured in count.json`, `num_items_per_page ${per}`);
+    if (c.response?.status === 200 && per === Number(value))
+      violation(c, `X-Page-Size ${value} refused or not honoured in count.json`, `num_items_per_page ${per}`);
   }
 });

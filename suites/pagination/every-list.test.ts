@@ -1,12 +1,12 @@
+import { type Exchange, headerValue } from '../../core/exchange.ts';
 import { expectErrorObject, expectResponse, expectSchema, expectStatus, violation } from '../harness/assert.ts';
-import { clauseTest, type ClauseTestContext } from '../harness/clause-test.ts';
-import { headerValue, type Exchange } from '../../core/exchange.ts';
-import { getPage, itemIds, links, relSet, sameItems, type Count } from '../harness/pages.ts';
+import { PAGE_TOO_HIGH } from '../harness/checks.ts';
+import { type ClauseTestContext, clauseTest } from '../harness/clause-test.ts';
+import { type Endpoint, kindsOf, label, listBase, notServed, PAGINATED, useEndpoints } from '../harness/endpoints.ts';
+import { type Count, getPage, itemIds, links, relSet, sameItems } from '../harness/pages.ts';
 import { validate } from '../harness/schemas.ts';
 import { useSession } from '../harness/session.ts';
 import { oracleTest } from '../oracle/probe.ts';
-import { PAGINATED, kindsOf, label, listBase, notServed, useEndpoints, type Endpoint } from '../harness/endpoints.ts';
-import { PAGE_TOO_HIGH } from '../harness/checks.ts';
 
 // The pagination rules of §4 over every list of the endpoint table: §4's /passwords.json and the
 // lists the product marks paginated (product facts §6). Decision: "which lists are paginated
@@ -38,7 +38,9 @@ type Counted = List & { count: Count };
 
 /** The lists whose count.json gave a count object: the checks that need the number of pages. */
 async function countedLists(t: ClauseTestContext): Promise<Counted[]> {
-  const out = (await paginatedLists(t)).flatMap((l) => (l.countEx.response?.status === 200 && validate('count', l.countEx.json).length === 0 ? [{ ...l, count: l.countEx.json as Count }] : []));
+  const out = (await paginatedLists(t)).flatMap((l) =>
+    l.countEx.response?.status === 200 && validate('count', l.countEx.json).length === 0 ? [{ ...l, count: l.countEx.json as Count }] : [],
+  );
   if (out.length === 0) t.unverifiable('no paginated list served a count object (EP-12)');
   return out;
 }
@@ -93,7 +95,10 @@ async function probe(t: ClauseTestContext): Promise<List[]> {
     }
     out.push({ endpoint, base, first, countEx });
   }
-  t.observe('lists held to the pagination rules', out.map((l) => `${label(l.endpoint)}: ${(l.countEx.json as Partial<Count> | undefined)?.num_items ?? '?'} items`));
+  t.observe(
+    'lists held to the pagination rules',
+    out.map((l) => `${label(l.endpoint)}: ${(l.countEx.json as Partial<Count> | undefined)?.num_items ?? '?'} items`),
+  );
   if (Object.keys(notes).length > 0) t.observe('lists left out', notes);
   if (out.length === 0) t.unverifiable('no list of the table was served as a paginated list');
   return out;
@@ -147,7 +152,8 @@ clauseTest('PAG-05', 'return only rel="self" on every paginated list whose items
   for (const l of await countedLists(t)) {
     if (l.count.num_items === 0 || l.count.num_items > 1000) continue;
     const ex = await getPage(s.admin, l.base, undefined, 1000);
-    if (relSet(ex).join() !== 'self') violation(ex, `only rel="self" (${label(l.endpoint)}, ${l.count.num_items} items, X-Page-Size 1000)`, `rels ${relSet(ex).join(', ') || 'none'}`);
+    if (relSet(ex).join() !== 'self')
+      violation(ex, `only rel="self" (${label(l.endpoint)}, ${l.count.num_items} items, X-Page-Size 1000)`, `rels ${relSet(ex).join(', ') || 'none'}`);
     judged++;
   }
   if (judged === 0) t.unverifiable('no list held from 1 to 1000 items');
@@ -155,10 +161,14 @@ clauseTest('PAG-05', 'return only rel="self" on every paginated list whose items
 
 clauseTest('PAG-06', 'return only rel="self" on every paginated list of the table that is empty', async (t) => {
   const empty = (await countedLists(t)).filter((l) => l.count.num_items === 0);
-  t.observe('empty lists', empty.map((l) => label(l.endpoint)));
+  t.observe(
+    'empty lists',
+    empty.map((l) => label(l.endpoint)),
+  );
   if (empty.length === 0) t.unverifiable('no list of the table was empty');
   for (const l of empty) {
-    if (relSet(l.first).join() !== 'self') violation(l.first, `only rel="self" (${label(l.endpoint)}, no items)`, `rels ${relSet(l.first).join(', ') || 'none'}`);
+    if (relSet(l.first).join() !== 'self')
+      violation(l.first, `only rel="self" (${label(l.endpoint)}, no items)`, `rels ${relSet(l.first).join(', ') || 'none'}`);
   }
 });
 
@@ -177,8 +187,12 @@ clauseTest('PAG-07', 'send self, prev, next, first and last on a middle page of 
 clauseTest('PAG-09', 'return the first page for no page, page 0 and page 1 of every paginated list', async (t) => {
   for (const l of await paginatedLists(t)) {
     const first = itemIds(await getPage(s.admin, l.base, 1, SIZE));
-    for (const [page, ex] of [['none', l.first], [0, await getPage(s.admin, l.base, 0, SIZE)]] as const) {
-      if (!sameItems(itemIds(ex), first)) violation(ex, `the items of page 1 (${first.join(', ')}) for page ${page} of ${label(l.endpoint)}`, `items ${itemIds(ex).join(', ')}`);
+    for (const [page, ex] of [
+      ['none', l.first],
+      [0, await getPage(s.admin, l.base, 0, SIZE)],
+    ] as const) {
+      if (!sameItems(itemIds(ex), first))
+        violation(ex, `the items of page 1 (${first.join(', ')}) for page ${page} of ${label(l.endpoint)}`, `items ${itemIds(ex).join(', ')}`);
     }
   }
 });
@@ -203,7 +217,7 @@ clauseTest(['EP-13', 'SIZE-03'], 'serve /page/<page>.json of every paginated lis
   }
 });
 
-clauseTest('SIZE-09', 'compute num_items_per_page and num_pages of every paginated list\'s count.json from X-Page-Size', async (t) => {
+clauseTest('SIZE-09', "compute num_items_per_page and num_pages of every paginated list's count.json from X-Page-Size", async (t) => {
   for (const l of await countedLists(t)) {
     const { num_items: n, num_pages: pages, num_items_per_page: per } = l.count;
     if (per !== SIZE) violation(l.countEx, `num_items_per_page ${SIZE} (${label(l.endpoint)})`, `num_items_per_page ${per}`);
@@ -213,13 +227,14 @@ clauseTest('SIZE-09', 'compute num_items_per_page and num_pages of every paginat
   }
 });
 
-clauseTest('SIZE-10', 'agree in every paginated list\'s count.json with the items its last page holds', async (t) => {
+clauseTest('SIZE-10', "agree in every paginated list's count.json with the items its last page holds", async (t) => {
   for (const l of await countedLists(t)) {
     const { num_items: n, num_pages: pages } = l.count;
     if (n === 0) continue;
     const ex = await getPage(s.admin, l.base, pages, SIZE);
     const got = itemIds(ex).length;
-    if (got !== n - (pages - 1) * SIZE) violation(ex, `${n - (pages - 1) * SIZE} items on the last page (${where(l, pages)}, count.json: ${n} items)`, `${got} items`);
+    if (got !== n - (pages - 1) * SIZE)
+      violation(ex, `${n - (pages - 1) * SIZE} items on the last page (${where(l, pages)}, count.json: ${n} items)`, `${got} items`);
   }
 });
 
@@ -237,8 +252,10 @@ clauseTest(['PAG-04', 'PAG-07'], 'omit next and send self, prev, first and last 
     const last = l.count.num_items / size;
     const ex = await getPage(s.admin, l.base, last, size);
     const rels = relSet(ex);
-    if (rels.includes('next')) violation(ex, `no rel="next" on the exactly filled last page ${last} (${label(l.endpoint)}, X-Page-Size ${size})`, `rels ${rels.join(', ')}`);
-    if (rels.join() !== 'first,last,prev,self') violation(ex, `rels first, last, prev, self on the last page ${last} (${label(l.endpoint)}, X-Page-Size ${size})`, `rels ${rels.join(', ') || 'none'}`);
+    if (rels.includes('next'))
+      violation(ex, `no rel="next" on the exactly filled last page ${last} (${label(l.endpoint)}, X-Page-Size ${size})`, `rels ${rels.join(', ')}`);
+    if (rels.join() !== 'first,last,prev,self')
+      violation(ex, `rels first, last, prev, self on the last page ${last} (${label(l.endpoint)}, X-Page-Size ${size})`, `rels ${rels.join(', ') || 'none'}`);
     judged++;
   }
   if (judged === 0) t.unverifiable('no list held a number of items that fills two pages or more exactly');
@@ -250,7 +267,8 @@ clauseTest('PAG-05', 'return only rel="self" on every paginated list that fills 
     const n = l.count.num_items;
     if (n < 5 || n > 1000) continue;
     const ex = await getPage(s.admin, l.base, 1, n);
-    if (relSet(ex).join() !== 'self') violation(ex, `only rel="self" (${label(l.endpoint)}, ${n} items, X-Page-Size ${n})`, `rels ${relSet(ex).join(', ') || 'none'}`);
+    if (relSet(ex).join() !== 'self')
+      violation(ex, `only rel="self" (${label(l.endpoint)}, ${n} items, X-Page-Size ${n})`, `rels ${relSet(ex).join(', ') || 'none'}`);
     judged++;
   }
   if (judged === 0) t.unverifiable('no list held from 5 to 1000 items');
@@ -264,22 +282,32 @@ async function defaultCount(base: string): Promise<{ ex: Exchange; count: Count 
 
 // Without X-Page-Size the page size is the default (§4 rule 6); the count without X-Page-Size
 // says which, and the first page must agree with it (§4 rule 8 read the other way round).
-clauseTest(['SIZE-10', 'PAG-01', 'PAG-09'], 'agree without X-Page-Size in every paginated list\'s first page, with no page and page 1, with its count.json', async (t) => {
-  for (const l of await paginatedLists(t)) {
-    const c = await defaultCount(l.base);
-    if (!c) continue;
-    const { num_items: n, num_items_per_page: per } = c.count;
-    const pages: number[][] = [];
-    for (const path of [`${l.base}.json`, `${l.base}/page/1.json`]) {
-      const ex = await s.admin.get(path);
-      const ids = itemIds(ex);
-      links(ex);
-      if (ids.length !== Math.min(n, per)) violation(ex, `${Math.min(n, per)} items on the first page without X-Page-Size (${label(l.endpoint)}; count.json: ${n} items, ${per} a page)`, `${ids.length} items`);
-      if (pages[0] && !sameItems(pages[0], ids)) violation(ex, `the items of ${l.base}.json on page 1 (${label(l.endpoint)}, no X-Page-Size)`, `items ${ids.join(', ')}`);
-      pages.push(ids);
+clauseTest(
+  ['SIZE-10', 'PAG-01', 'PAG-09'],
+  "agree without X-Page-Size in every paginated list's first page, with no page and page 1, with its count.json",
+  async (t) => {
+    for (const l of await paginatedLists(t)) {
+      const c = await defaultCount(l.base);
+      if (!c) continue;
+      const { num_items: n, num_items_per_page: per } = c.count;
+      const pages: number[][] = [];
+      for (const path of [`${l.base}.json`, `${l.base}/page/1.json`]) {
+        const ex = await s.admin.get(path);
+        const ids = itemIds(ex);
+        links(ex);
+        if (ids.length !== Math.min(n, per))
+          violation(
+            ex,
+            `${Math.min(n, per)} items on the first page without X-Page-Size (${label(l.endpoint)}; count.json: ${n} items, ${per} a page)`,
+            `${ids.length} items`,
+          );
+        if (pages[0] && !sameItems(pages[0], ids))
+          violation(ex, `the items of ${l.base}.json on page 1 (${label(l.endpoint)}, no X-Page-Size)`, `items ${ids.join(', ')}`);
+        pages.push(ids);
+      }
     }
-  }
-});
+  },
+);
 
 // NUM_ITEMS_LISTS 5 makes every list of 12 items three pages long without X-Page-Size: the first,
 // middle and last pages of every list at the default size (the oracle judges their relations),
@@ -289,14 +317,20 @@ clauseTest('SIZE-02', 'use NUM_ITEMS_LISTS 5 as the page size of every paginated
   await s.withSettings({ num_items_lists: 5 }, async () => {
     for (const l of lists) {
       const c = await defaultCount(l.base);
-      if (c && c.count.num_items_per_page !== 5) violation(c.ex, `num_items_per_page 5 without X-Page-Size (NUM_ITEMS_LISTS 5; ${label(l.endpoint)})`, `num_items_per_page ${c.count.num_items_per_page}`);
+      if (c && c.count.num_items_per_page !== 5)
+        violation(
+          c.ex,
+          `num_items_per_page 5 without X-Page-Size (NUM_ITEMS_LISTS 5; ${label(l.endpoint)})`,
+          `num_items_per_page ${c.count.num_items_per_page}`,
+        );
       const n = c?.count.num_items ?? l.count.num_items;
       const last = Math.max(1, Math.ceil(n / 5));
       for (const page of [...new Set([1, last])]) {
         const ex = await s.admin.get(page === 1 ? `${l.base}.json` : `${l.base}/page/${page}.json`);
         const want = n === 0 ? 0 : page < last ? 5 : n - (last - 1) * 5;
         const got = itemIds(ex).length;
-        if (got !== want) violation(ex, `${want} items on page ${page} of ${last} without X-Page-Size (NUM_ITEMS_LISTS 5; ${label(l.endpoint)}, ${n} items)`, `${got} items`);
+        if (got !== want)
+          violation(ex, `${want} items on page ${page} of ${last} without X-Page-Size (NUM_ITEMS_LISTS 5; ${label(l.endpoint)}, ${n} items)`, `${got} items`);
       }
     }
   });
@@ -311,20 +345,25 @@ clauseTest(['SIZE-03', 'PAG-11'], 'serve X-Page-Size and the page-too-high 404 o
   const ex = await getPage(hmac, l.base, 1, SIZE);
   if (ex.response?.status === 401) t.unverifiable('HMAC was not accepted (AUTH-03)');
   const got = itemIds(ex).length;
-  if (got !== Math.min(SIZE, l.count.num_items)) violation(ex, `${Math.min(SIZE, l.count.num_items)} items with X-Page-Size ${SIZE} over HMAC (${label(l.endpoint)})`, `${got} items`);
+  if (got !== Math.min(SIZE, l.count.num_items))
+    violation(ex, `${Math.min(SIZE, l.count.num_items)} items with X-Page-Size ${SIZE} over HMAC (${label(l.endpoint)})`, `${got} items`);
   expectErrorObject(await getPage(hmac, l.base, Math.max(1, l.count.num_pages) + 1, SIZE), { status: 404, message: MESSAGE });
 });
 
 // Every page and count fetched above, whatever test fetched it, held to the rules the response
 // oracle judges on every response (suites/oracle/).
-oracleTest(['PAG-08', 'GEN-06', 'GEN-03', 'GEN-04', 'STAT-05', 'SIZE-09', 'SIZE-10', 'RES-11'], 'every page and count of every paginated list fetched in this file');
+oracleTest(
+  ['PAG-08', 'GEN-06', 'GEN-03', 'GEN-04', 'STAT-05', 'SIZE-09', 'SIZE-10', 'RES-11'],
+  'every page and count of every paginated list fetched in this file',
+);
 
 clauseTest('SIZE-01', 'put 20 items a page by default on every paginated list, as its count.json says', async (t) => {
   const settings = await s.control!.getSettings();
   if (settings.num_items_lists !== 20) t.unverifiable(`NUM_ITEMS_LISTS is ${settings.num_items_lists}, not the default 20`);
   for (const l of await paginatedLists(t)) {
     const c = await defaultCount(l.base);
-    if (c && c.count.num_items_per_page !== 20) violation(c.ex, `num_items_per_page 20 without X-Page-Size (${label(l.endpoint)})`, `num_items_per_page ${c.count.num_items_per_page}`);
+    if (c && c.count.num_items_per_page !== 20)
+      violation(c.ex, `num_items_per_page 20 without X-Page-Size (${label(l.endpoint)})`, `num_items_per_page ${c.count.num_items_per_page}`);
   }
 });
 
@@ -344,7 +383,8 @@ clauseTest('SIZE-11', 'not honour X-Page-Size 4 or 2000 in any paginated list or
     for (const value of ['4', '2000']) {
       const c = await s.admin.get(`${l.base}/count.json`, { headers: { 'X-Page-Size': value } });
       const per = (c.json as Partial<Count> | undefined)?.num_items_per_page;
-      if (c.response?.status === 200 && per === Number(value)) violation(c, `X-Page-Size ${value} refused or not honoured (${label(l.endpoint)})`, `num_items_per_page ${per}`);
+      if (c.response?.status === 200 && per === Number(value))
+        violation(c, `X-Page-Size ${value} refused or not honoured (${label(l.endpoint)})`, `num_items_per_page ${per}`);
     }
     if (l.count.num_items < 5) continue;
     const ex = await s.admin.get(`${l.base}.json`, { headers: { 'X-Page-Size': '4' } });

@@ -1,8 +1,8 @@
 import { beforeAll } from 'vitest';
+import { headerValue } from '../../core/exchange.ts';
 import { expectErrorObject, expectSchema, expectStatus, violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
-import { headerValue } from '../../core/exchange.ts';
-import { getPage, itemIds, linkTarget, links, relSet, sameItems, type Count } from '../harness/pages.ts';
+import { type Count, getPage, itemIds, links, linkTarget, relSet, sameItems } from '../harness/pages.ts';
 import { useSession } from '../harness/session.ts';
 
 const s = useSession();
@@ -91,7 +91,11 @@ clauseTest('PAG-08', 'point self, prev, next, first and last at the pages their 
     const followed = await s.admin.get('', { url: linkTarget(ex, url), headers: { 'X-Page-Size': String(SIZE) } });
     const direct = await getPage(s.admin, LIST, n, SIZE);
     if (!sameItems(itemIds(followed), itemIds(direct))) {
-      violation(followed, `rel="${rel}" of page ${page} to hold the items of page ${n}`, `items ${itemIds(followed).join(', ')} (page ${n} holds ${itemIds(direct).join(', ')})`);
+      violation(
+        followed,
+        `rel="${rel}" of page ${page} to hold the items of page ${n}`,
+        `items ${itemIds(followed).join(', ')} (page ${n} holds ${itemIds(direct).join(', ')})`,
+      );
     }
   }
 });

@@ -1,11 +1,11 @@
 import fc from 'fast-check';
-import { SetupError, expectSchema, expectStatus, violation } from '../harness/assert.ts';
-import { clauseTest, type ClauseTestContext } from '../harness/clause-test.ts';
-import type { ApiClient } from '../harness/client.ts';
 import type { Exchange } from '../../core/exchange.ts';
-import { itemIds, linkTarget, links, relSet, sameItems, type Count } from '../harness/pages.ts';
-import { useSession } from '../harness/session.ts';
+import { expectSchema, expectStatus, SetupError, violation } from '../harness/assert.ts';
+import { type ClauseTestContext, clauseTest } from '../harness/clause-test.ts';
+import type { ApiClient } from '../harness/client.ts';
+import { type Count, itemIds, links, linkTarget, relSet, sameItems } from '../harness/pages.ts';
 import { checkProperty } from '../harness/property.ts';
+import { useSession } from '../harness/session.ts';
 
 const s = useSession();
 const LIST = '/passwords';
@@ -96,7 +96,9 @@ function expectRels(ex: Exchange, want: { has: string[]; lacks: string[] } | 'se
   const absent = want.has.filter((r) => !rels.includes(r));
   const extra = want.lacks.filter((r) => rels.includes(r));
   if (absent.length > 0 || extra.length > 0) {
-    const expected = [want.has.length ? `rels ${want.has.join(', ')}` : '', want.lacks.length ? `no rel ${want.lacks.join(', ')}` : ''].filter(Boolean).join(' and ');
+    const expected = [want.has.length ? `rels ${want.has.join(', ')}` : '', want.lacks.length ? `no rel ${want.lacks.join(', ')}` : '']
+      .filter(Boolean)
+      .join(' and ');
     violation(ex, `${expected} (${where})`, `rels ${rels.join(', ') || 'none'}`);
   }
 }
@@ -117,7 +119,11 @@ clauseTest('SIZE-10', 'walk rel="next" to every item once, in as many pages as c
     const missing = ids.filter((id) => !seen.includes(id));
     const foreign = seen.filter((id) => !ids.includes(id));
     if (missing.length > 0 || foreign.length > 0) {
-      violation(lastEx, `the ${n} passwords of the user's one project along rel="next" (${what})`, `${missing.length} missing, ${foreign.length} others (${foreign.slice(0, 10).join(', ')})`);
+      violation(
+        lastEx,
+        `the ${n} passwords of the user's one project along rel="next" (${what})`,
+        `${missing.length} missing, ${foreign.length} others (${foreign.slice(0, 10).join(', ')})`,
+      );
     }
 
     const countEx = await client.get(`${LIST}/count.json`, { headers: headers(size) });

@@ -1,13 +1,12 @@
-import { UNKNOWN_ID } from '../harness/endpoints.ts';
 import { STATUS_CODES } from 'node:http';
 import { beforeAll } from 'vitest';
-import { violation } from '../harness/assert.ts';
-import { clauseTest, type ClauseTestContext } from '../harness/clause-test.ts';
 import type { Exchange } from '../../core/exchange.ts';
+import { violation } from '../harness/assert.ts';
+import { type ClauseTestContext, clauseTest } from '../harness/clause-test.ts';
+import { guessedData, kindsOf, label as labelOf, pathOf, TABLE, UNKNOWN_ID } from '../harness/endpoints.ts';
 import { useSession } from '../harness/session.ts';
 import { describesStatus } from '../oracle/oracle.ts';
 import { oracleTest } from '../oracle/probe.ts';
-import { TABLE, guessedData, kindsOf, label as labelOf, pathOf } from '../harness/endpoints.ts';
 import { useCreations } from './resource-helpers.ts';
 
 const s = useSession();
@@ -35,8 +34,14 @@ beforeAll(async () => {
         ] as Array<[string, Promise<Exchange>]>)),
     ['unknown password id', s.admin.get(`/passwords/${UNKNOWN_ID}.json`)],
     // Every GET of the endpoint table: with guessed ids (only ever read), and without Content-Type.
-    ...TABLE.filter((e) => e.method === 'GET' && kindsOf(e).length > 0).map((e): [string, Promise<Exchange>] => [`unknown id: ${labelOf(e)}`, s.admin.get(pathOf(e, guessed))]),
-    ...TABLE.filter((e) => e.method === 'GET' && kindsOf(e).length === 0).map((e): [string, Promise<Exchange>] => [`no Content-Type: ${labelOf(e)}`, s.admin.get(pathOf(e, guessed), { contentType: null })]),
+    ...TABLE.filter((e) => e.method === 'GET' && kindsOf(e).length > 0).map((e): [string, Promise<Exchange>] => [
+      `unknown id: ${labelOf(e)}`,
+      s.admin.get(pathOf(e, guessed)),
+    ]),
+    ...TABLE.filter((e) => e.method === 'GET' && kindsOf(e).length === 0).map((e): [string, Promise<Exchange>] => [
+      `no Content-Type: ${labelOf(e)}`,
+      s.admin.get(pathOf(e, guessed), { contentType: null }),
+    ]),
   ];
   // More kinds and more places: a method the path does not take (405), a role refused (403),
   // an error over HMAC, a failed Basic on a list page and a count.
@@ -63,15 +68,21 @@ function clientErrors(t: ClauseTestContext): Array<{ label: string; ex: Exchange
     if (status < 400 || status > 499) continue;
     const body = ex.json;
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-      violation(ex, `an error object as the body of the ${status} reply (${label})`, body === undefined ? 'a body that is not JSON' : JSON.stringify(body).slice(0, 200));
+      violation(
+        ex,
+        `an error object as the body of the ${status} reply (${label})`,
+        body === undefined ? 'a body that is not JSON' : JSON.stringify(body).slice(0, 200),
+      );
     }
     out.push({ label, ex, body: body as Record<string, unknown> });
   }
-  t.observe('4XX replies checked', out.map((e) => `${e.label}: ${e.ex.response?.status}`));
+  t.observe(
+    '4XX replies checked',
+    out.map((e) => `${e.label}: ${e.ex.response?.status}`),
+  );
   if (out.length === 0) t.unverifiable('none of the provoked errors ended in a 4XX');
   return out;
 }
-
 
 clauseTest('RES-14', 'set error to true in every error object', async (t) => {
   for (const { label, ex, body } of clientErrors(t)) {
@@ -94,18 +105,23 @@ clauseTest('RES-18', 'describe the status code in the type of every error object
     const type = body['type'];
     const status = ex.response!.status;
     if (typeof type !== 'string') continue;
-    if (!describesStatus(type, status)) violation(ex, `a type describing status ${status}, e.g. ${JSON.stringify(STATUS_CODES[status])} (${label})`, `"type": ${JSON.stringify(type)}`);
+    if (!describesStatus(type, status))
+      violation(ex, `a type describing status ${status}, e.g. ${JSON.stringify(STATUS_CODES[status])} (${label})`, `"type": ${JSON.stringify(type)}`);
   }
 });
 
-clauseTest('RES-16', 'give the reason for the failure in the error object\'s message string', async (t) => {
+clauseTest('RES-16', "give the reason for the failure in the error object's message string", async (t) => {
   for (const { label, ex, body } of clientErrors(t)) {
     const message = body['message'];
-    if (typeof message !== 'string') violation(ex, `message as a string (${label})`, 'message' in body ? `"message": ${JSON.stringify(message)}` : 'no message field');
+    if (typeof message !== 'string')
+      violation(ex, `message as a string (${label})`, 'message' in body ? `"message": ${JSON.stringify(message)}` : 'no message field');
     if (message.trim() === '') violation(ex, `a message giving the reason (${label})`, 'an empty message');
   }
 });
 
 // Every 4XX this file and its fixtures provoked, whatever test or step provoked it, is judged by
 // the response oracle (suites/oracle/) under the error object's clauses and §5's 401.
-oracleTest(['STAT-06', 'RES-14', 'RES-15', 'RES-16', 'RES-18', 'AUTH-12', 'AUTH-13', 'AUTH-14'], 'every 4XX of this file, over Basic and HMAC, on lists, pages, counts and writes');
+oracleTest(
+  ['STAT-06', 'RES-14', 'RES-15', 'RES-16', 'RES-18', 'AUTH-12', 'AUTH-13', 'AUTH-14'],
+  'every 4XX of this file, over Basic and HMAC, on lists, pages, counts and writes',
+);

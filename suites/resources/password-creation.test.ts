@@ -1,6 +1,6 @@
-import { UNKNOWN_ID } from '../harness/endpoints.ts';
 import { expectClientError, expectResponse, expectSchema, expectStatus, violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
+import { UNKNOWN_ID } from '../harness/endpoints.ts';
 import { useSession } from '../harness/session.ts';
 import { lazy, showPassword, stringsIn, useCreations, whereIs } from './resource-helpers.ts';
 
@@ -62,7 +62,14 @@ clauseTest('RES-07', 'create a password with tags, access_info, username, email 
     where[key] = whereIs(shown.body, value);
   }
   const sameTags = (list: string[]) => list.length === tags.length && tags.every((tag) => list.includes(tag));
-  const tagString = strings.find((v) => sameTags(v.split(',').map((x) => x.trim()).filter((x) => x !== '')));
+  const tagString = strings.find((v) =>
+    sameTags(
+      v
+        .split(',')
+        .map((x) => x.trim())
+        .filter((x) => x !== ''),
+    ),
+  );
   const tagArray = Object.entries(shown.body).find(([, v]) => Array.isArray(v) && v.every((x) => typeof x === 'string') && sameTags(v as string[]));
   if (tagString === undefined && tagArray === undefined) {
     violation(shown.ex, `the tags sent (${fields.tags}) in the show body`, 'absent');

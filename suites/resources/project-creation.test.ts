@@ -42,7 +42,10 @@ clauseTest('RES-03', 'create a project when parent_id is omitted', async (t) => 
   const { id } = expectSchema(ex, 'created') as { id: number };
   const shown = await s.admin.get(`/projects/${id}.json`);
   const body = shown.json as Record<string, unknown> | undefined;
-  t.observe('parent of a project created without parent_id', shown.response?.status === 200 ? { parent_id: body?.['parent_id'], parents: body?.['parents'] } : `show answered ${shown.response?.status ?? shown.error}`);
+  t.observe(
+    'parent of a project created without parent_id',
+    shown.response?.status === 200 ? { parent_id: body?.['parent_id'], parents: body?.['parents'] } : `show answered ${shown.response?.status ?? shown.error}`,
+  );
 });
 
 clauseTest(['EP-08', 'RES-04'], 'answer POST /projects.json with 201 Created and an object with an integer id', async () => {

@@ -1,6 +1,6 @@
+import type { Exchange } from '../../core/exchange.ts';
 import { expectStatus, violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
-import type { Exchange } from '../../core/exchange.ts';
 import { useSession } from '../harness/session.ts';
 import { showPassword } from './resource-helpers.ts';
 
@@ -30,7 +30,10 @@ clauseTest('RES-17', 'record the fields of project and password records returned
   t.observe('password show', keysOf((await showPassword(s.admin, password)).body));
 
   const projects = await s.admin.get('/projects.json', { headers });
-  t.observe('project list item', projects.response?.status === 200 ? keysOf(itemOf(projects, project)) : `GET /projects.json answered ${projects.response?.status ?? projects.error}`);
+  t.observe(
+    'project list item',
+    projects.response?.status === 200 ? keysOf(itemOf(projects, project)) : `GET /projects.json answered ${projects.response?.status ?? projects.error}`,
+  );
   const shown = await s.admin.get(`/projects/${project}.json`);
   t.observe('project show', shown.response?.status === 200 ? keysOf(shown.json) : `GET /projects/<id>.json answered ${shown.response?.status ?? shown.error}`);
 });

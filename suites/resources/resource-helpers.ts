@@ -1,6 +1,6 @@
-import { ReadOnlyError, SetupError, expectStatus, violation } from '../harness/assert.ts';
-import type { ApiClient } from '../harness/client.ts';
 import type { Exchange } from '../../core/exchange.ts';
+import { expectStatus, ReadOnlyError, violation } from '../harness/assert.ts';
+import type { ApiClient } from '../harness/client.ts';
 import { itemIds } from '../harness/pages.ts';
 import type { Session } from '../harness/session.ts';
 

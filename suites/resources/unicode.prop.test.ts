@@ -21,24 +21,21 @@ const text = fc
 const nfc = (v: string) => v.normalize('NFC');
 
 clauseTest('LIM-01', 'return random printable Unicode text, astral planes included, in name, username, access_info and password', async (t) => {
-  const property = fc.asyncProperty(
-    fc.record({ name: text, username: text, access_info: text, password: text }),
-    async (sent) => {
-      // The run's label keeps the name recognisable for cleanup; the random part follows it.
-      const fields = { ...sent, name: `${s.fixtures.name('prop')} ${sent.name}` };
-      const ex = await create('password', { ...fields, project_id: await project() });
-      expectStatus(ex, 201);
-      const { id } = expectSchema(ex, 'created') as { id: number };
-      const shown = await showPassword(s.admin, id);
-      if (shown.ex.response?.validUtf8 === false) violation(shown.ex, 'a response body in valid UTF-8', 'invalid UTF-8 bytes');
-      const strings = stringsIn(shown.body).map(nfc);
-      for (const [field, value] of Object.entries(fields)) {
-        if (!strings.includes(nfc(value))) {
-          const bytes = Buffer.from(value, 'utf8').toString('hex');
-          violation(shown.ex, `the ${field} sent back byte for byte: ${JSON.stringify(value)} (UTF-8 ${bytes})`, 'absent from the show body');
-        }
+  const property = fc.asyncProperty(fc.record({ name: text, username: text, access_info: text, password: text }), async (sent) => {
+    // The run's label keeps the name recognisable for cleanup; the random part follows it.
+    const fields = { ...sent, name: `${s.fixtures.name('prop')} ${sent.name}` };
+    const ex = await create('password', { ...fields, project_id: await project() });
+    expectStatus(ex, 201);
+    const { id } = expectSchema(ex, 'created') as { id: number };
+    const shown = await showPassword(s.admin, id);
+    if (shown.ex.response?.validUtf8 === false) violation(shown.ex, 'a response body in valid UTF-8', 'invalid UTF-8 bytes');
+    const strings = stringsIn(shown.body).map(nfc);
+    for (const [field, value] of Object.entries(fields)) {
+      if (!strings.includes(nfc(value))) {
+        const bytes = Buffer.from(value, 'utf8').toString('hex');
+        violation(shown.ex, `the ${field} sent back byte for byte: ${JSON.stringify(value)} (UTF-8 ${bytes})`, 'absent from the show body');
       }
-    },
-  );
+    }
+  });
   await checkProperty(t, property, { numRuns: NUM_RUNS, timeLimitMs: 20_000 });
 });

@@ -1,7 +1,7 @@
 import { ApiClient } from '../harness/client.ts';
 import type { RunConfig } from '../harness/config.ts';
 import { ControlClient, type Settings } from '../harness/control.ts';
-import { UNLOCK_REASON, deletePath, type CleanupReport, type FixtureKind } from '../harness/fixtures.ts';
+import { type CleanupReport, deletePath, type FixtureKind, UNLOCK_REASON } from '../harness/fixtures.ts';
 
 /** What the runner did about the target's settings at the end of a run. */
 export interface SettingsRestore {
@@ -150,7 +150,9 @@ export function mergeCleanup(files: CleanupReport, swept: CleanupReport): Cleanu
 
 /** One line for the console, apart from the verdict; leftovers follow, one a line. */
 export function cleanupText(report: CleanupReport, settings?: SettingsRestore): string {
-  const lines = [`cleanup: deleted ${report.deleted.length} object${report.deleted.length === 1 ? '' : 's'} created by the run; ${report.leftovers.length} left over${report.leftovers.length > 0 ? ':' : ''}`];
+  const lines = [
+    `cleanup: deleted ${report.deleted.length} object${report.deleted.length === 1 ? '' : 's'} created by the run; ${report.leftovers.length} left over${report.leftovers.length > 0 ? ':' : ''}`,
+  ];
   for (const l of report.leftovers) lines.push(`  ${l.kind} ${l.id} ${l.name}: ${l.reason}`);
   if (settings?.restored.length) lines.push(`settings: put back ${settings.restored.join(', ')} as they were before the run`);
   if (settings?.error) lines.push(`settings: could not check or put back the settings of the start of the run: ${settings.error}`);

@@ -1,10 +1,10 @@
 import { relative } from 'node:path';
 import type { Reporter, TestCase, TestModule, TestSpecification, Vitest } from 'vitest/node';
+import { scrub } from '../../core/redact.ts';
 import { CLAUSES, clauseById } from '../catalogue/clauses.ts';
 import { READ_ONLY_MARK, READ_ONLY_NOTE } from '../harness/assert.ts';
 import type { CleanupReport } from '../harness/fixtures.ts';
-import { scrub } from '../../core/redact.ts';
-import { testOutcome, type RunProgress, type TestResult } from '../harness/results.ts';
+import { type RunProgress, type TestResult, testOutcome } from '../harness/results.ts';
 
 export interface CollectedRun {
   tests: TestResult[];
@@ -107,10 +107,7 @@ export class Collector implements Reporter {
     const outcome = meta ? testOutcome(level, result.state, meta) : 'harness-error';
     const note = meta?.note ?? (result.state === 'skipped' ? result.note : undefined);
     const failure =
-      meta?.failure ??
-      (result.state === 'failed'
-        ? { kind: 'harness' as const, message: scrub(result.errors.map((e) => e.message).join('\n')) }
-        : undefined);
+      meta?.failure ?? (result.state === 'failed' ? { kind: 'harness' as const, message: scrub(result.errors.map((e) => e.message).join('\n')) } : undefined);
     const out: TestResult = {
       title: test.name,
       file,

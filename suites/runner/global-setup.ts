@@ -1,6 +1,6 @@
 import type { TestProject } from 'vitest/node';
-import { isDepth } from '../harness/config.ts';
 import { startEmbeddedTarget } from '../../targets/embedded.ts';
+import { isDepth } from '../harness/config.ts';
 
 // `npm test` runs the conformance project against the embedded reference server, with the
 // property tests at PMV6_DEPTH (quick, standard or deep; .ci/run sets deep).

@@ -1,6 +1,6 @@
 import { EXIT } from '../../core/errors.ts';
-import { OUTCOMES, zeroCounts, type Outcome } from '../../core/outcomes.ts';
 import { applyExpectations, type ExpectationReport, type Expectations } from '../../core/expectations.ts';
+import { OUTCOMES, type Outcome, zeroCounts } from '../../core/outcomes.ts';
 
 import type { RunResult } from './run-suites.ts';
 

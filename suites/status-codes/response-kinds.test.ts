@@ -1,8 +1,8 @@
 import { expectErrorObject, expectResponse, violation } from '../harness/assert.ts';
-import { clauseTest } from '../harness/clause-test.ts';
-import { useSession } from '../harness/session.ts';
 import { expectJsonBody, expectUtf8Body } from '../harness/checks.ts';
-import { useEndpoints, variedReplies, type Reply } from '../harness/endpoints.ts';
+import { clauseTest } from '../harness/clause-test.ts';
+import { type Reply, useEndpoints, variedReplies } from '../harness/endpoints.ts';
+import { useSession } from '../harness/session.ts';
 
 const s = useSession();
 const calls = useEndpoints(s);
@@ -24,7 +24,8 @@ clauseTest('STAT-06', 'send the error object as the body of every 4XX response',
   const refused = list.filter(({ ex }) => (ex.response?.status ?? 0) >= 400 && (ex.response?.status ?? 0) < 500);
   // The calls without credentials must be refused (§5), so the check never runs empty.
   const anonymous = list.find(({ what }) => what.startsWith('no credentials'));
-  if (anonymous && !refused.includes(anonymous)) violation(anonymous.ex, 'a 4XX status without credentials', `status ${anonymous.ex.response?.status ?? 'none'}`);
+  if (anonymous && !refused.includes(anonymous))
+    violation(anonymous.ex, 'a 4XX status without credentials', `status ${anonymous.ex.response?.status ?? 'none'}`);
   for (const { ex } of refused) expectErrorObject(ex);
 });
 

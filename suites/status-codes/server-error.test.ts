@@ -1,7 +1,7 @@
 import { expectStatus, violation } from '../harness/assert.ts';
+import { withSettingsSnapshot } from '../harness/checks.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import { useSession } from '../harness/session.ts';
-import { withSettingsSnapshot } from '../harness/checks.ts';
 
 const s = useSession();
 const FAULT = { method: 'GET', path: '/passwords.json', times: 1 };
@@ -20,7 +20,11 @@ clauseTest('STAT-08', 'describe a 500 error in a JSON object body, never HTML', 
     expectStatus(ex, 500);
     const json = ex.json;
     if (json === null || typeof json !== 'object' || Array.isArray(json)) {
-      violation(ex, 'a JSON object describing the error', ex.response?.body === '' ? 'an empty body' : json === undefined ? 'a body that is not JSON' : `JSON ${Array.isArray(json) ? 'array' : String(json)}`);
+      violation(
+        ex,
+        'a JSON object describing the error',
+        ex.response?.body === '' ? 'an empty body' : json === undefined ? 'a body that is not JSON' : `JSON ${Array.isArray(json) ? 'array' : String(json)}`,
+      );
     }
   });
 });

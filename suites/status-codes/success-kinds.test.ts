@@ -1,9 +1,9 @@
-import { expectNoBody, expectResponse, expectSchema, expectStatus, violation } from '../harness/assert.ts';
-import { clauseTest, type ClauseTestContext } from '../harness/clause-test.ts';
 import type { Exchange } from '../../core/exchange.ts';
-import { useSession } from '../harness/session.ts';
+import { expectNoBody, expectResponse, expectSchema, expectStatus, violation } from '../harness/assert.ts';
 import { isSuccess } from '../harness/checks.ts';
-import { ENDPOINTS, label, notServed, sent, useEndpoints, type Endpoint, type EndpointData } from '../harness/endpoints.ts';
+import { type ClauseTestContext, clauseTest } from '../harness/clause-test.ts';
+import { ENDPOINTS, type Endpoint, type EndpointData, label, notServed, sent, useEndpoints } from '../harness/endpoints.ts';
+import { useSession } from '../harness/session.ts';
 
 const s = useSession();
 const calls = useEndpoints(s);
@@ -41,19 +41,23 @@ clauseTest('STAT-03', 'answer each POST of the endpoint table that creates with 
   for (const { ex: created } of await successes(t, (e) => e.creates !== undefined)) expectStatus(created, 201);
 });
 
-clauseTest('STAT-04', 'answer every PUT and DELETE of the endpoint table without content with 204 No Content and an empty body (the product\'s paths)', async (t) => {
-  const judged: string[] = [];
-  for (const { endpoint, ex } of await successes(t, (e) => e.method === 'PUT' || e.method === 'DELETE')) {
-    expectResponse(ex, `204 No Content for ${label(endpoint)}`);
-    const { status, body } = ex.response;
-    // The rule covers "PUT and DELETE requests that return no content"; one that returns content is outside it.
-    if (status !== 204 && body.trim() !== '') continue;
-    expectStatus(ex, 204);
-    expectNoBody(ex);
-    judged.push(label(endpoint));
-  }
-  if (judged.length === 0) t.unverifiable('every PUT and DELETE that succeeded returned content, which the 204 rule does not cover');
-});
+clauseTest(
+  'STAT-04',
+  "answer every PUT and DELETE of the endpoint table without content with 204 No Content and an empty body (the product's paths)",
+  async (t) => {
+    const judged: string[] = [];
+    for (const { endpoint, ex } of await successes(t, (e) => e.method === 'PUT' || e.method === 'DELETE')) {
+      expectResponse(ex, `204 No Content for ${label(endpoint)}`);
+      const { status, body } = ex.response;
+      // The rule covers "PUT and DELETE requests that return no content"; one that returns content is outside it.
+      if (status !== 204 && body.trim() !== '') continue;
+      expectStatus(ex, 204);
+      expectNoBody(ex);
+      judged.push(label(endpoint));
+    }
+    if (judged.length === 0) t.unverifiable('every PUT and DELETE that succeeded returned content, which the 204 rule does not cover');
+  },
+);
 
 clauseTest('STAT-05', 'send a JSON object or array as the body of each success of the endpoint table that has content', async (t) => {
   for (const { endpoint, ex } of await successes(t, () => true)) {
@@ -61,7 +65,16 @@ clauseTest('STAT-05', 'send a JSON object or array as the body of each success o
     const { status, body } = ex.response;
     // §4 gives each of its own endpoints a body ("JSON array", "count object", "object with id", ...).
     if (status === 204 || (endpoint.source === 'product' && body.trim() === '')) continue;
-    const kind = body.trim() === '' ? 'no body' : ex.json === undefined ? 'a body that is not JSON' : ex.json === null ? 'null' : Array.isArray(ex.json) ? 'array' : typeof ex.json;
+    const kind =
+      body.trim() === ''
+        ? 'no body'
+        : ex.json === undefined
+          ? 'a body that is not JSON'
+          : ex.json === null
+            ? 'null'
+            : Array.isArray(ex.json)
+              ? 'array'
+              : typeof ex.json;
     if (kind !== 'array' && kind !== 'object') violation(ex, `a JSON object or array from ${label(endpoint)}`, kind);
   }
   // §4's endpoints must all have succeeded (EP-02 .. EP-11).

@@ -35,5 +35,6 @@ clauseTest('VER-08', 'serve the action log as a resource that can be queried', a
   if (count.response?.status === 200) expectSchema(count, 'count');
   const page = await s.admin.get('/log/page/1.json', { headers: { 'X-Page-Size': '5' } });
   t.observe('GET /log/page/1.json', page.response?.status ?? page.error);
-  if (page.response?.status === 200 && !Array.isArray(page.json)) violation(page, 'a JSON array of log entries', JSON.stringify(page.json)?.slice(0, 200) ?? 'a body that is not JSON');
+  if (page.response?.status === 200 && !Array.isArray(page.json))
+    violation(page, 'a JSON array of log entries', JSON.stringify(page.json)?.slice(0, 200) ?? 'a body that is not JSON');
 });

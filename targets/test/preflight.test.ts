@@ -1,10 +1,10 @@
-import { TargetError } from '../../core/errors.ts';
 import { createServer, type Server } from 'node:http';
 import { createServer as netServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { TargetError } from '../../core/errors.ts';
 import type { RunConfig } from '../../suites/harness/config.ts';
 import { ControlClient } from '../../suites/harness/control.ts';
-import { startEmbeddedTarget, type EmbeddedTarget } from '../embedded.ts';
+import { type EmbeddedTarget, startEmbeddedTarget } from '../embedded.ts';
 import { preflight } from '../preflight.ts';
 
 // Each failure of the target itself is one clear line (a TargetError: the CLI prints it and

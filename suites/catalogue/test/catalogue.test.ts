@@ -1,16 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
-import {
-  AREAS,
-  CLAUSES,
-  RESTATED,
-  UNTESTABLE,
-  clauseById,
-  clausesMatching,
-  normalise,
-  type Area,
-} from '../clauses.ts';
+import { AREAS, type Area, CLAUSES, clauseById, clausesMatching, normalise, RESTATED, UNTESTABLE } from '../clauses.ts';
 
 const SPEC_COPY = fileURLToPath(new URL('../spec/password-manager-api-v6.md', import.meta.url));
 // ARCHITECTURE.md: the normative spec lives at ../shared/spec/ beside the repository.
@@ -19,7 +10,10 @@ const IDS_FILE = fileURLToPath(new URL('../ids.json', import.meta.url));
 
 const specText = readFileSync(SPEC_COPY, 'utf8');
 const spec = normalise(specText);
-const headings = specText.split('\n').filter((l) => l.startsWith('## ')).map((l) => normalise(l.slice(3)));
+const headings = specText
+  .split('\n')
+  .filter((l) => l.startsWith('## '))
+  .map((l) => normalise(l.slice(3)));
 const register = JSON.parse(readFileSync(IDS_FILE, 'utf8')) as unknown;
 const active = CLAUSES.filter((c) => !c.retired);
 
@@ -68,7 +62,7 @@ describe('sections', () => {
 });
 
 describe('IDs', () => {
-  test('match AREA-NN with a known area that equals the clause\'s area', () => {
+  test("match AREA-NN with a known area that equals the clause's area", () => {
     for (const c of CLAUSES) {
       expect(c.id).toMatch(/^[A-Z]+-\d{2}$/);
       const prefix = c.id.split('-')[0] as Area;
@@ -85,14 +79,19 @@ describe('IDs', () => {
   test('equal the register in ids.json exactly, active and retired alike', () => {
     expect(Array.isArray(register)).toBe(true);
     const issued = register as string[];
-    expect(issued.filter((id, i) => issued.indexOf(id) !== i), 'duplicates in ids.json').toEqual([]);
+    expect(
+      issued.filter((id, i) => issued.indexOf(id) !== i),
+      'duplicates in ids.json',
+    ).toEqual([]);
     expect([...CLAUSES.map((c) => c.id)].sort()).toEqual([...issued].sort());
   });
 
   test('are numbered from 01 without gaps within each area', () => {
     // Retired clauses stay in CLAUSES, so a gap means an ID was deleted instead of retired.
     for (const area of Object.keys(AREAS)) {
-      const numbers = CLAUSES.filter((c) => c.area === area).map((c) => Number(c.id.split('-')[1])).sort((a, b) => a - b);
+      const numbers = CLAUSES.filter((c) => c.area === area)
+        .map((c) => Number(c.id.split('-')[1]))
+        .sort((a, b) => a - b);
       expect(numbers, area).toEqual(numbers.map((_, i) => i + 1));
     }
   });
@@ -137,7 +136,11 @@ describe('fields', () => {
   });
 
   test('every area has an active clause', () => {
-    for (const area of Object.keys(AREAS)) expect(active.some((c) => c.area === area), area).toBe(true);
+    for (const area of Object.keys(AREAS))
+      expect(
+        active.some((c) => c.area === area),
+        area,
+      ).toBe(true);
   });
 });
 

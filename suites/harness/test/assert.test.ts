@@ -1,7 +1,8 @@
 import { beforeEach, describe, expect, test } from 'vitest';
+import type { Exchange } from '../../../core/exchange.ts';
+import { clearSecrets, registerCredentials } from '../../../core/redact.ts';
+import { basicAuthorization } from '../../../core/signers.ts';
 import {
-  SetupError,
-  ViolationError,
   expectErrorObject,
   expectHeader,
   expectJsonContentType,
@@ -9,11 +10,10 @@ import {
   expectSchema,
   expectStatus,
   formatExchange,
+  SetupError,
+  ViolationError,
   violation,
 } from '../assert.ts';
-import type { Exchange } from '../../../core/exchange.ts';
-import { clearSecrets, registerCredentials } from '../../../core/redact.ts';
-import { basicAuthorization } from '../../../core/signers.ts';
 
 const URL = 'http://127.0.0.1:8080/index.php/api/v6/passwords.json';
 

@@ -1,9 +1,9 @@
-import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ApiClient } from '../client.ts';
 import { hmacSign } from '../../../core/signers.ts';
-import { sendJson, startStub, type Stub } from './stub-server.ts';
+import { ApiClient } from '../client.ts';
+import { type Stub, sendJson, startStub } from './stub-server.ts';
 
 let stub: Stub;
 let client: ApiClient;
@@ -150,9 +150,7 @@ describe('HMAC', () => {
     const ts = Number(last().headers['x-request-timestamp']);
     expect(ts).toBeGreaterThanOrEqual(before);
     expect(ts).toBeLessThanOrEqual(before + 2);
-    expect(last().headers['x-request-hash']).toBe(
-      hmacSign({ privateKey: keys.privateKey, uri: 'api/v6/passwords/page/2.json', timestamp: ts, body: '' }),
-    );
+    expect(last().headers['x-request-hash']).toBe(hmacSign({ privateKey: keys.privateKey, uri: 'api/v6/passwords/page/2.json', timestamp: ts, body: '' }));
   });
 
   test('mutate: a changed part is hashed; a changed hash is sent; a changed timestamp is sent', async () => {
@@ -218,20 +216,24 @@ describe('transport errors return an exchange, never throw', () => {
     const started = Date.now();
     const ex = await client.get('/drip');
     expect(ex.response).toBeUndefined();
-    expect(ex.error).toMatch(/^request timed out after 500 ms: no complete response \(headers and body\) to GET http:\/\/127\.0\.0\.1:\d+\/index\.php\/api\/v6\/drip \(--timeout\)$/);
+    expect(ex.error).toMatch(
+      /^request timed out after 500 ms: no complete response \(headers and body\) to GET http:\/\/127\.0\.0\.1:\d+\/index\.php\/api\/v6\/drip \(--timeout\)$/,
+    );
     expect(Date.now() - started).toBeLessThan(2_000);
   });
 
-  test.each([['announced by Content-Length', '/big/announced'], ['streamed without a length', '/big/streamed']])(
-    'a body beyond maxResponseBytes (%s) is abandoned with one line naming the URL and the cap',
-    async (_name, path) => {
-      const capped = new ApiClient({ target: stub.url, auth: { kind: 'none' }, timeoutMs: 5_000, maxResponseBytes: 1024 * 1024 });
-      const ex = await capped.get(path);
-      await capped.close();
-      expect(ex.response).toBeUndefined();
-      expect(ex.error).toBe(`the response to GET ${stub.url}/index.php/api/v6${path} exceeded the cap of 1048576 bytes (--max-response-bytes); the rest was not read`);
-    },
-  );
+  test.each([
+    ['announced by Content-Length', '/big/announced'],
+    ['streamed without a length', '/big/streamed'],
+  ])('a body beyond maxResponseBytes (%s) is abandoned with one line naming the URL and the cap', async (_name, path) => {
+    const capped = new ApiClient({ target: stub.url, auth: { kind: 'none' }, timeoutMs: 5_000, maxResponseBytes: 1024 * 1024 });
+    const ex = await capped.get(path);
+    await capped.close();
+    expect(ex.response).toBeUndefined();
+    expect(ex.error).toBe(
+      `the response to GET ${stub.url}/index.php/api/v6${path} exceeded the cap of 1048576 bytes (--max-response-bytes); the rest was not read`,
+    );
+  });
 
   test('a body at the cap is read whole', async () => {
     const capped = new ApiClient({ target: stub.url, auth: { kind: 'none' }, timeoutMs: 5_000, maxResponseBytes: 10 * 1024 * 1024 });

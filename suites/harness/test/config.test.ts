@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest';
-import { getRunConfig, registerRunSecrets } from '../config.ts';
 import { scrub } from '../../../core/redact.ts';
+import { getRunConfig, registerRunSecrets } from '../config.ts';
 
 test('getRunConfig explains a missing provide()', () => {
   expect(() => getRunConfig()).toThrow(/pmv6 run configuration missing/);

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { scrub } from '../../../core/redact.ts';
 import { SetupError } from '../assert.ts';
 import { ApiClient } from '../client.ts';
 import type { RunConfig } from '../config.ts';
 import { ControlClient } from '../control.ts';
 import { Fixtures } from '../fixtures.ts';
-import { scrub } from '../../../core/redact.ts';
-import { sendJson, startStub, type Received, type Stub } from './stub-server.ts';
+import { type Received, type Stub, sendJson, startStub } from './stub-server.ts';
 
 const TOKEN = 'control-token-0123456789abcdef';
 const settings = { api_enabled: true, maintenance_mode: false, auth_methods: 'basic+hmac', api_users: 'all', hmac_key_expiry_days: null, num_items_lists: 20 };
@@ -16,27 +16,47 @@ const failNext = new Set<string>();
 
 function route(req: Received, res: Parameters<Parameters<typeof startStub>[0]>[1]): void {
   const key = `${req.method} ${req.url}`;
-  if (failNext.delete(key)) return sendJson(res, 500, { error: true, type: 'Internal Server Error', message: 'boom' });
+  if (failNext.delete(key)) {
+    sendJson(res, 500, { error: true, type: 'Internal Server Error', message: 'boom' });
+    return;
+  }
   if (req.url.startsWith('/__control')) {
-    if (req.headers['authorization'] !== `Bearer ${TOKEN}`) return sendJson(res, 401, { error: true, type: 'Unauthorized', message: 'bad token' });
+    if (req.headers['authorization'] !== `Bearer ${TOKEN}`) {
+      sendJson(res, 401, { error: true, type: 'Unauthorized', message: 'bad token' });
+      return;
+    }
     const body = req.body.length ? (JSON.parse(req.body.toString('utf8')) as Record<string, unknown>) : {};
     switch (key) {
       case 'GET /__control/settings':
-        return sendJson(res, 200, settings);
+        sendJson(res, 200, settings);
+        return;
       case 'PUT /__control/settings':
-        return sendJson(res, 200, { ...settings, ...body });
+        sendJson(res, 200, { ...settings, ...body });
+        return;
       case 'POST /__control/users':
-        return sendJson(res, 201, { id: nextId++, username: body['username'], public_key: 'a'.repeat(64), private_key: `${'b'.repeat(60)}${nextId}` });
+        sendJson(res, 201, { id: nextId++, username: body['username'], public_key: 'a'.repeat(64), private_key: `${'b'.repeat(60)}${nextId}` });
+        return;
       case 'POST /__control/faults':
       case 'POST /__control/reset':
-        return sendJson(res, 204, undefined);
+        sendJson(res, 204, undefined);
+        return;
       default:
-        if (/^POST \/__control\/users\/\d+\/api_keys$/.test(key)) return sendJson(res, 201, { public_key: 'c'.repeat(64), private_key: 'd'.repeat(64) });
-        return sendJson(res, 404, { error: true, type: 'Not Found', message: key });
+        if (/^POST \/__control\/users\/\d+\/api_keys$/.test(key)) {
+          sendJson(res, 201, { public_key: 'c'.repeat(64), private_key: 'd'.repeat(64) });
+          return;
+        }
+        sendJson(res, 404, { error: true, type: 'Not Found', message: key });
+        return;
     }
   }
-  if (req.method === 'POST' && /\/(projects|passwords)\.json$/.test(req.url)) return sendJson(res, 201, { id: nextId++ });
-  if (req.method === 'DELETE') return sendJson(res, req.url.endsWith('/404.json') ? 404 : 204, undefined);
+  if (req.method === 'POST' && /\/(projects|passwords)\.json$/.test(req.url)) {
+    sendJson(res, 201, { id: nextId++ });
+    return;
+  }
+  if (req.method === 'DELETE') {
+    sendJson(res, req.url.endsWith('/404.json') ? 404 : 204, undefined);
+    return;
+  }
   sendJson(res, 404, { error: true, type: 'Not Found', message: 'no route' });
 }
 
@@ -66,9 +86,8 @@ afterAll(async () => {
 });
 
 function bodyOf(r: Received | undefined): unknown {
-  return r && r.body.length ? JSON.parse(r.body.toString('utf8')) : undefined;
+  return r?.body.length ? JSON.parse(r.body.toString('utf8')) : undefined;
 }
-
 
 const tagOf = (f: Fixtures): string => (f as unknown as { tag: string }).tag;
 
@@ -94,9 +113,7 @@ describe('ControlClient', () => {
   });
 
   test('returned secrets, passwords and the token are registered for redaction', () => {
-    expect(scrub(`${TOKEN} user-one-password ${'d'.repeat(64)}`)).toBe(
-      '«redacted:control token» «redacted:password of u1» «redacted:private key of user 100»',
-    );
+    expect(scrub(`${TOKEN} user-one-password ${'d'.repeat(64)}`)).toBe('«redacted:control token» «redacted:password of u1» «redacted:private key of user 100»');
   });
 
   test('an unexpected status is a SetupError with the redacted exchange', async () => {
@@ -119,7 +136,11 @@ describe('ControlClient', () => {
 describe('Fixtures', () => {
   test('labelled names, counted per instance', () => {
     const f = new Fixtures(cfg(), admin);
-    expect([f.name('project'), f.name('password'), f.name('project')]).toEqual([`pmv6-r1-${tagOf(f)}-project-1`, `pmv6-r1-${tagOf(f)}-password-2`, `pmv6-r1-${tagOf(f)}-project-3`]);
+    expect([f.name('project'), f.name('password'), f.name('project')]).toEqual([
+      `pmv6-r1-${tagOf(f)}-project-1`,
+      `pmv6-r1-${tagOf(f)}-password-2`,
+      `pmv6-r1-${tagOf(f)}-project-3`,
+    ]);
   });
 
   test('faker is seeded from the run seed', () => {

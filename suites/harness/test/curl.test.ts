@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { beforeEach, describe, expect, test } from 'vitest';
-import { toCurl, shellQuote } from '../curl.ts';
 import type { Exchange } from '../../../core/exchange.ts';
 import { clearSecrets, registerCredentials, registerSecret } from '../../../core/redact.ts';
 import { basicAuthorization, hmacHeaders } from '../../../core/signers.ts';
+import { shellQuote, toCurl } from '../curl.ts';
 
 const URL = 'http://127.0.0.1:8080/index.php/api/v6/passwords.json';
 
@@ -22,18 +22,14 @@ beforeEach(() => {
 });
 
 describe('shellQuote', () => {
-  test.each([
-    [`it's`],
-    [`{"name":"O'Brien \\"x\\" $HOME \`id\` !"}`],
-    ['line one\nline two\ttab\r'],
-    ["'"],
-    [''],
-    ['ünïcödé ✓ €'],
-  ])('bash reads %j back unchanged', (text) => {
-    const quoted = shellQuote(text);
-    expect(quoted).not.toContain('\n');
-    expect(bashWord(quoted)).toBe(text);
-  });
+  test.each([[`it's`], [`{"name":"O'Brien \\"x\\" $HOME \`id\` !"}`], ['line one\nline two\ttab\r'], ["'"], [''], ['ünïcödé ✓ €']])(
+    'bash reads %j back unchanged',
+    (text) => {
+      const quoted = shellQuote(text);
+      expect(quoted).not.toContain('\n');
+      expect(bashWord(quoted)).toBe(text);
+    },
+  );
 
   test('a registered secret becomes a variable outside the quotes', () => {
     registerSecret('p@ss w0rd!', 'user pw');

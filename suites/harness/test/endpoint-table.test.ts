@@ -5,19 +5,19 @@ import { CLAUSES, normalise } from '../../catalogue/clauses.ts';
 import {
   CREATORS,
   ENDPOINTS,
+  type EndpointData,
+  entriesOf,
+  fillPath,
   ID_KINDS,
+  kindsOf,
+  label,
+  listBase,
+  missing,
   OPERATIONS,
   PAGINATED,
   RESOURCES,
   TABLE,
   WRITING,
-  entriesOf,
-  fillPath,
-  kindsOf,
-  label,
-  listBase,
-  missing,
-  type EndpointData,
 } from '../endpoints.ts';
 
 // The endpoint table (suites/harness/endpoints.ts) against the spec: every operation of §1's
@@ -36,13 +36,17 @@ const data = (ids: EndpointData['ids'] = {}): EndpointData => ({
 });
 
 describe('the endpoint table', () => {
-  test('OPERATIONS are the rows of §1\'s table, word for word', () => {
+  test("OPERATIONS are the rows of §1's table, word for word", () => {
     for (const resource of RESOURCES) expect(spec, resource).toContain(`| ${resource} | ${OPERATIONS[resource].join(', ')} |`);
   });
 
   test('every operation of §1 is performed by an entry, and every entry names operations of §1', () => {
     for (const resource of RESOURCES) {
-      for (const op of OPERATIONS[resource]) expect(TABLE.some((e) => e.ops?.includes(`${resource}: ${op}`)), `${resource}: ${op}`).toBe(true);
+      for (const op of OPERATIONS[resource])
+        expect(
+          TABLE.some((e) => e.ops?.includes(`${resource}: ${op}`)),
+          `${resource}: ${op}`,
+        ).toBe(true);
       expect(entriesOf(resource).length, resource).toBeGreaterThan(0);
     }
     for (const e of TABLE) {
@@ -58,7 +62,7 @@ describe('the endpoint table', () => {
     expect(ops.map((c) => c.quote)).toEqual(RESOURCES.filter((r) => r !== 'Version' && r !== 'Log').map((r) => `${r} | ${OPERATIONS[r].join(', ')}`));
   });
 
-  test('the spec entries are the rows of §4\'s endpoint table', () => {
+  test("the spec entries are the rows of §4's endpoint table", () => {
     for (const e of ENDPOINTS) {
       const row = `| ${e.method} | ${e.path.replace('{password}', '<password_id>').replace('/page/1.json', '/page/<page>.json')} |`;
       expect(spec, label(e)).toContain(row);
@@ -91,9 +95,13 @@ describe('the endpoint table', () => {
       if (e.deletes) expect(e.fresh, label(e)).toContain(e.deletes);
       for (const step of e.before ?? []) {
         const stepKinds = kindsOf({ path: step.path });
-        expect(stepKinds.some((k) => e.fresh?.includes(k)), `${label(e)} before ${step.path}`).toBe(true);
+        expect(
+          stepKinds.some((k) => e.fresh?.includes(k)),
+          `${label(e)} before ${step.path}`,
+        ).toBe(true);
       }
-      if (/\/(archive|unarchive|lock|unlock|activate|deactivate|convert_to_ldap|convert_to_normal|move)\.json$/.test(e.path)) expect(e.fresh?.length, label(e)).toBeGreaterThan(0);
+      if (/\/(archive|unarchive|lock|unlock|activate|deactivate|convert_to_ldap|convert_to_normal|move)\.json$/.test(e.path))
+        expect(e.fresh?.length, label(e)).toBeGreaterThan(0);
     }
   });
 

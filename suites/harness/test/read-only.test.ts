@@ -12,7 +12,9 @@ describe('read-only clients', () => {
     for (const method of ['POST', 'PUT', 'DELETE', 'patch']) {
       await expect(client.request({ method, path: '/projects.json' })).rejects.toThrow(ReadOnlyError);
     }
-    await expect(client.withAuth({ kind: 'basic', user: 'u', password: 'p' }).delete('/projects/1.json')).rejects.toThrow(/read-only run: the check would send DELETE/);
+    await expect(client.withAuth({ kind: 'basic', user: 'u', password: 'p' }).delete('/projects/1.json')).rejects.toThrow(
+      /read-only run: the check would send DELETE/,
+    );
     const ex = await client.get('/version.json');
     expect(ex.error).toMatch(/ECONNREFUSED/);
   });

@@ -6,8 +6,8 @@
 // a test that can flake.
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { parseArgs } from 'node:util';
-import { runSuites } from '../run-suites.ts';
 import { startEmbeddedTarget } from '../../../targets/embedded.ts';
+import { runSuites } from '../run-suites.ts';
 
 const { values } = parseArgs({ options: { delay: { type: 'string', default: '20' }, concurrency: { type: 'string', default: '1' } } });
 const delay = Number(values.delay);
@@ -56,9 +56,13 @@ const byFile = Object.entries(result.requestsByFile ?? {}).sort((a, b) => b[1] -
 const failing = result.clauses.filter((c) => c.outcome === 'fail' || c.outcome === 'warn').map((c) => c.clause.id);
 const ideal = (requests * delay) / concurrency;
 console.log(`delay ${delay} ms a response, concurrency ${concurrency}, peak requests in flight ${peak}`);
-console.log(`wall ${(wallMs / 1000).toFixed(1)} s for ${requests} requests; ideal (requests × delay ÷ concurrency) ${(ideal / 1000).toFixed(1)} s; ratio ${(wallMs / Math.max(1, ideal)).toFixed(2)}`);
-console.log(`verdict: ${failing.length === 0 ? 'no clause failed or warned' : `failed or warned: ${failing.join(' ')}`}; cleanup left ${result.cleanup?.leftovers.length ?? '?'} objects`);
+console.log(
+  `wall ${(wallMs / 1000).toFixed(1)} s for ${requests} requests; ideal (requests × delay ÷ concurrency) ${(ideal / 1000).toFixed(1)} s; ratio ${(wallMs / Math.max(1, ideal)).toFixed(2)}`,
+);
+console.log(
+  `verdict: ${failing.length === 0 ? 'no clause failed or warned' : `failed or warned: ${failing.join(' ')}`}; cleanup left ${result.cleanup?.leftovers.length ?? '?'} objects`,
+);
 console.log('longest chains of sequential requests (suite files run one request after another):');
-for (const [file, n] of byFile.slice(0, 10)) console.log(`  ${String(n).padStart(5)}  ${(n * delay / 1000).toFixed(1).padStart(6)} s at least  ${file}`);
+for (const [file, n] of byFile.slice(0, 10)) console.log(`  ${String(n).padStart(5)}  ${((n * delay) / 1000).toFixed(1).padStart(6)} s at least  ${file}`);
 console.log('requests by suite file:');
 for (const [file, n] of byFile) console.log(`  ${String(n).padStart(5)}  ${file}`);

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { type EmbeddedTarget, startEmbeddedTarget } from '../../../targets/embedded.ts';
 import { ApiClient } from '../../harness/client.ts';
 import { ControlClient } from '../../harness/control.ts';
 import { cleanupText, mergeCleanup, restoreSettings, snapshotSettings, sweep } from '../cleanup.ts';
-import { startEmbeddedTarget, type EmbeddedTarget } from '../../../targets/embedded.ts';
 
 describe('runner cleanup: settings restore and the final sweep', () => {
   let t: EmbeddedTarget;
@@ -55,7 +55,15 @@ describe('runner cleanup: settings restore and the final sweep', () => {
     const report = await sweep(t.config);
     expect(report.leftovers).toEqual([]);
     expect(report.deleted.map((d) => `${d.kind}:${d.id}`).sort()).toEqual(
-      [`password:${minePassword}`, `password:${archived}`, `password:${locked}`, `my_password:${myPassword}`, `project:${mine}`, `group:${group}`, `user:${user.id}`].sort(),
+      [
+        `password:${minePassword}`,
+        `password:${archived}`,
+        `password:${locked}`,
+        `my_password:${myPassword}`,
+        `project:${mine}`,
+        `group:${group}`,
+        `user:${user.id}`,
+      ].sort(),
     );
     expect((await admin.get(`/my_passwords/${otherMyPassword}.json`)).response?.status).toBe(200);
     expect((await admin.get(`/groups/${otherGroup}.json`)).response?.status).toBe(200);

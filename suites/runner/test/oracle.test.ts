@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
+import type { Exchange } from '../../../core/exchange.ts';
 import type { ApiClient, ApiRequest, Auth } from '../../harness/client.ts';
 import type { RunConfig } from '../../harness/config.ts';
-import type { Exchange } from '../../../core/exchange.ts';
 import type { Observed } from '../../harness/traffic.ts';
 import { describesStatus, Oracle, saysCredentialsWrong } from '../../oracle/oracle.ts';
 
@@ -19,13 +19,25 @@ function fakeClient(n: number | 'throw', asked: string[] = []): ApiClient {
       asked.push(req.path);
       const size = Number(req.headers?.['X-Page-Size'] ?? 20);
       const json = { num_items: n, num_pages: Math.max(1, Math.ceil(n / size)), num_items_per_page: size };
-      return { request: { method: 'GET', url: `${API}${req.path}`, headers: req.headers ?? {} }, response: { status: 200, headers: {}, body: JSON.stringify(json) }, json, durationMs: 0 };
+      return {
+        request: { method: 'GET', url: `${API}${req.path}`, headers: req.headers ?? {} },
+        response: { status: 200, headers: {}, body: JSON.stringify(json) },
+        json,
+        durationMs: 0,
+      };
     },
   };
   return client as unknown as ApiClient;
 }
 
-function exchange(method: string, path: string, status: number, body: unknown, headers: Record<string, string> = {}, requestHeaders: Record<string, string> = {}): Exchange {
+function exchange(
+  method: string,
+  path: string,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+  requestHeaders: Record<string, string> = {},
+): Exchange {
   const text = body === undefined ? '' : JSON.stringify(body);
   return {
     request: { method, url: path.startsWith('http') ? path : `${API}${path}`, headers: requestHeaders },
@@ -47,8 +59,24 @@ async function judge(exchanges: Exchange[], client = fakeClient(0), auth: Auth =
 
 describe('the response oracle', () => {
   test('passes a conforming error object and a conforming last page', async () => {
-    const ex401 = exchange('GET', '/passwords.json', 401, { error: true, type: 'Unauthorized', message: 'Username or password is not correct or was not sent' });
-    const last = exchange('GET', '/projects/page/3.json', 200, items(2), link([['self', `${API}/projects/page/3.json`], ['first', `${API}/projects/page/1.json`], ['prev', `${API}/projects/page/2.json`], ['last', `${API}/projects/page/3.json`]]), { 'X-Page-Size': '5' });
+    const ex401 = exchange('GET', '/passwords.json', 401, {
+      error: true,
+      type: 'Unauthorized',
+      message: 'Username or password is not correct or was not sent',
+    });
+    const last = exchange(
+      'GET',
+      '/projects/page/3.json',
+      200,
+      items(2),
+      link([
+        ['self', `${API}/projects/page/3.json`],
+        ['first', `${API}/projects/page/1.json`],
+        ['prev', `${API}/projects/page/2.json`],
+        ['last', `${API}/projects/page/3.json`],
+      ]),
+      { 'X-Page-Size': '5' },
+    );
     expect(await judge([ex401, last])).toEqual({ clauses: [], errors: [] });
   });
 
@@ -65,11 +93,26 @@ describe('the response oracle', () => {
     const wrongType = exchange('PUT', '/projects/1.json', 401, { error: true, type: 'Forbidden', message: 'Access denied' });
     expect((await judge([wrongType])).clauses).toEqual(['AUTH-12', 'AUTH-14', 'RES-18']);
     const hmac: Auth = { kind: 'hmac', publicKey: 'p', privateKey: 'k' };
-    expect((await judge([exchange('GET', '/passwords.json', 401, { error: true, type: 'Unauthorized request', message: 'bad hash' })], fakeClient(0), hmac)).clauses).toEqual([]);
+    expect(
+      (await judge([exchange('GET', '/passwords.json', 401, { error: true, type: 'Unauthorized request', message: 'bad hash' })], fakeClient(0), hmac)).clauses,
+    ).toEqual([]);
   });
 
   test('finds next on a partial last page and a missing next on a full first page (settled by the count)', async () => {
-    const partial = exchange('GET', '/passwords/page/2.json', 200, items(3), link([['self', `${API}/passwords/page/2.json`], ['next', `${API}/passwords/page/3.json`], ['first', `${API}/passwords/page/1.json`], ['prev', `${API}/passwords/page/1.json`], ['last', `${API}/passwords/page/2.json`]]), { 'X-Page-Size': '5' });
+    const partial = exchange(
+      'GET',
+      '/passwords/page/2.json',
+      200,
+      items(3),
+      link([
+        ['self', `${API}/passwords/page/2.json`],
+        ['next', `${API}/passwords/page/3.json`],
+        ['first', `${API}/passwords/page/1.json`],
+        ['prev', `${API}/passwords/page/1.json`],
+        ['last', `${API}/passwords/page/2.json`],
+      ]),
+      { 'X-Page-Size': '5' },
+    );
     expect((await judge([partial])).clauses).toContain('PAG-04');
     const asked: string[] = [];
     const full = exchange('GET', '/groups.json', 200, items(5), link([['self', `${API}/groups.json`]]), { 'X-Page-Size': '5' });
@@ -78,7 +121,20 @@ describe('the response oracle', () => {
   });
 
   test('finds next on an exactly filled last page', async () => {
-    const exact = exchange('GET', '/passwords/page/2.json', 200, items(5), link([['self', `${API}/passwords/page/2.json`], ['next', `${API}/passwords/page/3.json`], ['first', `${API}/passwords/page/1.json`], ['prev', `${API}/passwords/page/1.json`], ['last', `${API}/passwords/page/2.json`]]), { 'X-Page-Size': '5' });
+    const exact = exchange(
+      'GET',
+      '/passwords/page/2.json',
+      200,
+      items(5),
+      link([
+        ['self', `${API}/passwords/page/2.json`],
+        ['next', `${API}/passwords/page/3.json`],
+        ['first', `${API}/passwords/page/1.json`],
+        ['prev', `${API}/passwords/page/1.json`],
+        ['last', `${API}/passwords/page/2.json`],
+      ]),
+      { 'X-Page-Size': '5' },
+    );
     expect((await judge([exact], fakeClient(10))).clauses).toEqual(['PAG-04']);
   });
 
@@ -87,11 +143,35 @@ describe('the response oracle', () => {
     expect((await judge([relative])).clauses).toEqual([]);
     const noJson = exchange('GET', '/passwords.json', 200, items(3), link([['self', `${API}/passwords/page/1`]]), { 'X-Page-Size': '5' });
     expect((await judge([noJson])).clauses).toEqual(['GEN-06']);
-    const wrongPage = exchange('GET', '/passwords/page/2.json', 200, items(3), link([['self', '3.json'], ['first', '1.json'], ['prev', '/index.php/api/v6/passwords/page/1.json'], ['last', '2.json']]), { 'X-Page-Size': '5' });
+    const wrongPage = exchange(
+      'GET',
+      '/passwords/page/2.json',
+      200,
+      items(3),
+      link([
+        ['self', '3.json'],
+        ['first', '1.json'],
+        ['prev', '/index.php/api/v6/passwords/page/1.json'],
+        ['last', '2.json'],
+      ]),
+      { 'X-Page-Size': '5' },
+    );
     expect((await judge([wrongPage])).clauses).toEqual(['PAG-08']);
     const otherList = exchange('GET', '/passwords/search/abc.json', 200, items(3), link([['self', `${API}/passwords/page/1.json`]]), { 'X-Page-Size': '5' });
     expect((await judge([otherList])).clauses).toEqual(['PAG-08']);
-    const query = exchange('GET', '/passwords/page/2.json', 200, items(3), link([['self', `${API}/passwords.json?page=2`], ['first', `${API}/passwords.json?page=1`], ['prev', `${API}/passwords.json?page=1`], ['last', `${API}/passwords.json?page=2`]]), { 'X-Page-Size': '5' });
+    const query = exchange(
+      'GET',
+      '/passwords/page/2.json',
+      200,
+      items(3),
+      link([
+        ['self', `${API}/passwords.json?page=2`],
+        ['first', `${API}/passwords.json?page=1`],
+        ['prev', `${API}/passwords.json?page=1`],
+        ['last', `${API}/passwords.json?page=2`],
+      ]),
+      { 'X-Page-Size': '5' },
+    );
     expect((await judge([query])).clauses).toEqual([]);
   });
 
@@ -104,9 +184,22 @@ describe('the response oracle', () => {
 
   test('judges settings-dependent rules only with settings learned from the control protocol', async () => {
     const oracle = new Oracle(config);
-    const control = exchange('PUT', `${TARGET}/__control/settings`, 200, { api_enabled: true, maintenance_mode: true, auth_methods: 'basic+hmac', api_users: 'all', hmac_key_expiry_days: null, num_items_lists: 20 });
+    const control = exchange('PUT', `${TARGET}/__control/settings`, 200, {
+      api_enabled: true,
+      maintenance_mode: true,
+      auth_methods: 'basic+hmac',
+      api_users: 'all',
+      hmac_key_expiry_days: null,
+      num_items_lists: 20,
+    });
     await oracle.observe({ exchange: control, channel: 'control', auth: basic, client: fakeClient(0), quiet: false });
-    await oracle.observe({ exchange: exchange('GET', '/version.json', 200, { version: '1' }), channel: 'api', auth: basic, client: fakeClient(0), quiet: false });
+    await oracle.observe({
+      exchange: exchange('GET', '/version.json', 200, { version: '1' }),
+      channel: 'api',
+      auth: basic,
+      client: fakeClient(0),
+      quiet: false,
+    });
     expect(oracle.drain().findings.map((f) => f.clause)).toEqual(['ERR-04']);
     expect((await judge([exchange('GET', '/version.json', 503, { error: true, type: 'Service Unavailable', message: 'down' })])).clauses).toEqual(['STAT-01']);
   });

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { OUTCOME_ORDER, OUTCOMES, type Outcome } from '../../../core/outcomes.ts';
 import { clauseById } from '../../catalogue/clauses.ts';
 import type { RunConfig } from '../../harness/config.ts';
-import { clauseOutcome, testOutcome, type TestResult } from '../../harness/results.ts';
+import { clauseOutcome, type TestResult, testOutcome } from '../../harness/results.ts';
 import { summarise } from '../run-suites.ts';
 
 const config: RunConfig = { target: 'http://127.0.0.1:9', user: 'admin', password: 'x', runId: 'selftest', seed: 1, readOnly: false, timeoutMs: 1000 };
@@ -12,8 +12,7 @@ function result(id: string, outcome: Outcome): TestResult {
   return { title: `[${id}] ${level} t`, file: 'suites/x.test.ts', clauses: [id], level, outcome, durationMs: 1 };
 }
 
-const outcomeOf = (tests: TestResult[], id: string) =>
-  summarise(config, Date.now(), { tests, harnessErrors: [] }).clauses.find((c) => c.clause.id === id);
+const outcomeOf = (tests: TestResult[], id: string) => summarise(config, Date.now(), { tests, harnessErrors: [] }).clauses.find((c) => c.clause.id === id);
 
 describe('outcomes', () => {
   test('a passed INFO test is observed (info), a passed MUST or SHOULD test passes', () => {

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
-import type { RunConfig } from '../../harness/config.ts';
 import { registerSecret } from '../../../core/redact.ts';
-import { resultsDocument } from '../../../reporters/results-json.ts';
 import { verdictText } from '../../../reporters/console.ts';
-import { runSuites, type RunResult } from '../run-suites.ts';
+import { resultsDocument } from '../../../reporters/results-json.ts';
+import type { RunConfig } from '../../harness/config.ts';
+import { type RunResult, runSuites } from '../run-suites.ts';
 import { verdictOf } from '../verdict.ts';
 
 const password = randomBytes(12).toString('hex');
@@ -31,7 +31,9 @@ describe('runner', () => {
     expect(outcome(result, 'RES-17')).toBe('info');
     expect(outcome(result, 'GEN-05')).toBe('warn');
     const gen02 = result.clauses.find((c) => c.clause.id === 'GEN-02')?.tests;
-    expect(gen02).toEqual([expect.objectContaining({ outcome: 'info', observed: { 'PATCH /passwords.json': 405, reply: { status: 405, type: 'Method Not Allowed' } } })]);
+    expect(gen02).toEqual([
+      expect.objectContaining({ outcome: 'info', observed: { 'PATCH /passwords.json': 405, reply: { status: 405, type: 'Method Not Allowed' } } }),
+    ]);
     const verdict = verdictOf(result);
     expect(verdict.label).toBe('NOT CONFORMANT');
     expect(verdict.exitCode).toBe(1);

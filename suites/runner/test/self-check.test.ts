@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import { CLAUSES } from '../../catalogue/clauses.ts';
-import { declaredTests, type DeclaredTest } from '../inventory.ts';
+import { type DeclaredTest, declaredTests } from '../inventory.ts';
 
 const active = CLAUSES.filter((c) => !c.retired);
 let declared: DeclaredTest[] = [];

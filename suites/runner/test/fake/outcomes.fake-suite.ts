@@ -1,8 +1,9 @@
 // A suite that exercises every outcome, run by runner.test.ts through the real runner: a harness
 // crash must never be reported as a violation of the server.
+
+import type { Exchange } from '../../../../core/exchange.ts';
 import { SetupError, violation } from '../../../harness/assert.ts';
 import { clauseTest } from '../../../harness/clause-test.ts';
-import type { Exchange } from '../../../../core/exchange.ts';
 
 const exchange = (password: string): Exchange => ({
   request: {
