@@ -1,21 +1,23 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import { TargetError as PreflightError, UsageError } from '../../core/errors.ts';
-import { registerSecret, scrub } from '../../core/redact.ts';
+import { TargetError, UsageError } from '../../core/errors.ts';
+import { scrub } from '../../core/redact.ts';
 import { compareResults, comparisonText, DEFAULT_COMPARE } from '../../load/engine/compare.ts';
-import { type LoadTarget, startSeededTarget } from '../../load/engine/embedded.ts';
 import {
   DEFAULT_MAX_REQUESTS,
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_TIMEOUT_MS,
+  type EngineOptions,
   type LoadResults,
   MAX_DURATION_MS,
   runLoad,
-  TargetError,
 } from '../../load/engine/engine.ts';
 import { renderLoadComparisonHtml } from '../../load/engine/report-html.ts';
-import { loadScenario, parseDuration, parseThreshold, scenarioNames, type Threshold } from '../../load/engine/scenario.ts';
+import { loadScenario, parseDuration, parseThreshold, type Scenario, scenarioNames, type Threshold } from '../../load/engine/scenario.ts';
 import type { Credentials } from '../../load/engine/types.ts';
-import { preflight } from '../../targets/preflight.ts';
+import { newRunId } from '../../targets/embedded.ts';
+import { startSeededTarget } from '../../targets/seeded.ts';
+import type { BaseConfig, Target } from '../../targets/target.ts';
+import { type UrlTargetOptions, urlTarget } from '../../targets/url.ts';
 import { intOption, parse, urlOption } from './args.ts';
 import { checkInputFile, checkOutputFile } from './paths.ts';
 
@@ -55,38 +57,78 @@ Exit codes: 0 every threshold held (and no regression), 1 a threshold failed or 
 beyond the budget, 2 usage error or target error (unreachable, not v6, credentials rejected,
 a response beyond --max-response-bytes).`;
 
+const LOAD_OPTIONS = {
+  scenario: { type: 'string' },
+  target: { type: 'string' },
+  rate: { type: 'string' },
+  vus: { type: 'string' },
+  duration: { type: 'string' },
+  'max-requests': { type: 'string' },
+  threshold: { type: 'string', multiple: true },
+  out: { type: 'string' },
+  baseline: { type: 'string' },
+  report: { type: 'string' },
+  budget: { type: 'string' },
+  'budget-ms': { type: 'string' },
+  user: { type: 'string' },
+  password: { type: 'string' },
+  'hmac-public': { type: 'string' },
+  'hmac-private': { type: 'string' },
+  ca: { type: 'string' },
+  insecure: { type: 'boolean', default: false },
+  timeout: { type: 'string' },
+  'max-response-bytes': { type: 'string' },
+  'seed-passwords': { type: 'string' },
+  'body-sample': { type: 'string' },
+  quiet: { type: 'boolean', default: false },
+} as const;
+
+/** What `pmv6 load` was asked to do, every flag and file checked before any work. */
+interface LoadRequest {
+  scenario: Scenario;
+  /** an installation; none: the seeded embedded server */
+  url?: UrlTargetOptions;
+  seedPasswords: number;
+  base: BaseConfig;
+  run: Omit<EngineOptions, 'target' | 'credentials' | 'scenario'>;
+  out?: string;
+  report?: string;
+  baseline?: LoadResults;
+  compare: { budget: number; minMs: number };
+  quiet: boolean;
+}
+
+// parse → acquire a target → load it → report.
 export async function load(argv: string[]): Promise<number> {
-  const { values } = parse(argv, {
-    scenario: { type: 'string' },
-    target: { type: 'string' },
-    rate: { type: 'string' },
-    vus: { type: 'string' },
-    duration: { type: 'string' },
-    'max-requests': { type: 'string' },
-    threshold: { type: 'string', multiple: true },
-    out: { type: 'string' },
-    baseline: { type: 'string' },
-    report: { type: 'string' },
-    budget: { type: 'string' },
-    'budget-ms': { type: 'string' },
-    user: { type: 'string' },
-    password: { type: 'string' },
-    'hmac-public': { type: 'string' },
-    'hmac-private': { type: 'string' },
-    ca: { type: 'string' },
-    insecure: { type: 'boolean', default: false },
-    timeout: { type: 'string' },
-    'max-response-bytes': { type: 'string' },
-    'seed-passwords': { type: 'string' },
-    'body-sample': { type: 'string' },
-    quiet: { type: 'boolean', default: false },
-  });
-  if (values.help) {
-    process.stdout.write(`${HELP}\n`);
+  const request = await parseLoad(argv);
+  if (typeof request === 'string') {
+    process.stdout.write(request);
     return 0;
   }
+  let target: Target | undefined;
+  try {
+    // The same preflight as pmv6 run for an installation: a dead target, no v6 API or refused
+    // credentials is exit 2 before any load.
+    target = request.url ? await urlTarget(request.base, request.url) : await startSeededTarget({ passwords: request.seedPasswords });
+    const results = await loadTarget(target, request);
+    return await report(results, request);
+  } catch (e) {
+    if (e instanceof TargetError) {
+      process.stderr.write(`pmv6 load: ${scrub(e.message)}\n`);
+      return 2;
+    }
+    throw e;
+  } finally {
+    await target?.close();
+  }
+}
+
+/** The request, or the text to print for --help. */
+async function parseLoad(argv: string[]): Promise<LoadRequest | string> {
+  const { values } = parse(argv, LOAD_OPTIONS);
+  if (values.help) return `${HELP}\n`;
   if (values.scenario === undefined) throw new UsageError(`--scenario is required: ${scenarioNames().join(', ')}`);
-  let scenario: ReturnType<typeof loadScenario>;
+  let scenario: Scenario;
   try {
     scenario = loadScenario(values.scenario);
   } catch (e) {
@@ -95,15 +137,7 @@ export async function load(argv: string[]): Promise<number> {
   const rate = intOption('rate', values.rate, 1, 100_000);
   const vus = intOption('vus', values.vus, 1, 10_000);
   if (rate !== undefined && vus !== undefined) throw new UsageError('give --rate (open model) or --vus (closed model), not both');
-  let durationMs: number | undefined;
-  if (values.duration !== undefined) {
-    try {
-      durationMs = parseDuration(values.duration);
-    } catch (e) {
-      throw new UsageError(`--duration: ${(e as Error).message}`);
-    }
-    if (durationMs <= 0 || durationMs > MAX_DURATION_MS) throw new UsageError('--duration must be above 0 and at most 10m');
-  }
+  const durationMs = duration(values.duration);
   const maxRequests = intOption('max-requests', values['max-requests'], 1, 100_000_000);
   const timeoutMs = intOption('timeout', values.timeout, 1, 600_000);
   const maxResponseBytes = intOption('max-response-bytes', values['max-response-bytes'], 1024, 2 ** 40);
@@ -112,79 +146,27 @@ export async function load(argv: string[]): Promise<number> {
   const budget = values.budget === undefined ? DEFAULT_COMPARE.budget * 100 : Number(values.budget.replace(/%$/, ''));
   const budgetMs = values['budget-ms'] === undefined ? DEFAULT_COMPARE.minMs : Number(values['budget-ms']);
   if (!(budget >= 0) || !(budgetMs >= 0)) throw new UsageError('--budget and --budget-ms must be non-negative numbers');
-  const extraThresholds: Threshold[] = (values.threshold ?? []).map((t) => {
-    const m = /^([a-z_]+):(.*)$/.exec(t);
-    try {
-      return m ? parseThreshold(m[1]!, m[2]!) : parseThreshold('http_req_duration', t);
-    } catch (e) {
-      throw new UsageError(`--threshold: ${(e as Error).message}`);
-    }
-  });
-  let baseline: LoadResults | undefined;
+  const extraThresholds = (values.threshold ?? []).map(threshold);
   if (values.report !== undefined && values.baseline === undefined)
     throw new UsageError('--report draws the comparison with a baseline: it needs --baseline FILE');
   if (values.out !== undefined) await checkOutputFile('--out', values.out);
   if (values.report !== undefined) await checkOutputFile('--report', values.report);
   if (values.ca !== undefined) await checkInputFile('--ca', values.ca, 1024 * 1024);
-  if (values.baseline !== undefined) {
-    await checkInputFile('--baseline', values.baseline);
-    try {
-      baseline = JSON.parse(await readFile(values.baseline, 'utf8')) as LoadResults;
-    } catch (e) {
-      throw new UsageError(`--baseline ${values.baseline}: ${(e as Error).message}`);
-    }
-    if (baseline.tool !== 'pmv6 load' || typeof baseline.endpoints !== 'object')
-      throw new UsageError(`--baseline ${values.baseline} is not a pmv6 load results file`);
-  }
+  const baseline = values.baseline === undefined ? undefined : await readBaseline(values.baseline);
   const ca =
     values.ca === undefined
       ? undefined
       : await readFile(values.ca, 'utf8').catch(() => {
           throw new UsageError(`--ca ${values.ca}: cannot read`);
         });
-
-  const env = process.env;
-  let embedded: LoadTarget | undefined;
-  let target: string;
-  let credentials: Credentials;
-  if (values.target === undefined) {
-    embedded = await startSeededTarget({ passwords: seedPasswords ?? 5_000 });
-    target = embedded.target;
-    credentials = embedded.credentials;
-  } else {
-    target = urlOption('target', values.target)!;
-    const user = values.user ?? env['PMV6_USER'];
-    const password = values.password ?? env['PMV6_PASSWORD'];
-    if (!user || password === undefined) throw new UsageError('a --target needs --user and --password (or PMV6_USER and PMV6_PASSWORD)');
-    const pub = values['hmac-public'] ?? env['PMV6_HMAC_PUBLIC'];
-    const priv = values['hmac-private'] ?? env['PMV6_HMAC_PRIVATE'];
-    credentials = { user, password, ...(pub && priv ? { hmac: { publicKey: pub, privateKey: priv } } : {}) };
-  }
-  registerSecret(credentials.password, 'password');
-  if (credentials.hmac) registerSecret(credentials.hmac.privateKey, 'hmac private key');
-  if (!embedded) {
-    // The same preflight as pmv6 run: a dead target, no v6 API or refused credentials is exit 2 before any load.
-    const tls = ca !== undefined || values.insecure ? { tls: { ...(ca !== undefined ? { ca } : {}), ...(values.insecure ? { insecure: true } : {}) } } : {};
-    try {
-      await preflight({ target, user: credentials.user, password: credentials.password, timeoutMs: timeoutMs ?? 10_000, ...tls });
-    } catch (e) {
-      if (!(e instanceof PreflightError)) throw e;
-      process.stderr.write(`pmv6 load: ${scrub(e.message)}\n`);
-      return 2;
-    }
-  }
-
-  const out = process.stdout;
-  const err = process.stderr;
-  let results: LoadResults;
-  try {
-    const model = vus !== undefined ? `${vus} VUs` : rate !== undefined ? `${rate} iterations/s` : 'the scenario model';
-    if (!values.quiet)
-      err.write(`pmv6 load: ${scenario.name} against ${target} (${embedded ? 'embedded reference server, ' : ''}${scenario.auth}), ${model}\n`);
-    results = await runLoad({
-      target,
-      credentials,
-      scenario,
+  const url = values.target === undefined ? undefined : installation(values);
+  const tls = ca !== undefined || values.insecure ? { ...(ca !== undefined ? { ca } : {}), ...(values.insecure ? { insecure: true } : {}) } : undefined;
+  return {
+    scenario,
+    ...(url ? { url } : {}),
+    seedPasswords: seedPasswords ?? 5_000,
+    base: { runId: newRunId(), seed: 0, readOnly: false, timeoutMs: timeoutMs ?? 10_000, ...(tls ? { tls } : {}) },
+    run: {
       ...(rate !== undefined ? { rate } : {}),
       ...(vus !== undefined ? { vus } : {}),
       ...(durationMs !== undefined ? { durationMs } : {}),
@@ -195,24 +177,90 @@ export async function load(argv: string[]): Promise<number> {
       ...(ca !== undefined ? { ca } : {}),
       insecure: values.insecure,
       extraThresholds,
-      ...(values.quiet ? {} : { progress: (line: string) => err.write(`${line}\n`) }),
-    });
+    },
+    ...(values.out !== undefined ? { out: values.out } : {}),
+    ...(values.report !== undefined ? { report: values.report } : {}),
+    ...(baseline ? { baseline } : {}),
+    compare: { budget: budget / 100, minMs: budgetMs },
+    quiet: values.quiet,
+  };
+}
+
+function duration(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  let ms: number;
+  try {
+    ms = parseDuration(value);
   } catch (e) {
-    if (e instanceof TargetError) {
-      err.write(`pmv6 load: ${scrub(e.message)}\n`);
-      return 2;
-    }
-    throw e;
-  } finally {
-    await embedded?.close();
+    throw new UsageError(`--duration: ${(e as Error).message}`);
   }
-  if (values.out !== undefined) await writeFile(values.out, `${JSON.stringify(results, null, 2)}\n`);
+  if (ms <= 0 || ms > MAX_DURATION_MS) throw new UsageError('--duration must be above 0 and at most 10m');
+  return ms;
+}
+
+function threshold(text: string): Threshold {
+  const m = /^([a-z_]+):(.*)$/.exec(text);
+  try {
+    return m ? parseThreshold(m[1]!, m[2]!) : parseThreshold('http_req_duration', text);
+  } catch (e) {
+    throw new UsageError(`--threshold: ${(e as Error).message}`);
+  }
+}
+
+async function readBaseline(file: string): Promise<LoadResults> {
+  await checkInputFile('--baseline', file);
+  let baseline: LoadResults;
+  try {
+    baseline = JSON.parse(await readFile(file, 'utf8')) as LoadResults;
+  } catch (e) {
+    throw new UsageError(`--baseline ${file}: ${(e as Error).message}`);
+  }
+  if (baseline.tool !== 'pmv6 load' || typeof baseline.endpoints !== 'object') throw new UsageError(`--baseline ${file} is not a pmv6 load results file`);
+  return baseline;
+}
+
+function installation(values: {
+  target?: string | undefined;
+  user?: string | undefined;
+  password?: string | undefined;
+  'hmac-public'?: string | undefined;
+  'hmac-private'?: string | undefined;
+}): UrlTargetOptions {
+  const env = process.env;
+  const user = values.user ?? env['PMV6_USER'];
+  const password = values.password ?? env['PMV6_PASSWORD'];
+  if (!user || password === undefined) throw new UsageError('a --target needs --user and --password (or PMV6_USER and PMV6_PASSWORD)');
+  const pub = values['hmac-public'] ?? env['PMV6_HMAC_PUBLIC'];
+  const priv = values['hmac-private'] ?? env['PMV6_HMAC_PRIVATE'];
+  return { target: urlOption('target', values.target)!, user, password, ...(pub && priv ? { hmac: { publicKey: pub, privateKey: priv } } : {}) };
+}
+
+async function loadTarget(target: Target, request: LoadRequest): Promise<LoadResults> {
+  const { config } = target;
+  const { scenario, run } = request;
+  const err = process.stderr;
+  const model = run.vus !== undefined ? `${run.vus} VUs` : run.rate !== undefined ? `${run.rate} iterations/s` : 'the scenario model';
+  if (!request.quiet)
+    err.write(`pmv6 load: ${scenario.name} against ${config.target} (${target.label ? `${target.label}, ` : ''}${scenario.auth}), ${model}\n`);
+  const credentials: Credentials = { user: config.user, password: config.password, ...(config.hmac ? { hmac: config.hmac } : {}) };
+  return runLoad({
+    ...run,
+    target: config.target,
+    credentials,
+    scenario,
+    ...(request.quiet ? {} : { progress: (line: string) => err.write(`${line}\n`) }),
+  });
+}
+
+async function report(results: LoadResults, request: LoadRequest): Promise<number> {
+  const out = process.stdout;
+  if (request.out !== undefined) await writeFile(request.out, `${JSON.stringify(results, null, 2)}\n`);
   out.write(`${resultsText(results)}\n`);
   let regression = false;
-  if (baseline) {
-    const c = compareResults(baseline, results, { ...DEFAULT_COMPARE, budget: budget / 100, minMs: budgetMs });
+  if (request.baseline) {
+    const c = compareResults(request.baseline, results, { ...DEFAULT_COMPARE, ...request.compare });
     out.write(`${comparisonText(c)}\n`);
-    if (values.report !== undefined) await writeFile(values.report, renderLoadComparisonHtml(baseline, results, c));
+    if (request.report !== undefined) await writeFile(request.report, renderLoadComparisonHtml(request.baseline, results, c));
     regression = c.regressions.length > 0;
   }
   return results.pass && !regression ? 0 : 1;

@@ -1,3 +1,4 @@
+import { TargetError } from '../../core/errors.ts';
 import { performance } from 'node:perf_hooks';
 import { DEFAULT_BODY_SAMPLE, ITERATIONS, type Io, type Method, type Reply, type SendOptions } from '../k6/lib/iterations.js';
 import { basicAuthorization, hmacHeaders, signedUri } from '../../core/signers.ts';
@@ -75,9 +76,6 @@ export interface LoadResults {
   pass: boolean;
 }
 
-export class TargetError extends Error {
-  override name = 'TargetError';
-}
 
 class Stopped extends Error {}
 

@@ -7,7 +7,7 @@ import { mutantById } from '../../fixtures/mutants/index.ts';
 import type { ReferenceServer } from '../../fixtures/reference-server/src/index.ts';
 import { main } from '../../bin/cli/main.ts';
 import { compareResults, mannWhitney } from '../engine/compare.ts';
-import { startSeededTarget, type LoadTarget } from '../engine/embedded.ts';
+import { startSeededTarget, type SeededTarget } from '../../targets/seeded.ts';
 import type { LoadResults } from '../engine/engine.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'pmv6-load-'));
@@ -73,8 +73,8 @@ describe('pmv6 load against the embedded reference server', () => {
     const broken = await startSeededTarget({ passwords: 2_100, mutate: (s) => mutantById('link-prev-on-first-page')!.apply(s) });
     try {
       const out = join(dir, 'broken.json');
-      const c = broken.credentials;
-      expect(await cli('--scenario', 'large-pages', '--target', broken.target, '--user', c.user, `--password=${c.password}`, '--duration', '1s', '--out', out, '--quiet')).toBe(1);
+      const c = broken.config;
+      expect(await cli('--scenario', 'large-pages', '--target', c.target, '--user', c.user, `--password=${c.password}`, '--duration', '1s', '--out', out, '--quiet')).toBe(1);
       const r = results(out);
       expect(r.checks.byName['page: rel="prev" absent on the first page, present after it']?.fails).toBeGreaterThan(0);
       expect(r.thresholds.find((t) => t.metric === 'checks')?.ok).toBe(false);
@@ -92,8 +92,8 @@ describe('pmv6 load against the embedded reference server', () => {
 });
 
 describe('pmv6 load --baseline', () => {
-  let server: LoadTarget;
-  let slowed: LoadTarget;
+  let server: SeededTarget;
+  let slowed: SeededTarget;
   const base = join(dir, 'base.json');
   beforeAll(async () => {
     [server, slowed] = await Promise.all([startSeededTarget({ passwords: 4000 }), startSeededTarget({ passwords: 4000, mutate: slowLargePages })]);
@@ -102,7 +102,7 @@ describe('pmv6 load --baseline', () => {
     await server?.close();
     await slowed?.close();
   });
-  const args = (t: LoadTarget) => ['--scenario', 'large-pages', '--target', t.target, '--user', t.credentials.user, `--password=${t.credentials.password}`, '--duration', '3s', '--quiet'];
+  const args = (t: SeededTarget) => ['--scenario', 'large-pages', '--target', t.config.target, '--user', t.config.user, `--password=${t.config.password}`, '--duration', '3s', '--quiet'];
 
   it('a second run of the same server is within noise; a server that delays large pages by 20 ms is a regression', async () => {
     expect(await cli(...args(server), '--out', base)).toBe(0);

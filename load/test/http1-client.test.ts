@@ -6,7 +6,8 @@ import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { selfSignedCertificate } from '../../targets/tls.ts';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runLoad, TargetError } from '../engine/engine.ts';
+import { TargetError } from '../../core/errors.ts';
+import { runLoad } from '../engine/engine.ts';
 import { Http1Pool, RequestTimeout, ResponseTooLarge } from '../engine/http1.ts';
 import { loadScenario } from '../engine/scenario.ts';
 

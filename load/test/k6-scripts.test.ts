@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mutantById } from '../../fixtures/mutants/index.ts';
-import { startSeededTarget, type LoadTarget } from '../engine/embedded.ts';
+import { startSeededTarget, type SeededTarget } from '../../targets/seeded.ts';
 import { K6_THRESHOLDS_FAILED, REPO_ROOT, runK6, type K6Run } from '../engine/k6.ts';
 import { loadScenario } from '../engine/scenario.ts';
 import { endpointSelector, endpoints } from '../k6/lib/iterations.js';
@@ -22,7 +22,7 @@ function explain(run: K6Run): string {
   return `k6 exited with ${run.code}${run.timedOut ? ' (killed at its deadline)' : ''}\n${run.stderr.slice(-3000)}\n${run.stdout.slice(-2000)}`;
 }
 
-async function k6Run(target: LoadTarget, scenario: string, summaryName: string): Promise<{ run: K6Run; summary: () => K6Summary }> {
+async function k6Run(target: SeededTarget, scenario: string, summaryName: string): Promise<{ run: K6Run; summary: () => K6Summary }> {
   const summaryFile = join(dir, `${summaryName}.json`);
   const run = await runK6(K6!.path, join(REPO_ROOT, 'load', 'k6', `${scenario}.js`), {
     env: k6Env(target, summaryFile, { PMV6_DURATION: SECONDS, PMV6_BODY_SAMPLE: '1' }),
@@ -41,7 +41,7 @@ if (!K6) {
   });
 } else {
   describe(`the k6 scripts on real k6 (${K6.path}, from ${K6.from})`, () => {
-    let target: LoadTarget;
+    let target: SeededTarget;
     beforeAll(async () => {
       target = await startSeededTarget({ passwords: 1_234 });
     }, 30_000);
@@ -82,7 +82,7 @@ if (!K6) {
       });
       expect(run.code, explain(run)).not.toBe(0);
       expect(run.stderr).toMatch(/version\.json answered 401/);
-      expect(run.stderr + run.stdout).not.toContain(target.credentials.password);
+      expect(run.stderr + run.stdout).not.toContain(target.config.password);
     }, 90_000);
 
     it.each([

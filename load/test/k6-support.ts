@@ -2,7 +2,7 @@
 // environment of a script, its summary file, and a log of what the server received.
 import { readFileSync } from 'node:fs';
 import type { ReferenceServer } from '../../fixtures/reference-server/src/index.ts';
-import type { LoadTarget } from '../engine/embedded.ts';
+import type { SeededTarget } from '../../targets/seeded.ts';
 import { findK6 } from '../engine/k6.ts';
 
 export const CI = /^(1|true|yes)$/i.test(process.env['CI'] ?? '');
@@ -12,10 +12,10 @@ export const NO_K6 = process.env['K6_BINARY']
   : 'no k6 binary: set K6_BINARY, put k6 on PATH, or place the build at ../shared/tools/k6/k6 beside the repository';
 
 /** The script's settings; the credentials go through the environment, never the command line. */
-export function k6Env(target: LoadTarget, summaryFile: string, extra: Record<string, string> = {}): Record<string, string> {
-  const c = target.credentials;
+export function k6Env(target: SeededTarget, summaryFile: string, extra: Record<string, string> = {}): Record<string, string> {
+  const c = target.config;
   return {
-    PMV6_TARGET: target.target,
+    PMV6_TARGET: c.target,
     PMV6_USER: c.user,
     PMV6_PASSWORD: c.password,
     PMV6_HMAC_PUBLIC: c.hmac?.publicKey ?? '',

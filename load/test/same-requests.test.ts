@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startSeededTarget } from '../engine/embedded.ts';
+import { startSeededTarget } from '../../targets/seeded.ts';
 import { runLoad } from '../engine/engine.ts';
 import { REPO_ROOT, runK6 } from '../engine/k6.ts';
 import { loadScenario } from '../engine/scenario.ts';
@@ -26,8 +26,8 @@ async function engineRun(name: string): Promise<{ log: string[]; checks: Record<
   try {
     log.length = 0;
     const r = await runLoad({
-      target: target.target,
-      credentials: target.credentials,
+      target: target.config.target,
+      credentials: target.config,
       scenario: loadScenario(name),
       vus: 1,
       iterations: ITERATIONS[name]!,

@@ -1,21 +1,16 @@
 import { request } from 'undici';
-import { formatDateTime } from '../../fixtures/reference-server/src/context.ts';
-import type { ReferenceServer } from '../../fixtures/reference-server/src/index.ts';
-import { startEmbeddedTarget } from '../../targets/embedded.ts';
-import { basicAuthorization } from '../../core/signers.ts';
-import type { Credentials } from './types.ts';
+import { registerSecret } from '../core/redact.ts';
+import { basicAuthorization } from '../core/signers.ts';
+import { formatDateTime } from '../fixtures/reference-server/src/context.ts';
+import type { ReferenceServer } from '../fixtures/reference-server/src/index.ts';
+import { startEmbeddedTarget } from './embedded.ts';
+import type { Target } from './target.ts';
 
-export interface LoadTarget {
-  target: string;
-  credentials: Credentials;
-  close(): Promise<void>;
-}
+export type SeededTarget = Target & { kind: 'seeded'; config: Target['config'] & { hmac: { publicKey: string; privateKey: string } } };
 
 // The reference server on loopback over plain http (no TLS cost in the numbers), seeded in bulk
 // through its store with `passwords` passwords in one project, with HMAC keys for the admin.
-export async function startSeededTarget(
-  opts: { passwords?: number; mutate?: (server: ReferenceServer) => void } = {},
-): Promise<LoadTarget> {
+export async function startSeededTarget(opts: { passwords?: number; mutate?: (server: ReferenceServer) => void } = {}): Promise<SeededTarget> {
   let server: ReferenceServer | undefined;
   const embedded = await startEmbeddedTarget(
     { timeoutMs: 30_000 },
@@ -47,9 +42,12 @@ export async function startSeededTarget(
     });
     const k = (await keys.body.json()) as { public_key: string; private_key: string };
     if (keys.statusCode !== 201) throw new Error(`issuing HMAC keys answered ${keys.statusCode}`);
+    registerSecret(k.private_key, 'HMAC private key');
     return {
-      target: config.target,
-      credentials: { user: config.user, password: config.password, hmac: { publicKey: k.public_key, privateKey: k.private_key } },
+      kind: 'seeded',
+      label: `embedded reference server, ${count} passwords`,
+      config: { ...config, hmac: { publicKey: k.public_key, privateKey: k.private_key } },
+      version: undefined,
       close: () => embedded.close(),
     };
   } catch (e) {
