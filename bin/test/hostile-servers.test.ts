@@ -13,15 +13,20 @@ import { BIN } from './spawn-cli.ts';
 // The CLI against hostile and broken servers (all on loopback): every case ends with exit 2 (or
 // 130/143 after a signal) within 20 s, below 300 MB RSS, with one line on stderr, no stack trace
 // and no form of any secret in any output. Independent cases run concurrently.
+// Memory is that of the whole process tree the CLI starts (the CLI, vitest's worker, tsx's esbuild
+// service): the sum of each process's peak (VmHWM), sampled until it ends.
 
 const WALL_MS = 20_000;
 const RSS_LIMIT = 300 * 1024 * 1024;
 /**
- * Cases that get past the preflight run the suites: vitest in the CLI's own process takes 400 to
- * 470 MB and 10 to 20 s on this shared machine whatever the target does (a run against the
- * reference server measures the same), so those are bounded by this baseline instead.
+ * Cases that get past the preflight run the suites, and those do not fit in 300 MB: measured over
+ * the whole tree, a run against any URL target (the reference server included) peaks at 560 to
+ * 700 MB on this machine whatever the target does: the CLI with vite's server and tsx's loader
+ * thread (tsx keeps the source of every ES module the process loads) 350 to 470 MB, vitest's
+ * worker with the suites 220 to 280 MB (see suites/runner/run-suites.ts). Those runs are bounded
+ * by this baseline instead, and they take 10 to 20 s of suites on this shared machine.
  */
-const FULL_RUN = { wallMs: 45_000, rss: 600 * 1024 * 1024 };
+const FULL_RUN = { wallMs: 45_000, rss: 800 * 1024 * 1024 };
 /** CLI children at once: more only queue for the 2 shared cores and blur the wall-time bound. */
 const AT_ONCE = 3;
 let running = 0;
@@ -95,18 +100,86 @@ interface Outcome {
   stdout: string;
   stderr: string;
   ms: number;
-  maxRss: number;
+  /** Peak memory of the whole process tree the CLI started. */
+  memory: TreeMemory;
   /** ms from the signal sent by `signalAfterMs` to the exit */
   afterSignalMs?: number;
 }
 
-function rssOf(pid: number): number {
+interface TreeMemory {
+  /** Sum over every process of the tree of its peak RSS (VmHWM): an upper bound of the tree's peak. */
+  peak: number;
+  /** Each process's peak RSS, by pid and command. */
+  processes: Map<number, { command: string; peak: number }>;
+}
+
+function statusOf(pid: number): string {
   try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) * 1024 : 0;
+    return readFileSync(`/proc/${pid}/status`, 'utf8');
   } catch {
-    return 0;
+    return '';
   }
+}
+
+/** Every process below `root` (and root itself), from the parent pids in /proc. */
+function processTree(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const parent = /^PPid:\s+(\d+)/m.exec(statusOf(Number(entry)))?.[1];
+    if (parent) children.set(Number(parent), [...(children.get(Number(parent)) ?? []), Number(entry)]);
+  }
+  const tree: number[] = [];
+  for (const pending = [root]; pending.length > 0; ) {
+    const pid = pending.pop()!;
+    tree.push(pid);
+    pending.push(...(children.get(pid) ?? []));
+  }
+  return tree;
+}
+
+/** Samples the peak RSS of every process of the tree below `root` until stopped (new processes: every 5th sample). */
+function watchTreeMemory(root: number, everyMs = 100): { stop(): TreeMemory } {
+  const processes = new Map<number, { command: string; peak: number }>();
+  let tree = [root];
+  let ticks = 0;
+  const sample = () => {
+    if (ticks++ % 5 === 0) tree = processTree(root);
+    for (const pid of tree) {
+      const status = statusOf(pid);
+      const peak = Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) * 1024;
+      if (peak === 0) continue;
+      const known = processes.get(pid);
+      if (known) known.peak = Math.max(known.peak, peak);
+      else processes.set(pid, { command: commandOf(pid, status), peak });
+    }
+  };
+  sample();
+  const timer = setInterval(sample, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      return { peak: [...processes.values()].reduce((sum, p) => sum + p.peak, 0), processes };
+    },
+  };
+}
+
+function commandOf(pid: number, status: string): string {
+  try {
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+    if (argv.some((a) => a.endsWith('pmv6.js'))) return `pmv6 ${argv[argv.findIndex((a) => a.endsWith('pmv6.js')) + 1] ?? ''}`.trim();
+    if (argv.some((a) => a.includes('vitest'))) return 'vitest worker';
+    return argv[0]?.split('/').pop() ?? '?';
+  } catch {
+    return /^Name:\s+(\S+)/m.exec(status)?.[1] ?? '?';
+  }
+}
+
+const MB = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MB`;
+
+/** "612 MB (pmv6 run 380 MB, vitest worker 215 MB, esbuild 17 MB)" */
+function memoryText(memory: TreeMemory): string {
+  return `${MB(memory.peak)} (${[...memory.processes.values()].map((p) => `${p.command} ${MB(p.peak)}`).join(', ')})`;
 }
 
 /** True when every folder above `file` lets other users through (o+x) and the file is readable to them (o+r). */
@@ -133,11 +206,10 @@ async function pmv6(args: string[], env: Record<string, string> = {}, opts: { si
     });
     let stdout = '';
     let stderr = '';
-    let maxRss = 0;
     let signalled: number | undefined;
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
-    const poll = setInterval(() => (maxRss = Math.max(maxRss, rssOf(child.pid!))), 100);
+    const memory = watchTreeMemory(child.pid!);
     const kill = setTimeout(() => child.kill('SIGKILL'), WALL_MS + 15_000);
     const signal = opts.signalAfterMs === undefined ? undefined : setTimeout(() => {
       signalled = Date.now();
@@ -145,11 +217,11 @@ async function pmv6(args: string[], env: Record<string, string> = {}, opts: { si
     }, opts.signalAfterMs);
     child.on('error', reject);
     child.on('close', (code, sig) => {
-      clearInterval(poll);
+      const tree = memory.stop();
       clearTimeout(kill);
       if (signal) clearTimeout(signal);
       const ms = Date.now() - started;
-      resolve({ code, signal: sig, stdout, stderr, ms, maxRss, ...(signalled ? { afterSignalMs: Date.now() - signalled } : {}) });
+      resolve({ code, signal: sig, stdout, stderr, ms, memory: tree, ...(signalled ? { afterSignalMs: Date.now() - signalled } : {}) });
     });
   }).finally(release);
 }
@@ -163,10 +235,10 @@ function secretForms(): string[] {
 }
 
 function expectWellBehaved(r: Outcome, files: string[] = [], codes: number[] = [2], bounds = { wallMs: WALL_MS, rss: RSS_LIMIT }): void {
-  const context = `exit ${r.code} after ${r.ms} ms, ${Math.round(r.maxRss / 2 ** 20)} MB\nstderr: ${r.stderr.slice(0, 600)}\nstdout: ${r.stdout.slice(-600)}`;
+  const context = `exit ${r.code} after ${r.ms} ms, process tree ${memoryText(r.memory)}\nstderr: ${r.stderr.slice(0, 600)}\nstdout: ${r.stdout.slice(-600)}`;
   expect(codes, context).toContain(r.code);
   expect(r.ms, context).toBeLessThan(bounds.wallMs);
-  expect(r.maxRss, context).toBeLessThan(bounds.rss);
+  expect(r.memory.peak, `the process tree's peak RSS must stay under ${MB(bounds.rss)}: ${context}`).toBeLessThan(bounds.rss);
   if (codes.includes(2) && r.code === 2) expect(r.stderr.trim().split('\n'), context).toHaveLength(1);
   expect(/\n\s+at .*\(.*:\d+:\d+\)|\bat file:\/\//.exec(r.stderr + r.stdout)?.[0], context).toBeUndefined();
   const outputs = [r.stdout, r.stderr, ...files.map((f) => readFileSync(f, 'utf8'))];
@@ -337,7 +409,7 @@ describe('Ctrl-C against a target that hangs', () => {
     const r = await pmv6(['run', '--target', target, '--only', 'PAG'], {}, { signalAfterMs: 8_000 });
     expect(r.code, r.stderr).toBe(130);
     expect(r.afterSignalMs!).toBeLessThan(15_000);
-    expect(r.maxRss).toBeLessThan(FULL_RUN.rss);
+    expect(r.memory.peak, `the process tree's peak RSS must stay under ${MB(FULL_RUN.rss)}: ${memoryText(r.memory)}`).toBeLessThan(FULL_RUN.rss);
     expect(r.stderr).toMatch(/interrupted by SIGINT: no verdict/);
     expect(r.stderr).toMatch(/cleanup: deleted \d+ objects? created by the run; \d+ left over/);
     expect(r.stderr + r.stdout).not.toMatch(/\n\s+at .*:\d+:\d+/);
