@@ -361,9 +361,17 @@ describe('a server that echoes secrets in nested encodings', () => {
     const summary = join(dir, 'step-summary.md');
     const r = await pmv6(['run', '--target', target, '--only', 'VER,ERR', '--report-dir', reports, '--timeout', '3000'], { GITHUB_STEP_SUMMARY: summary });
     const files = [...readdirSync(reports).map((f) => join(reports, f)), summary];
-    // Decision: a server that answers with wrong content is a conformance verdict (exit 1), not a broken target.
+    // Exit 1 is the verdict, and the right one: this server answers everything but version.json with
+    // an error, so the clauses that need another answer fail (GET /version/check_latest.json gets a 404).
+    // Exit 2 is for a target that breaks the run; asked again after it, this one still passes the preflight.
     expectWellBehaved(r, files, [1], FULL_RUN);
     expect(r.stdout).toMatch(/verdict: NOT CONFORMANT/);
+    // Within the block of VER-02 (up to the next clause), the exchange that shows why.
+    expect(r.stdout).toMatch(/^FAIL \[VER-02\] (?:(?!\n\S)[^])*> GET http:\/\/127\.0\.0\.1:\d+\/index\.php\/api\/v6\/version\/check_latest\.json\n(?:(?!\n\S)[^])*< HTTP 404\n/m);
+    expect(r.stderr).not.toMatch(/failed during the run/);
+    const results = JSON.parse(readFileSync(join(reports, 'results.json'), 'utf8')) as { harnessErrors: string[]; verdict: { counts: Record<string, number> } };
+    expect(results.harnessErrors, 'a harness error is never the server\'s violation').toEqual([]);
+    expect(results.verdict.counts['harness-error']).toBe(0);
     expect(readFileSync(join(reports, 'results.json'), 'utf8')).toMatch(/«redacted/);
     const again = join(dir, 'echo-again');
     const rendered = await pmv6(['report', join(reports, 'results.json'), '--out', again], { GITHUB_STEP_SUMMARY: summary });
