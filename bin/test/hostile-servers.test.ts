@@ -8,13 +8,14 @@ import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, test } from 'vitest';
 import { encodeNested, leakedForm, nestingArb } from '../../suites/harness/test/encodings.ts';
+import { megabytes, treeMemoryText, watchTreeMemory, type TreeMemory } from '../../suites/runner/process-memory.ts';
 import { BIN } from './spawn-cli.ts';
 
 // The CLI against hostile and broken servers (all on loopback): every case ends with exit 2 (or
 // 130/143 after a signal) within 20 s, below 300 MB RSS, with one line on stderr, no stack trace
 // and no form of any secret in any output. Independent cases run concurrently.
 // Memory is that of the whole process tree the CLI starts (the CLI, vitest's worker, tsx's esbuild
-// service): the sum of each process's peak (VmHWM), sampled until it ends.
+// service): the sum of each process's peak (VmHWM), see suites/runner/process-memory.ts.
 
 const WALL_MS = 20_000;
 const RSS_LIMIT = 300 * 1024 * 1024;
@@ -107,82 +108,6 @@ interface Outcome {
   afterSignalMs?: number;
 }
 
-interface TreeMemory {
-  /** Sum over every process of the tree of its peak RSS (VmHWM): an upper bound of the tree's peak. */
-  peak: number;
-  /** Each process's peak RSS, by pid and command. */
-  processes: Map<number, { command: string; peak: number }>;
-}
-
-function statusOf(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/status`, 'utf8');
-  } catch {
-    return '';
-  }
-}
-
-/** Every process below `root` (and root itself), from the parent pids in /proc. */
-function processTree(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const parent = /^PPid:\s+(\d+)/m.exec(statusOf(Number(entry)))?.[1];
-    if (parent) children.set(Number(parent), [...(children.get(Number(parent)) ?? []), Number(entry)]);
-  }
-  const tree: number[] = [];
-  for (const pending = [root]; pending.length > 0; ) {
-    const pid = pending.pop()!;
-    tree.push(pid);
-    pending.push(...(children.get(pid) ?? []));
-  }
-  return tree;
-}
-
-/** Samples the peak RSS of every process of the tree below `root` until stopped (new processes: every 5th sample). */
-function watchTreeMemory(root: number, everyMs = 100): { stop(): TreeMemory } {
-  const processes = new Map<number, { command: string; peak: number }>();
-  let tree = [root];
-  let ticks = 0;
-  const sample = () => {
-    if (ticks++ % 5 === 0) tree = processTree(root);
-    for (const pid of tree) {
-      const status = statusOf(pid);
-      const peak = Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) * 1024;
-      if (peak === 0) continue;
-      const known = processes.get(pid);
-      if (known) known.peak = Math.max(known.peak, peak);
-      else processes.set(pid, { command: commandOf(pid, status), peak });
-    }
-  };
-  sample();
-  const timer = setInterval(sample, everyMs);
-  return {
-    stop() {
-      clearInterval(timer);
-      return { peak: [...processes.values()].reduce((sum, p) => sum + p.peak, 0), processes };
-    },
-  };
-}
-
-function commandOf(pid: number, status: string): string {
-  try {
-    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
-    if (argv.some((a) => a.endsWith('pmv6.js'))) return `pmv6 ${argv[argv.findIndex((a) => a.endsWith('pmv6.js')) + 1] ?? ''}`.trim();
-    if (argv.some((a) => a.includes('vitest'))) return 'vitest worker';
-    return argv[0]?.split('/').pop() ?? '?';
-  } catch {
-    return /^Name:\s+(\S+)/m.exec(status)?.[1] ?? '?';
-  }
-}
-
-const MB = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MB`;
-
-/** "612 MB (pmv6 run 380 MB, vitest worker 215 MB, esbuild 17 MB)" */
-function memoryText(memory: TreeMemory): string {
-  return `${MB(memory.peak)} (${[...memory.processes.values()].map((p) => `${p.command} ${MB(p.peak)}`).join(', ')})`;
-}
-
 /** True when every folder above `file` lets other users through (o+x) and the file is readable to them (o+r). */
 function othersCanReach(file: string): boolean {
   try {
@@ -236,10 +161,10 @@ function secretForms(): string[] {
 }
 
 function expectWellBehaved(r: Outcome, files: string[] = [], codes: number[] = [2], bounds = { wallMs: WALL_MS, rss: RSS_LIMIT }): void {
-  const context = `exit ${r.code} after ${r.ms} ms, process tree ${memoryText(r.memory)}\nstderr: ${r.stderr.slice(0, 600)}\nstdout: ${r.stdout.slice(-600)}`;
+  const context = `exit ${r.code} after ${r.ms} ms, process tree ${treeMemoryText(r.memory)}\nstderr: ${r.stderr.slice(0, 600)}\nstdout: ${r.stdout.slice(-600)}`;
   expect(codes, context).toContain(r.code);
   expect(r.ms, context).toBeLessThan(bounds.wallMs);
-  expect(r.memory.peak, `the process tree's peak RSS must stay under ${MB(bounds.rss)}: ${context}`).toBeLessThan(bounds.rss);
+  expect(r.memory.peak, `the process tree's peak RSS must stay under ${megabytes(bounds.rss)}: ${context}`).toBeLessThan(bounds.rss);
   if (codes.includes(2) && r.code === 2) expect(r.stderr.trim().split('\n'), context).toHaveLength(1);
   expect(/\n\s+at .*\(.*:\d+:\d+\)|\bat file:\/\//.exec(r.stderr + r.stdout)?.[0], context).toBeUndefined();
   const outputs = [r.stdout, r.stderr, ...files.map((f) => readFileSync(f, 'utf8'))];
@@ -418,7 +343,7 @@ describe('Ctrl-C against a target that hangs', () => {
     const r = await pmv6(['run', '--target', target, '--only', 'PAG'], {}, { signalAfterMs: 8_000 });
     expect(r.code, r.stderr).toBe(130);
     expect(r.afterSignalMs!).toBeLessThan(15_000);
-    expect(r.memory.peak, `the process tree's peak RSS must stay under ${MB(FULL_RUN.rss)}: ${memoryText(r.memory)}`).toBeLessThan(FULL_RUN.rss);
+    expect(r.memory.peak, `the process tree's peak RSS must stay under ${megabytes(FULL_RUN.rss)}: ${treeMemoryText(r.memory)}`).toBeLessThan(FULL_RUN.rss);
     expect(r.stderr).toMatch(/interrupted by SIGINT: no verdict/);
     expect(r.stderr).toMatch(/cleanup: deleted \d+ objects? created by the run; \d+ left over/);
     expect(r.stderr + r.stdout).not.toMatch(/\n\s+at .*:\d+:\d+/);
