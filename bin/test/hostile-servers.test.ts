@@ -22,7 +22,7 @@ const RSS_LIMIT = 300 * 1024 * 1024;
 /**
  * Cases that get past the preflight run the suites, and those do not fit in 300 MB. Measured over
  * the whole tree (sum of the processes' peaks), whatever the target does: a full run against a URL
- * target 590 to 610 MB, the echo server's (VER and ERR only, but every suite file is loaded)
+ * target 540 to 600 MB, the echo server's (VER and ERR only, but every suite file is loaded)
  * 680 to 700 MB, the hanging target's 410 to 450 MB. The CLI process holds vite's server, rolldown
  * and tsx's loader thread (which keeps the source of every ES module the process loads): 310 to
  * 450 MB; vitest's worker with the suites 100 to 260 MB (suites/runner/run-suites.ts says what was

@@ -22,8 +22,8 @@ export const CLEANUP_REQUEST_MS = 2_000;
 export const CLEANUP_BUDGET_MS = 6_000;
 
 /**
- * Decision, for the memory of a run (measured over the process tree against a URL target: the CLI
- * 350 to 470 MB, vitest's worker 220 to 300 MB, see bin/test/hostile-servers.test.ts):
+ * Decision, for the memory of a run (the peak of the process tree against a URL target, median of
+ * three by suites/runner/bench/run-memory.ts: 682 MB before these settings, 540 MB with them):
  * - The worker's young generation is capped at 2 MB per semi-space (V8's default grows to 16 MB and
  *   is mostly garbage here): 40 to 60 MB less, the same run time.
  * - Files run in a forked worker, not a thread: a thread shares the CLI's process, and the tree
