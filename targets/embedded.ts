@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { registerSecret } from '../core/redact.ts';
 import { createReferenceServer, type ReferenceServer } from '../fixtures/reference-server/src/index.ts';
-import type { RunConfig } from '../suites/harness/config.ts';
+import { newRunId, type RunConfig, randomSeed } from '../suites/harness/config.ts';
 import type { Target } from './target.ts';
 import { type Certificate, selfSignedCertificate } from './tls.ts';
 
@@ -48,12 +48,4 @@ let certificate: Certificate | undefined | null = null;
 function cachedCertificate(): Certificate | undefined {
   if (certificate === null) certificate = selfSignedCertificate();
   return certificate;
-}
-
-export function newRunId(): string {
-  return randomBytes(3).toString('hex');
-}
-
-export function randomSeed(): number {
-  return randomBytes(4).readUInt32BE(0) & 0x7fffffff;
 }

@@ -14,8 +14,7 @@ import {
 import { renderLoadComparisonHtml } from '../../load/engine/report-html.ts';
 import { loadScenario, parseDuration, parseThreshold, type Scenario, scenarioNames, type Threshold } from '../../load/engine/scenario.ts';
 import type { Credentials } from '../../load/engine/types.ts';
-import { newRunId } from '../../targets/embedded.ts';
-import { startSeededTarget } from '../../targets/seeded.ts';
+import { newRunId } from '../../suites/harness/config.ts';
 import type { BaseConfig, Target } from '../../targets/target.ts';
 import { type UrlTargetOptions, urlTarget } from '../../targets/url.ts';
 import { intOption, parse, urlOption } from './args.ts';
@@ -109,7 +108,7 @@ export async function load(argv: string[]): Promise<number> {
   try {
     // The same preflight as pmv6 run for an installation: a dead target, no v6 API or refused
     // credentials is exit 2 before any load.
-    target = request.url ? await urlTarget(request.base, request.url) : await startSeededTarget({ passwords: request.seedPasswords });
+    target = request.url ? await urlTarget(request.base, request.url) : await seeded(request.seedPasswords);
     const results = await loadTarget(target, request);
     return await report(results, request);
   } catch (e) {
@@ -121,6 +120,12 @@ export async function load(argv: string[]): Promise<number> {
   } finally {
     await target?.close();
   }
+}
+
+/** The reference server filled for a load; loaded here, so that loading an installation does not load it. */
+async function seeded(passwords: number): Promise<Target> {
+  const { startSeededTarget } = await import('../../targets/seeded.ts');
+  return startSeededTarget({ passwords });
 }
 
 /** The request, or the text to print for --help. */

@@ -1,24 +1,23 @@
-import { TargetError, UsageError } from '../../core/errors.ts';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { clauseById, clausesMatching } from '../../suites/catalogue/clauses.ts';
-import { selectsIds } from '../../suites/catalogue/selection.ts';
-import { DEPTHS, isDepth, type RunConfig } from '../../suites/harness/config.ts';
+import { TargetError, UsageError } from '../../core/errors.ts';
+import { type Expectations, loadExpectations } from '../../core/expectations.ts';
 import { scrub } from '../../core/redact.ts';
-import { newRunId, randomSeed, startEmbeddedTarget } from '../../targets/embedded.ts';
-import { ContainerOptionError, containerTarget, type ContainerOptions } from '../../targets/container.ts';
-import type { BaseConfig, Target } from '../../targets/target.ts';
-import { urlTarget, type UrlTargetOptions } from '../../targets/url.ts';
-import { preflight } from '../../targets/preflight.ts';
-import { CONTAINER_HELP, CONTAINER_OPTIONS, containerOptions } from './container-flags.ts';
-import { cleanupText } from '../../suites/runner/cleanup.ts';
-import { verdictOf } from '../../suites/runner/verdict.ts';
 import { progress, verdictText } from '../../reporters/console.ts';
-import { loadExpectations, type Expectations } from '../../core/expectations.ts';
 import { resultsDocument } from '../../reporters/results-json.ts';
 import { writeReports } from '../../reporters/write-reports.ts';
+import { clauseById, clausesMatching } from '../../suites/catalogue/clauses.ts';
+import { selectsIds } from '../../suites/catalogue/selection.ts';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../../suites/harness/client.ts';
+import { DEPTHS, isDepth, newRunId, type RunConfig, randomSeed } from '../../suites/harness/config.ts';
+import { cleanupText } from '../../suites/runner/cleanup.ts';
+import { verdictOf } from '../../suites/runner/verdict.ts';
+import { ContainerOptionError, type ContainerOptions, containerTarget } from '../../targets/container.ts';
+import { preflight } from '../../targets/preflight.ts';
+import type { BaseConfig, Target } from '../../targets/target.ts';
+import { type UrlTargetOptions, urlTarget } from '../../targets/url.ts';
 import { intOption, parse, urlOption } from './args.ts';
+import { CONTAINER_HELP, CONTAINER_OPTIONS, containerOptions } from './container-flags.ts';
 import { checkInputFile, checkOutputDir, checkOutputFile } from './paths.ts';
 
 const HELP = `pmv6 run: run the conformance suites and print the verdict
@@ -129,7 +128,8 @@ async function parseRun(argv: string[]): Promise<RunRequest | string> {
   if (values.help) return `${HELP}\n`;
   const env = process.env;
   for (const flag of ['password', 'hmac-private', 'control-token'] as const) {
-    if (values[flag] !== undefined) process.stderr.write(`pmv6 run: note: --${flag} is visible to other users of this machine; prefer the environment variable\n`);
+    if (values[flag] !== undefined)
+      process.stderr.write(`pmv6 run: note: --${flag} is visible to other users of this machine; prefer the environment variable\n`);
   }
   const target = urlOption('target', values.target);
   const control = urlOption('control', values.control);
@@ -146,7 +146,8 @@ async function parseRun(argv: string[]): Promise<RunRequest | string> {
   const hmacPublic = values['hmac-public'] ?? env.PMV6_HMAC_PUBLIC;
   const hmacPrivate = values['hmac-private'] ?? env.PMV6_HMAC_PRIVATE;
   const controlToken = values['control-token'] ?? env.PMV6_CONTROL_TOKEN;
-  if (!target && !values.image && (values.user || values.password || control)) throw new UsageError('--user, --password and --control need --target (or --image)');
+  if (!target && !values.image && (values.user || values.password || control))
+    throw new UsageError('--user, --password and --control need --target (or --image)');
   if (target && (!user || !password)) throw new UsageError('a --target needs the admin credentials: --user and --password (or PMV6_USER and PMV6_PASSWORD)');
   if (Boolean(hmacPublic) !== Boolean(hmacPrivate)) throw new UsageError('give both --hmac-public and --hmac-private, or neither');
   if (control && !controlToken) throw new UsageError('--control needs --control-token (or PMV6_CONTROL_TOKEN)');
@@ -168,7 +169,9 @@ async function parseRun(argv: string[]): Promise<RunRequest | string> {
       selection: { only, skip },
       ...(tls ? { tls } : {}),
     },
-    ...(target ? { url: { target, user: user!, password: password!, hmac, control: control && controlToken ? { url: control, token: controlToken } : undefined } } : {}),
+    ...(target
+      ? { url: { target, user: user!, password: password!, hmac, control: control && controlToken ? { url: control, token: controlToken } : undefined } }
+      : {}),
     ...(container ? { container } : {}),
     ...(hmac ? { hmac } : {}),
     strict: values.strict,
@@ -202,13 +205,17 @@ async function acquire(request: RunRequest, log: (line: string) => void): Promis
       throw e instanceof ContainerOptionError ? new UsageError(e.message) : e;
     }
   }
+  // Loaded here: a run against an installation does not load the reference server.
+  const { startEmbeddedTarget } = await import('../../targets/embedded.ts');
   return startEmbeddedTarget(request.base);
 }
 
 async function runAndReport(target: Target, request: RunRequest, log: (line: string) => void): Promise<number> {
   const { config } = target;
-  log(`pmv6 run ${config.runId}: target ${config.target}${target.label ? ` (${target.label})` : ''}, seed ${config.seed}, depth ${config.depth ?? 'standard'}` +
-    `${config.control ? ', control protocol on' : ', no control protocol: settings-dependent clauses are unverifiable'}`);
+  log(
+    `pmv6 run ${config.runId}: target ${config.target}${target.label ? ` (${target.label})` : ''}, seed ${config.seed}, depth ${config.depth ?? 'standard'}` +
+      `${config.control ? ', control protocol on' : ', no control protocol: settings-dependent clauses are unverifiable'}`,
+  );
   if (config.readOnly) log('read-only run: checks that would create, change or delete data are disabled');
   const bar = progress(process.stdout, { quiet: request.quiet, clean: scrub });
   const stop = interruption();
@@ -291,7 +298,10 @@ async function listing(only: string[], skip: string[]): Promise<string> {
 
 function list(value: string | undefined, flag: string): string[] {
   if (value === undefined) return [];
-  const items = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const items = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (items.length === 0) throw new UsageError(`${flag} needs a comma-separated list of areas or clause IDs`);
   for (const item of items) {
     if (clausesMatching([item]).length === 0) throw new UsageError(`${flag}: "${item}" is neither an area nor a clause ID (see pmv6 clauses)`);

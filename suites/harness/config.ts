@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import { registerCredentials, registerSecret } from '../../core/redact.ts';
 
@@ -54,4 +55,13 @@ export function getRunConfig(): RunConfig {
   }
   registerRunSecrets(cfg);
   return cfg;
+}
+
+/** A run's id: the prefix of every object it creates (pmv6-<run>-…). */
+export function newRunId(): string {
+  return randomBytes(3).toString('hex');
+}
+
+export function randomSeed(): number {
+  return randomBytes(4).readUInt32BE(0) & 0x7fffffff;
 }
