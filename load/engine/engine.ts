@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { DEFAULT_BODY_SAMPLE, ITERATIONS, type Io, type Method, type Reply, type SendOptions } from '../k6/lib/iterations.js';
-import { basicAuthorization, hmacHeaders, signedUri } from '../../suites/harness/signers.ts';
+import { signedUri } from '../../core/signed-uri.js';
+import { basicAuthorization, hmacHeaders } from '../../suites/harness/signers.ts';
 import { Http1Pool, ResponseTooLarge } from './http1.ts';
 import { holds, parseDuration, type Scenario, type Threshold, parseThreshold } from './scenario.ts';
 import { EndpointStats, latencyHistogram, percentileMs, round3, summarise, type LatencySummary } from './stats.ts';

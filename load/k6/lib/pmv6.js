@@ -5,6 +5,7 @@ import { check, fail } from 'k6';
 import { hmac } from 'k6/crypto';
 import encoding from 'k6/encoding';
 import exec from 'k6/execution';
+import { signedUri } from '../../../core/signed-uri.js';
 import { DEFAULT_BODY_SAMPLE, ITERATIONS, endpointSelector, endpoints } from './iterations.js';
 
 /** @typedef {import('./iterations.js').Scenario} Scenario */
@@ -74,14 +75,6 @@ export function target(scenario) {
   if (t.auth === 'hmac' && (t.publicKey === '' || t.privateKey === '')) fail('the hmac scenario needs -e PMV6_HMAC_PUBLIC=… -e PMV6_HMAC_PRIVATE=…');
   if (t.auth === 'basic' && t.user === '') fail('set -e PMV6_USER=… -e PMV6_PASSWORD=…');
   return t;
-}
-
-/** product-facts §2.2: the signed URI is the path after `index.php/`, no leading slash, with ?query as sent. @param {string} url */
-export function signedUri(url) {
-  const rest = url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '').replace(/#.*$/, '');
-  const q = rest.indexOf('?');
-  const at = rest.slice(0, q >= 0 ? q : undefined).indexOf('index.php/');
-  return at >= 0 ? rest.slice(at + 'index.php/'.length) : rest.replace(/^\//, '');
 }
 
 /** @param {Target} t @param {string} url @param {string} body @param {Record<string, string>} headers */
