@@ -135,13 +135,20 @@ export async function runLoad(opts: EngineOptions): Promise<LoadResults> {
     return ok;
   }
 
-  function headerLines(url: string, body: string): string {
-    if (scenario.auth === 'basic') return basicLines;
+  // Basic authorization and a page size make the same lines on every request: built once per page size.
+  const basicLinesBySize = new Map<number | undefined, string>();
+  function headerLines(url: string, body: string, pageSize: number | undefined): string {
+    const sizeLine = pageSize !== undefined ? `x-page-size: ${pageSize}\r\n` : '';
+    if (scenario.auth === 'basic') {
+      let lines = basicLinesBySize.get(pageSize);
+      if (lines === undefined) basicLinesBySize.set(pageSize, (lines = basicLines + sizeLine));
+      return lines;
+    }
     const h = creds.hmac!;
     const signed = hmacHeaders({ publicKey: h.publicKey, privateKey: h.privateKey, uri: signedUri(url), timestamp: Math.floor(Date.now() / 1000), body });
     let lines = `content-type: ${JSON_CONTENT_TYPE}\r\n`;
     for (const [k, v] of Object.entries(signed)) lines += `${k}: ${v}\r\n`;
-    return lines;
+    return lines + sizeLine;
   }
 
   // Keyed by method, then name, then page size: the iterations pass constant strings, whose hash
@@ -192,8 +199,7 @@ export async function runLoad(opts: EngineOptions): Promise<LoadResults> {
     if (!o.cleanup && (stopped || requests >= maxRequests)) return Promise.reject(new Stopped());
     requests++;
     const body = o.body === undefined ? '' : JSON.stringify(o.body);
-    let lines = headerLines(url, body);
-    if (o.pageSize !== undefined) lines += `x-page-size: ${o.pageSize}\r\n`;
+    const lines = headerLines(url, body, o.pageSize);
     const stats = statsFor(method, o.name, o.pageSize);
     const t0 = performance.now();
     return new Promise((resolve) => {
