@@ -2,7 +2,7 @@
 // (./run-iterations.ts) → results and thresholds (./thresholds.ts).
 import { DEFAULT_BODY_SAMPLE, ITERATIONS } from '../k6/lib/iterations.js';
 import { RunMetrics } from './metrics.ts';
-import { runIterations, type LoadModel } from './run-iterations.ts';
+import { runIterations, type IterationsRun, type RunModel } from './run-iterations.ts';
 import { parseDuration, parseThreshold, type Scenario, type Threshold } from './scenario.ts';
 import { latencyHistogram, round3, summarise, type LatencySummary } from './stats.ts';
 import { evaluateThresholds, type ThresholdResult } from './thresholds.ts';
@@ -57,7 +57,7 @@ export interface LoadResults {
   scenario: string;
   target: string;
   auth: 'basic' | 'hmac';
-  model: LoadModel;
+  model: RunModel;
   startedAt: string;
   durationS: number;
   iterations: { started: number; completed: number; dropped: number; interrupted: number };
@@ -81,7 +81,7 @@ export async function runLoad(opts: EngineOptions): Promise<LoadResults> {
   if (scenario.auth === 'hmac' && !opts.credentials.hmac) {
     throw new TargetError(`scenario ${scenario.name} signs with HMAC: give --hmac-public and --hmac-private (or PMV6_HMAC_PUBLIC / PMV6_HMAC_PRIVATE)`);
   }
-  const model = loadModel(opts);
+  const model = runModel(opts);
   const durationMs = Math.min(opts.durationMs ?? parseDuration(scenario.load.duration), MAX_DURATION_MS);
   const maxRequests = opts.maxRequests ?? DEFAULT_MAX_REQUESTS;
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -129,7 +129,7 @@ export async function runLoad(opts: EngineOptions): Promise<LoadResults> {
 }
 
 /** The executor and its size: --vus or --rate from the command line over the scenario's own model. */
-function loadModel(opts: EngineOptions): LoadModel {
+function runModel(opts: EngineOptions): RunModel {
   const load = opts.scenario.load;
   if (opts.vus !== undefined) return { executor: 'constant-vus', vus: opts.vus };
   if (opts.rate !== undefined) return { executor: 'constant-arrival-rate', rate: opts.rate, maxVUs: load.executor === 'constant-arrival-rate' ? load.maxVUs : Math.max(10, opts.rate) };
@@ -137,7 +137,7 @@ function loadModel(opts: EngineOptions): LoadModel {
   return { executor: 'constant-arrival-rate', rate: ratePerSecond(load.rate, load.timeUnit), maxVUs: load.maxVUs };
 }
 
-function results(opts: EngineOptions, scenario: Scenario, model: LoadModel, metrics: RunMetrics, run: Awaited<ReturnType<typeof runIterations>>): LoadResults {
+function results(opts: EngineOptions, scenario: Scenario, model: RunModel, metrics: RunMetrics, run: IterationsRun): LoadResults {
   const { durationS } = run;
   const all = latencyHistogram();
   const endpoints: Record<string, EndpointResult> = {};

@@ -8,7 +8,8 @@ import type { RunMetrics } from './metrics.ts';
 import { round3 } from './stats.ts';
 import { Stopped, type Transport } from './transport.ts';
 
-export type LoadModel = { executor: 'constant-arrival-rate'; rate: number; maxVUs: number } | { executor: 'constant-vus'; vus: number };
+/** The executor a run uses, from the scenario or the command line (--vus, --rate). */
+export type RunModel = { executor: 'constant-arrival-rate'; rate: number; maxVUs: number } | { executor: 'constant-vus'; vus: number };
 
 export interface IterationCounts {
   started: number;
@@ -36,7 +37,7 @@ type Iteration = (io: Io, scenario: Scenario, n: number) => Promise<void>;
 export async function runIterations(
   iterate: Iteration,
   scenario: Scenario,
-  model: LoadModel,
+  model: RunModel,
   limits: IterationLimits,
   transport: Transport,
   metrics: RunMetrics,
