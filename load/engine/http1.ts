@@ -85,7 +85,7 @@ class Connection {
   private remaining = 0;
   private size = 0;
   private received = 0;
-  private chunks: Buffer[] = [];
+  private readonly chunks: Buffer[] = [];
   private line = '';
   private closed = false;
   /** a response was read on this connection before: a failure before any byte of the next may be a stale keep-alive */
@@ -124,7 +124,7 @@ class Connection {
     this.link = undefined;
     this.size = 0;
     this.received = 0;
-    this.chunks = [];
+    this.chunks.length = 0;
     this.socket.write(p.body === '' ? p.head : `${p.head}${p.body}`);
   }
 
@@ -158,21 +158,25 @@ class Connection {
     while (at < n && this.current === p) {
       switch (this.state) {
         case State.Head: {
-          // `data` is the head read so far followed by this read from `at`; buf[at] is data[base].
+          // The head runs in `data` from `start` to `limit`: the head read so far followed by this
+          // read from `at` (buf[at] is data[base]), or, with nothing read before, this read itself.
           const base = this.head ? this.head.length : 0;
-          const data = this.head ? Buffer.concat([this.head, buf.subarray(at, n)]) : buf.subarray(at, n);
-          const end = data.indexOf(CRLFCRLF, Math.max(0, base - 3));
+          const data = this.head ? Buffer.concat([this.head, buf.subarray(at, n)]) : buf;
+          const start = this.head ? 0 : at;
+          const limit = this.head ? data.length : n;
+          let end = data.indexOf(CRLFCRLF, this.head ? Math.max(0, base - 3) : at);
+          if (end + 4 > limit) end = -1;
           if (end < 0) {
-            if (data.length > MAX_HEAD) {
+            if (limit - start > MAX_HEAD) {
               this.destroy(new ConnectionError(`a response head of more than ${MAX_HEAD} bytes from ${p.url}`));
               return false;
             }
-            this.head = this.head || shared ? Buffer.from(data) : data;
+            this.head = this.head ? data : shared ? Buffer.from(buf.subarray(at, n)) : buf.subarray(at, n);
             return true;
           }
           this.head = undefined;
-          if (!this.parseHead(data, end, p)) return false;
-          at += end + 4 - base;
+          if (!this.parseHead(data, start, end, p)) return false;
+          at += end + 4 - start - base;
           if ((this.state as State) === State.Length && this.remaining === 0) this.finish();
           break;
         }
@@ -245,27 +249,27 @@ class Connection {
   }
 
   /**
-   * Status line and the headers the engine needs, read from the bytes of the head (`data` up to
-   * `end`, the blank line); false when the head is unusable (the connection is gone).
+   * Status line and the headers the engine needs, read from the bytes of the head (`data` from
+   * `start` up to `end`, the blank line); false when the head is unusable (the connection is gone).
    */
-  private parseHead(data: Buffer, end: number, p: Pending): boolean {
-    const status = statusOf(data, end);
+  private parseHead(data: Buffer, start: number, end: number, p: Pending): boolean {
+    const status = statusOf(data, start, end);
     if (status < 0) {
       this.destroy(new ConnectionError(`not an HTTP/1.x response from ${p.url}`));
       return false;
     }
     let length = -1;
     let chunked = false;
-    let close = data[7] === 48;
+    let close = data[start + 7] === 48;
     let link: string | undefined;
-    let from = data.indexOf(13);
+    let from = data.indexOf(13, start);
     while (from >= 0 && from < end) {
       const lineStart = from + 2;
       let lineEnd = data.indexOf(13, lineStart);
       if (lineEnd < 0 || lineEnd > end) lineEnd = end;
       const header = headerNamed(data, lineStart, lineEnd);
       if (header !== Header.Other) {
-        const value = data.toString('latin1', lineStart + HEADER_NAMES[header]!.length + 1, lineEnd).trim();
+        const value = headerValue(data, lineStart + HEADER_NAMES[header]!.length + 1, lineEnd);
         if (header === Header.ContentLength) length = Number(value);
         else if (header === Header.TransferEncoding) chunked = /(^|,)\s*chunked\s*$/i.test(value);
         else if (header === Header.Connection) close = isKeepAlive(value) ? false : /\bclose\b/i.test(value) ? true : /\bkeep-alive\b/i.test(value) ? false : close;
@@ -299,7 +303,7 @@ class Connection {
     const p = this.current!;
     this.current = undefined;
     const body = p.readBody ? Buffer.concat(this.chunks, this.size).toString('utf8') : undefined;
-    this.chunks = [];
+    this.chunks.length = 0;
     this.usedBefore = true;
     const reply: Http1Reply = { status: this.status, link: this.link, body, size: this.received };
     if (this.keepAlive && this.state !== State.UntilClose) this.pool.release(this);
@@ -315,19 +319,26 @@ class Connection {
 
 const HTTP1 = 'HTTP/1.';
 
-/** The status of `HTTP/1.x NNN …` at the start of `head` (its first `end` bytes), or -1. */
-function statusOf(head: Buffer, end: number): number {
-  if (end < 12 || head[8] !== 32) return -1;
-  for (let i = 0; i < 7; i++) if (head[i] !== HTTP1.charCodeAt(i)) return -1;
-  const minor = head[7];
+/** The status of `HTTP/1.x NNN …` in `head` from `start` (up to `end`), or -1. */
+function statusOf(head: Buffer, start: number, end: number): number {
+  if (end - start < 12 || head[start + 8] !== 32) return -1;
+  for (let i = 0; i < 7; i++) if (head[start + i] !== HTTP1.charCodeAt(i)) return -1;
+  const minor = head[start + 7];
   if (minor !== 48 && minor !== 49) return -1;
   let status = 0;
   for (let i = 9; i < 12; i++) {
-    const d = head[i]! - 48;
+    const d = head[start + i]! - 48;
     if (d < 0 || d > 9) return -1;
     status = status * 10 + d;
   }
-  return end === 12 || head[12] === 32 || head[12] === 13 ? status : -1;
+  return end - start === 12 || head[start + 12] === 32 || head[start + 12] === 13 ? status : -1;
+}
+
+/** A header's value: the bytes from `from` to `to` without the optional whitespace (RFC 9110 §5.6.3: spaces and tabs) around it. */
+function headerValue(head: Buffer, from: number, to: number): string {
+  while (from < to && (head[from] === 32 || head[from] === 9)) from++;
+  while (to > from && (head[to - 1] === 32 || head[to - 1] === 9)) to--;
+  return head.toString('latin1', from, to);
 }
 
 /** The response headers the engine reads; every other header is skipped unread. */
