@@ -91,13 +91,16 @@ function childOutput(cmd: string, args: string[], env: NodeJS.ProcessEnv = proce
 interface Measured {
   requests: number;
   cpuMs: number;
+  /** the user-space part of cpuMs */
+  userMs: number;
   seconds: number;
 }
 
 /** CPU time (ms) of the finished children of a bash, from its `times` builtin (the last line). */
-function childrenCpuMs(out: string): number {
+function childrenCpuMs(out: string): { cpuMs: number; userMs: number } {
   const timesLine = out.trim().split('\n').pop() ?? '';
-  return [...timesLine.matchAll(/(\d+)m([\d.]+)s/g)].reduce((a, m) => a + (Number(m[1]) * 60 + Number(m[2])) * 1000, 0);
+  const [user = 0, system = 0] = [...timesLine.matchAll(/(\d+)m([\d.]+)s/g)].map((m) => (Number(m[1]) * 60 + Number(m[2])) * 1000);
+  return { cpuMs: user + system, userMs: user };
 }
 
 async function engine(size: number): Promise<Measured & { checksFailed: number }> {
@@ -110,14 +113,14 @@ async function engine(size: number): Promise<Measured & { checksFailed: number }
 async function wrk(size: number, path: string): Promise<Measured> {
   const script = `wrk -t1 -c${CONNECTIONS} -d${SECONDS}s -H 'X-Page-Size: ${size}' -H 'Authorization: Basic YmVuY2g6YmVuY2g=' -H 'Content-Type: application/json; charset=utf-8' '${target}${API}${path}'; times`;
   const out = await childOutput('bash', ['-c', script]);
-  return { requests: Number(/(\d+) requests in ([\d.]+)(m?s)/.exec(out)?.[1]), cpuMs: childrenCpuMs(out), seconds: SECONDS };
+  return { requests: Number(/(\d+) requests in ([\d.]+)(m?s)/.exec(out)?.[1]), ...childrenCpuMs(out), seconds: SECONDS };
 }
 
 /** wrk's cost for the walk's mix: one count.json per PAGES pages, weighed from a run on each. */
 function wrkMix(page: Measured, count: Measured): Measured {
-  const usPerResponse = (us(count) + PAGES * us(page)) / (PAGES + 1);
   const requests = page.requests + count.requests;
-  return { requests, cpuMs: (usPerResponse * requests) / 1000, seconds: page.seconds + count.seconds };
+  const weigh = (perResponse: (m: Measured) => number) => (((perResponse(count) + PAGES * perResponse(page)) / (PAGES + 1)) * requests) / 1000;
+  return { requests, cpuMs: weigh(us), userMs: weigh(userUs), seconds: page.seconds + count.seconds };
 }
 
 /**
@@ -143,7 +146,7 @@ async function k6(k6Path: string, size: number): Promise<Measured & { checksFail
     const s = JSON.parse(readFileSync(summary, 'utf8')) as { metrics: Record<string, { values: Record<string, number> }>; state?: { testRunDurationMs?: number } };
     return {
       requests: s.metrics['http_reqs']?.values['count'] ?? 0,
-      cpuMs: childrenCpuMs(out),
+      ...childrenCpuMs(out),
       seconds: (s.state?.testRunDurationMs ?? 0) / 1000,
       checksFailed: s.metrics['checks']?.values['fails'] ?? 0,
     };
@@ -151,7 +154,13 @@ async function k6(k6Path: string, size: number): Promise<Measured & { checksFail
   try {
     const start = await once('--vus 1 --iterations 1');
     const run = await once(`--vus ${CONNECTIONS} --duration ${SECONDS}s`);
-    return { requests: run.requests - start.requests, cpuMs: run.cpuMs - start.cpuMs, seconds: run.seconds, checksFailed: run.checksFailed };
+    return {
+      requests: run.requests - start.requests,
+      cpuMs: run.cpuMs - start.cpuMs,
+      userMs: run.userMs - start.userMs,
+      seconds: run.seconds,
+      checksFailed: run.checksFailed,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -174,7 +183,9 @@ try {
 const k6Binary = findK6();
 
 const us = (m: Measured) => (m.cpuMs * 1000) / m.requests;
-const line = (name: string, m: Measured) => `${name}: ${m.requests} responses, ${(m.requests / m.seconds).toFixed(0)}/s, ${us(m).toFixed(1)} µs CPU each`;
+const userUs = (m: Measured) => (m.userMs * 1000) / m.requests;
+const line = (name: string, m: Measured) =>
+  `${name}: ${m.requests} responses, ${(m.requests / m.seconds).toFixed(0)}/s, ${us(m).toFixed(1)} µs CPU each (user ${userUs(m).toFixed(1)})`;
 
 console.log(
   `static server ${target}; ${CONNECTIONS} connections; ${SECONDS} s per run; generator CPU per response (user+system); ` +
@@ -192,7 +203,7 @@ for (const size of SIZES) {
     `X-Page-Size ${String(size).padStart(4)}`,
     line('wrk page', wPage),
     line('wrk count.json', wCount),
-    `wrk in the walk's mix (1 count, ${PAGES} pages): ${us(w).toFixed(1)} µs CPU each`,
+    `wrk in the walk's mix (1 count, ${PAGES} pages): ${us(w).toFixed(1)} µs CPU each (user ${userUs(w).toFixed(1)})`,
     `${line('engine', e)} (checks failed: ${e.checksFailed})`,
     ...(k ? [`${line(`k6${hasTaskset ? ' (1 core)' : ''}`, k)} (checks failed: ${k.checksFailed})`] : []),
     `engine/wrk ${ew.toFixed(2)}× ${ew <= 2 ? '(within the 2× goal)' : '(ABOVE the 2× goal)'}`,
