@@ -111,7 +111,8 @@ async function engine(size: number): Promise<Measured & { checksFailed: number }
 }
 
 async function wrk(size: number, path: string): Promise<Measured> {
-  const script = `wrk -t1 -c${CONNECTIONS} -d${SECONDS}s -H 'X-Page-Size: ${size}' -H 'Authorization: Basic YmVuY2g6YmVuY2g=' -H 'Content-Type: application/json; charset=utf-8' '${target}${API}${path}'; times`;
+  const headers = `-H 'X-Page-Size: ${size}' -H 'Authorization: Basic YmVuY2g6YmVuY2g=' -H 'Content-Type: application/json; charset=utf-8'`;
+  const script = `wrk -t1 -c${CONNECTIONS} -d${SECONDS}s ${headers} '${target}${API}${path}'; times`;
   const out = await childOutput('bash', ['-c', script]);
   return { requests: Number(/(\d+) requests in ([\d.]+)(m?s)/.exec(out)?.[1]), ...childrenCpuMs(out), seconds: SECONDS };
 }

@@ -106,7 +106,8 @@ export async function runLoad(opts: EngineOptions): Promise<LoadResults> {
   const preflight = await transport.send('GET', `${api}/version.json`, { name: 'version', readBody: true }).catch(() => undefined);
   if (!preflight || preflight.status !== 200) {
     transport.close();
-    throw new TargetError(transport.fatal?.message ?? `GET ${api}/version.json answered ${preflight?.status || 'nothing'}: not a v6 API at this URL, or the credentials are rejected`);
+    const answer = `GET ${api}/version.json answered ${preflight?.status || 'nothing'}`;
+    throw new TargetError(transport.fatal?.message ?? `${answer}: not a v6 API at this URL, or the credentials are rejected`);
   }
   metrics.reset();
 
@@ -132,7 +133,9 @@ export async function runLoad(opts: EngineOptions): Promise<LoadResults> {
 function runModel(opts: EngineOptions): RunModel {
   const load = opts.scenario.load;
   if (opts.vus !== undefined) return { executor: 'constant-vus', vus: opts.vus };
-  if (opts.rate !== undefined) return { executor: 'constant-arrival-rate', rate: opts.rate, maxVUs: load.executor === 'constant-arrival-rate' ? load.maxVUs : Math.max(10, opts.rate) };
+  if (opts.rate !== undefined) {
+    return { executor: 'constant-arrival-rate', rate: opts.rate, maxVUs: load.executor === 'constant-arrival-rate' ? load.maxVUs : Math.max(10, opts.rate) };
+  }
   if (load.executor === 'constant-vus') return { executor: 'constant-vus', vus: load.vus };
   return { executor: 'constant-arrival-rate', rate: ratePerSecond(load.rate, load.timeUnit), maxVUs: load.maxVUs };
 }
@@ -161,7 +164,8 @@ function results(opts: EngineOptions, scenario: Scenario, model: RunModel, metri
     ...Object.entries(scenario.thresholds).flatMap(([metric, specs]) => specs.map((t) => parseThreshold(metric, t.threshold))),
     ...(opts.extraThresholds ?? []),
   ];
-  const thresholds = evaluateThresholds(declared, { latencies: all, latency, requests: metrics.requests, failed: metrics.failed, checks, dropped: run.dropped });
+  const measured = { latencies: all, latency, requests: metrics.requests, failed: metrics.failed, checks, dropped: run.dropped };
+  const thresholds = evaluateThresholds(declared, measured);
   return {
     tool: 'pmv6 load',
     format: 1,

@@ -272,7 +272,9 @@ class Connection {
         const value = headerValue(data, lineStart + HEADER_NAMES[header]!.length + 1, lineEnd);
         if (header === Header.ContentLength) length = Number(value);
         else if (header === Header.TransferEncoding) chunked = /(^|,)\s*chunked\s*$/i.test(value);
-        else if (header === Header.Connection) close = isKeepAlive(value) ? false : /\bclose\b/i.test(value) ? true : /\bkeep-alive\b/i.test(value) ? false : close;
+        else if (header === Header.Connection) {
+          close = isKeepAlive(value) ? false : /\bclose\b/i.test(value) ? true : /\bkeep-alive\b/i.test(value) ? false : close;
+        }
         else link = link === undefined ? value : `${link}, ${value}`;
       }
       from = lineEnd;

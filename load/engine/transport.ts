@@ -101,7 +101,9 @@ export function createTransport(opts: TransportOptions, metrics: RunMetrics): Tr
     const stats = metrics.statsFor(method, o.name, o.pageSize);
     const t0 = performance.now();
     return new Promise((resolve) => {
-      pool.send(method, url, lines, body, o.readBody, t0, (e, r) => resolve(e === undefined ? answered(stats, t0, r!, r!.size) : unanswered(stats, t0, o.name, e)));
+      pool.send(method, url, lines, body, o.readBody, t0, (e, r) =>
+        resolve(e === undefined ? answered(stats, t0, r!, r!.size) : unanswered(stats, t0, o.name, e)),
+      );
     });
   }
 

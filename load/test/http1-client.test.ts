@@ -209,7 +209,8 @@ describe('pmv6 load on a hostile server', () => {
     const scenario = new URL('../engine/scenario.ts', import.meta.url).href;
     const script =
       `const { runLoad } = await import(${JSON.stringify(engine)}); const { loadScenario } = await import(${JSON.stringify(scenario)});` +
-      `await runLoad({ target: ${JSON.stringify(origin)}, credentials: { user: 'u', password: 'p' }, scenario: loadScenario('large-pages'), vus: 1, durationMs: 300, timeoutMs: 8000 });` +
+      `await runLoad({ target: ${JSON.stringify(origin)}, credentials: { user: 'u', password: 'p' }, scenario: loadScenario('large-pages'),` +
+      ` vus: 1, durationMs: 300, timeoutMs: 8000 });` +
       `process.stdout.write('finished\\n');`;
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
     const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);

@@ -2,7 +2,16 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadScenario, parseThreshold, readScenarioFile, SCENARIO_DIR, SCENARIO_SCHEMA_FILE, scenarioNames, validateScenario, type Scenario } from '../engine/scenario.ts';
+import {
+  loadScenario,
+  parseThreshold,
+  readScenarioFile,
+  SCENARIO_DIR,
+  SCENARIO_SCHEMA_FILE,
+  scenarioNames,
+  validateScenario,
+  type Scenario,
+} from '../engine/scenario.ts';
 import { ITERATIONS, absolute, links } from '../k6/lib/iterations.js';
 
 describe('scenario files', () => {
@@ -35,7 +44,9 @@ describe('scenario files', () => {
       'load.preAllocatedVUs is not a field the schema knows',
       'load.maxVUs is not a field the schema knows',
     ]);
-    expect(validateScenario({ ...good, load: { ...good.load, duration: '30x' } })).toEqual(['load.duration is "30x", not a k6 duration (30s, 2m, 1m30s, 500ms)']);
+    expect(validateScenario({ ...good, load: { ...good.load, duration: '30x' } })).toEqual([
+      'load.duration is "30x", not a k6 duration (30s, 2m, 1m30s, 500ms)',
+    ]);
     expect(validateScenario({ ...good, thresholds: { vus: [{ threshold: 'value<1', why: 'no such metric' }] } })).toEqual([
       'thresholds.vus is not one of http_req_duration, http_req_failed, checks, dropped_iterations',
       'thresholds.vus[0].threshold is "value<1", not a k6 threshold (p(95)<2000, rate<0.01, count<1)',
