@@ -86,6 +86,8 @@ class Connection {
   private size = 0;
   private received = 0;
   private readonly chunks: Buffer[] = [];
+  /** a body to be read whose length the head announced: its bytes are copied here once, not collected in chunks */
+  private body: Buffer | undefined;
   private line = '';
   private closed = false;
   /** a response was read on this connection before: a failure before any byte of the next may be a stale keep-alive */
@@ -125,6 +127,7 @@ class Connection {
     this.size = 0;
     this.received = 0;
     this.chunks.length = 0;
+    this.body = undefined;
     this.socket.write(p.body === '' ? p.head : `${p.head}${p.body}`);
   }
 
@@ -244,8 +247,9 @@ class Connection {
 
   private keep(buf: Buffer, at: number, len: number, shared: boolean): void {
     if (len <= 0) return;
+    if (this.body !== undefined) buf.copy(this.body, this.size, at, at + len);
+    else if (this.current!.readBody) this.chunks.push(shared ? Buffer.from(buf.subarray(at, at + len)) : buf.subarray(at, at + len));
     this.size += len;
-    if (this.current!.readBody) this.chunks.push(shared ? Buffer.from(buf.subarray(at, at + len)) : buf.subarray(at, at + len));
   }
 
   /**
@@ -294,6 +298,7 @@ class Connection {
         this.destroy(new ResponseTooLarge(`the response to ${p.method} ${p.url} announced ${length} bytes, above the cap of ${this.pool.options.maxResponseBytes} bytes`));
         return false;
       }
+      if (p.readBody && length > 0) this.body = Buffer.allocUnsafe(length);
     } else {
       this.state = State.UntilClose;
       this.keepAlive = false;
@@ -304,8 +309,10 @@ class Connection {
   private finish(): void {
     const p = this.current!;
     this.current = undefined;
-    const body = p.readBody ? Buffer.concat(this.chunks, this.size).toString('utf8') : undefined;
+    let body: string | undefined;
+    if (p.readBody) body = this.body !== undefined ? this.body.toString('utf8', 0, this.size) : Buffer.concat(this.chunks, this.size).toString('utf8');
     this.chunks.length = 0;
+    this.body = undefined;
     this.usedBefore = true;
     const reply: Http1Reply = { status: this.status, link: this.link, body, size: this.received };
     if (this.keepAlive && this.state !== State.UntilClose) this.pool.release(this);
