@@ -45,9 +45,10 @@ export interface Transport {
 /** The caller has checked that HMAC credentials exist when `auth` is `hmac`. */
 export function createTransport(opts: TransportOptions, metrics: RunMetrics): Transport {
   const creds = opts.credentials;
-  const api = `${opts.target.replace(/\/+$/, '')}/index.php/api/v6`;
+  const base = opts.target.replace(/\/+$/, '');
+  const api = `${base}/index.php/api/v6`;
   const pool = new Http1Pool({
-    origin: opts.target.replace(/\/+$/, ''),
+    origin: base,
     connections: opts.connections,
     timeoutMs: opts.timeoutMs,
     maxResponseBytes: opts.maxResponseBytes,
