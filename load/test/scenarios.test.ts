@@ -116,6 +116,16 @@ describe('links(): the Link parser both engines use', () => {
     expect(links('<u>; REL=Next, <v>; rel="next"')).toEqual({ next: 'u' });
     expect(links('<a> ; type=text ; rel = "next"')).toEqual({ next: 'a' });
     expect(links('<a>;rel="self";rel="next"')).toEqual({ self: 'a' });
+    expect(links('<a>; rel="SELF", <b>; rel=Last, <c>; rel="fIRST", <d>; rel="nexts", <e>; rel="nope", <f>; rel="PREV next"')).toEqual({
+      self: 'a',
+      last: 'b',
+      first: 'c',
+      nexts: 'd',
+      nope: 'e',
+      prev: 'f',
+      next: 'f',
+    });
+    expect(links('<a>; rel="ſelf", <b>; rel')).toEqual({ ſelf: 'a' });
   });
 
   it('finds nothing where there is no rel', () => {

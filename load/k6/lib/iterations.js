@@ -90,6 +90,29 @@ function knownRel(r) {
   }
 }
 
+/** The pagination relations by length, and the parameter name `rel`: what `relAt` recognises. */
+const RELS_OF_LENGTH = { 4: ['self', 'next', 'prev', 'last'], 5: ['first'], name: ['rel'] };
+
+/**
+ * Which of `candidates` (by default the pagination relation of the same length) `value` holds
+ * from `start` to `end`, in any ASCII case, as its constant string; undefined for any other text
+ * (which the general path of `links` then reads).
+ * Decision: no slice and no lower-casing for the five relations every page carries.
+ * @param {string} value @param {number} start @param {number} end @param {string[]} [candidates]
+ * @returns {string | undefined}
+ */
+function relAt(value, start, end, candidates) {
+  if (candidates === undefined) candidates = end - start === 4 ? RELS_OF_LENGTH[4] : end - start === 5 ? RELS_OF_LENGTH[5] : undefined;
+  if (candidates === undefined) return undefined;
+  for (let k = 0; k < candidates.length; k++) {
+    const name = candidates[k];
+    let i = 0;
+    while (i < name.length && (value.charCodeAt(start + i) | 32) === name.charCodeAt(i)) i++;
+    if (i === name.length) return name;
+  }
+  return undefined;
+}
+
 /**
  * Link header entries as rel → URL (the first URL of each rel): `<url>` then `; name=value`
  * parameters (token or quoted string) up to the next `<`. A character scan, not a regular
@@ -109,10 +132,10 @@ export function links(value) {
     if (lt < 0) break;
     const gt = value.indexOf('>', lt + 1);
     if (gt < 0) break;
-    const url = value.slice(lt + 1, gt);
     i = gt + 1;
-    /** @type {string | undefined} */
-    let rel;
+    // where the value of the first rel parameter starts and ends; -1 when there is none
+    let relStart = -1;
+    let relEnd = -1;
     for (;;) {
       while (i < n && isSpace(value.charCodeAt(i))) i++;
       if (i >= n || value.charCodeAt(i) !== 59) break;
@@ -124,32 +147,41 @@ export function links(value) {
         if (c === 61 || c === 59 || c === 44 || c === 60 || isSpace(c)) break;
         i++;
       }
-      const wanted =
-        rel === undefined && i - nameStart === 3 && (value.charCodeAt(nameStart) | 32) === 114 && (value.charCodeAt(nameStart + 1) | 32) === 101 && (value.charCodeAt(nameStart + 2) | 32) === 108;
+      const wanted = relStart < 0 && i - nameStart === 3 && relAt(value, nameStart, i, RELS_OF_LENGTH.name) !== undefined;
       while (i < n && isSpace(value.charCodeAt(i))) i++;
-      let v = '';
+      let start = i;
+      let end = i;
       if (i < n && value.charCodeAt(i) === 61) {
         i++;
         while (i < n && isSpace(value.charCodeAt(i))) i++;
         if (i < n && value.charCodeAt(i) === 34) {
           const q = value.indexOf('"', i + 1);
-          const end = q < 0 ? n : q;
-          if (wanted) v = value.slice(i + 1, end);
+          start = i + 1;
+          end = q < 0 ? n : q;
           i = end + 1;
         } else {
-          const start = i;
+          start = i;
           while (i < n) {
             const c = value.charCodeAt(i);
             if (c === 59 || c === 44 || c === 60 || isSpace(c)) break;
             i++;
           }
-          if (wanted) v = value.slice(start, i);
+          end = i;
         }
       }
-      if (wanted) rel = v;
+      if (wanted) {
+        relStart = start;
+        relEnd = end;
+      }
     }
-    if (rel === undefined) continue;
-    const lower = rel.toLowerCase();
+    if (relStart < 0) continue;
+    const known = relAt(value, relStart, relEnd);
+    if (known !== undefined) {
+      if (!Object.prototype.hasOwnProperty.call(out, known)) out[known] = value.slice(lt + 1, gt);
+      continue;
+    }
+    const url = value.slice(lt + 1, gt);
+    const lower = value.slice(relStart, relEnd).toLowerCase();
     const rels = lower.indexOf(' ') < 0 && lower.indexOf('\t') < 0 ? [lower] : lower.split(/\s+/);
     for (let k = 0; k < rels.length; k++) {
       const r = knownRel(rels[k]);
