@@ -30,11 +30,3 @@ export function hmacHeaders(input: HmacInput & { publicKey: string }): Record<st
     'X-Request-Timestamp': String(input.timestamp),
   };
 }
-
-/** The part of a URL after `index.php/` (path + query, as written), or the path without its leading slash. */
-export function signedUri(url: string): string {
-  const rest = url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '').replace(/#.*$/s, '');
-  const q = rest.indexOf('?');
-  const at = rest.slice(0, q >= 0 ? q : undefined).indexOf('index.php/');
-  return at >= 0 ? rest.slice(at + 'index.php/'.length) : rest.replace(/^\//, '');
-}

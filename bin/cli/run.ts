@@ -1,5 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { TargetError, UsageError } from '../../core/errors.ts';
 import { type Expectations, loadExpectations } from '../../core/expectations.ts';
 import { scrub } from '../../core/redact.ts';

@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, test } from 'vitest';
 import { encodeNested, leakedForm, nestingArb } from '../../core/test/encodings.ts';
-import { megabytes, treeMemoryText, watchTreeMemory, type TreeMemory } from '../../suites/runner/process-memory.ts';
+import { megabytes, type TreeMemory, treeMemoryText, watchTreeMemory } from '../../suites/runner/process-memory.ts';
 import { BIN } from './spawn-cli.ts';
 
 // The CLI against hostile and broken servers (all on loopback): every case ends with exit 2 (or
@@ -137,10 +137,13 @@ async function pmv6(args: string[], env: Record<string, string> = {}, opts: { si
     child.stderr.on('data', (d) => (stderr += d));
     const memory = watchTreeMemory(child.pid!);
     const kill = setTimeout(() => child.kill('SIGKILL'), WALL_MS + 15_000);
-    const signal = opts.signalAfterMs === undefined ? undefined : setTimeout(() => {
-      signalled = Date.now();
-      child.kill('SIGINT');
-    }, opts.signalAfterMs);
+    const signal =
+      opts.signalAfterMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            signalled = Date.now();
+            child.kill('SIGINT');
+          }, opts.signalAfterMs);
     child.on('error', reject);
     child.on('close', (code, sig) => {
       const tree = memory.stop();
@@ -178,34 +181,62 @@ const json = (res: ServerResponse, status: number, body: string) => {
 
 // Each broken server answers version.json (the preflight's first request) its broken way.
 const BROKEN: Array<[string, Handler, RegExp]> = [
-  ['a body that drips one byte every 2 s', (_q, res) => {
-    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
-    drip(res, Buffer.from(' '), 2_000);
-  }, /timed out after 3000 ms: no complete response \(headers and body\) to GET http:\/\/127\.0\.0\.1:\d+\/index\.php\/api\/v6\/version\.json/],
-  ['an endless body', (_q, res) => {
-    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
-    flood(res);
-  }, /exceeded the cap of 1048576 bytes \(--max-response-bytes\)|timed out after 3000 ms/],
-  ['a 1 GiB body with its Content-Length', (_q, res) => {
-    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(2 ** 30) });
-    flood(res, 2 ** 30);
-  }, /the response to GET http:\/\/127\.0\.0\.1:\d+\/index\.php\/api\/v6\/version\.json exceeded the cap of 1048576 bytes/],
-  ['headers and then nothing', (_q, res) => {
-    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': '100' });
-    res.flushHeaders();
-  }, /timed out after 3000 ms/],
-  ['a connection reset in the middle of the body', (_q, res) => {
-    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': '1000' });
-    res.write(VERSION.slice(0, 20), () => res.socket?.resetAndDestroy());
-  }, /cannot reach http:\/\/127\.0\.0\.1:\d+: .*(ECONNRESET|UND_ERR_SOCKET|other side closed|terminated)/],
-  ['a redirect loop', (q, res) => {
-    res.writeHead(302, { location: q.url ?? '/' });
-    res.end();
-  }, /no v6 API at .* answered 302/],
-  ['an HTML page for version.json', (_q, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end('<!doctype html><title>Welcome</title><p>It works');
-  }, /no v6 API at .* answered 200, not JSON/],
+  [
+    'a body that drips one byte every 2 s',
+    (_q, res) => {
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+      drip(res, Buffer.from(' '), 2_000);
+    },
+    /timed out after 3000 ms: no complete response \(headers and body\) to GET http:\/\/127\.0\.0\.1:\d+\/index\.php\/api\/v6\/version\.json/,
+  ],
+  [
+    'an endless body',
+    (_q, res) => {
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+      flood(res);
+    },
+    /exceeded the cap of 1048576 bytes \(--max-response-bytes\)|timed out after 3000 ms/,
+  ],
+  [
+    'a 1 GiB body with its Content-Length',
+    (_q, res) => {
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(2 ** 30) });
+      flood(res, 2 ** 30);
+    },
+    /the response to GET http:\/\/127\.0\.0\.1:\d+\/index\.php\/api\/v6\/version\.json exceeded the cap of 1048576 bytes/,
+  ],
+  [
+    'headers and then nothing',
+    (_q, res) => {
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': '100' });
+      res.flushHeaders();
+    },
+    /timed out after 3000 ms/,
+  ],
+  [
+    'a connection reset in the middle of the body',
+    (_q, res) => {
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': '1000' });
+      res.write(VERSION.slice(0, 20), () => res.socket?.resetAndDestroy());
+    },
+    /cannot reach http:\/\/127\.0\.0\.1:\d+: .*(ECONNRESET|UND_ERR_SOCKET|other side closed|terminated)/,
+  ],
+  [
+    'a redirect loop',
+    (q, res) => {
+      res.writeHead(302, { location: q.url ?? '/' });
+      res.end();
+    },
+    /no v6 API at .* answered 302/,
+  ],
+  [
+    'an HTML page for version.json',
+    (_q, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end('<!doctype html><title>Welcome</title><p>It works');
+    },
+    /no v6 API at .* answered 200, not JSON/,
+  ],
 ];
 
 describe('pmv6 run and pmv6 load against broken servers', () => {
@@ -241,7 +272,11 @@ describe('output and input paths are checked before any work', () => {
     ['load --baseline /dev/zero', ['load', '--scenario', 'mixed', '--baseline', '/dev/zero'], /cannot read --baseline \/dev\/zero/],
     ['report /dev/zero', ['report', '/dev/zero', '--out', dir], /cannot read results file \/dev\/zero: not a regular file/],
     ['report --out under /proc', ['report', file, '--out', '/proc/x'], /cannot write --out \/proc\/x/],
-    ['a target URL with credentials', ['run', '--target', `http://${USER}:${encodeURIComponent(PASSWORD)}@127.0.0.1:9/`], /--target must not carry credentials \("http:\/\/«redacted»@127\.0\.0\.1:9\/"\): give them with --user and --password/],
+    [
+      'a target URL with credentials',
+      ['run', '--target', `http://${USER}:${encodeURIComponent(PASSWORD)}@127.0.0.1:9/`],
+      /--target must not carry credentials \("http:\/\/«redacted»@127\.0\.0\.1:9\/"\): give them with --user and --password/,
+    ],
   ];
   for (const [name, args, message] of cases) {
     test.concurrent(`${name}: exit 2 with one line, no work done`, async () => {
@@ -255,15 +290,19 @@ describe('output and input paths are checked before any work', () => {
   // EACCES needs a user other than root, and that user must be able to reach the checkout: a clone
   // below a private folder (mktemp -d is 0700) cannot be run by it, which proves nothing here.
   const root = process.getuid?.() === 0;
-  test.runIf(root && othersCanReach(BIN))('--report-dir without write permission, as a non-root user (EACCES): exit 2 with one line', async () => {
-    const locked = join(dir, 'locked');
-    mkdirSync(locked);
-    chmodSync(dir, 0o755);
-    chmodSync(locked, 0o555);
-    const r = await pmv6(['run', '--report-dir', join(locked, 'reports')], { HOME: '/tmp' }, { uid: 65534 });
-    expectWellBehaved(r);
-    expect(r.stderr).toMatch(/cannot write --report-dir .*locked\/reports: EACCES/);
-  }, 120_000);
+  test.runIf(root && othersCanReach(BIN))(
+    '--report-dir without write permission, as a non-root user (EACCES): exit 2 with one line',
+    async () => {
+      const locked = join(dir, 'locked');
+      mkdirSync(locked);
+      chmodSync(dir, 0o755);
+      chmodSync(locked, 0o555);
+      const r = await pmv6(['run', '--report-dir', join(locked, 'reports')], { HOME: '/tmp' }, { uid: 65534 });
+      expectWellBehaved(r);
+      expect(r.stderr).toMatch(/cannot write --report-dir .*locked\/reports: EACCES/);
+    },
+    120_000,
+  );
 });
 
 describe('a server that echoes secrets in nested encodings', () => {
@@ -274,7 +313,7 @@ describe('a server that echoes secrets in nested encodings', () => {
     const echo = (req: IncomingMessage) => {
       const parts: Record<string, string> = {};
       const secrets = [String(req.headers.authorization ?? ''), PASSWORD, TOKEN, JSON.stringify(req.headers)];
-      nestings.forEach((n, i) => (parts[`echo${i}`] = encodeNested(secrets[i % secrets.length]!, n).text));
+      for (const [i, n] of nestings.entries()) parts[`echo${i}`] = encodeNested(secrets[i % secrets.length]!, n).text;
       return JSON.stringify({ error: true, type: 'Echo', message: `${req.headers.authorization} ${JSON.stringify(req.headers)}`, ...parts });
     };
     const target = await hostile((req, res) => {
@@ -293,10 +332,12 @@ describe('a server that echoes secrets in nested encodings', () => {
     expectWellBehaved(r, files, [1], FULL_RUN);
     expect(r.stdout).toMatch(/verdict: NOT CONFORMANT/);
     // Within the block of VER-02 (up to the next clause), the exchange that shows why.
-    expect(r.stdout).toMatch(/^FAIL \[VER-02\] (?:(?!\n\S)[^])*> GET http:\/\/127\.0\.0\.1:\d+\/index\.php\/api\/v6\/version\/check_latest\.json\n(?:(?!\n\S)[^])*< HTTP 404\n/m);
+    expect(r.stdout).toMatch(
+      /^FAIL \[VER-02\] (?:(?!\n\S)[\s\S])*> GET http:\/\/127\.0\.0\.1:\d+\/index\.php\/api\/v6\/version\/check_latest\.json\n(?:(?!\n\S)[\s\S])*< HTTP 404\n/m,
+    );
     expect(r.stderr).not.toMatch(/failed during the run/);
     const results = JSON.parse(readFileSync(join(reports, 'results.json'), 'utf8')) as { harnessErrors: string[]; verdict: { counts: Record<string, number> } };
-    expect(results.harnessErrors, 'a harness error is never the server\'s violation').toEqual([]);
+    expect(results.harnessErrors, "a harness error is never the server's violation").toEqual([]);
     expect(results.verdict.counts['harness-error']).toBe(0);
     expect(readFileSync(join(reports, 'results.json'), 'utf8')).toMatch(/«redacted/);
     const again = join(dir, 'echo-again');
@@ -312,7 +353,10 @@ describe('a server that echoes secrets in nested encodings', () => {
         const { forms } = encodeNested(secret, n);
         for (const [k, out] of outputs.entries()) {
           const leak = leakedForm(out, forms);
-          expect(leak, `output ${k}, nesting ${JSON.stringify(n)}, secret ${secret}: ${out.slice(Math.max(0, out.indexOf(leak ?? "") - 300), out.indexOf(leak ?? "") + 300)}`).toBeUndefined();
+          expect(
+            leak,
+            `output ${k}, nesting ${JSON.stringify(n)}, secret ${secret}: ${out.slice(Math.max(0, out.indexOf(leak ?? '') - 300), out.indexOf(leak ?? '') + 300)}`,
+          ).toBeUndefined();
         }
       }
     }
@@ -325,7 +369,16 @@ describe('a server that echoes secrets, under load', () => {
     const target = await hostile((req, res) => {
       if (req.url?.endsWith('/version.json')) return json(res, 200, VERSION);
       const auth = String(req.headers.authorization ?? '');
-      json(res, 400, JSON.stringify({ error: true, type: 'Echo', message: `${auth} ${JSON.stringify(req.headers)} ${PASSWORD}`, b64: Buffer.from(JSON.stringify(auth)).toString('base64') }));
+      json(
+        res,
+        400,
+        JSON.stringify({
+          error: true,
+          type: 'Echo',
+          message: `${auth} ${JSON.stringify(req.headers)} ${PASSWORD}`,
+          b64: Buffer.from(JSON.stringify(auth)).toString('base64'),
+        }),
+      );
     });
     const out = join(dir, 'load-echo.json');
     const r = await pmv6(['load', '--scenario', 'mixed', '--target', target, '--duration', '2s', '--out', out]);

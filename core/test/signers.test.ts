@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
-import { basicAuthorization, hmacHeaders, hmacSign, signedUri } from '../signers.ts';
+import { signedUri } from '../signed-uri.js';
+import { basicAuthorization, hmacHeaders, hmacSign } from '../signers.ts';
 
 describe('basicAuthorization', () => {
   test('encodes user:password as UTF-8 base64', () => {

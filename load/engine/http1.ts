@@ -42,13 +42,20 @@ const IDLE_MS = 4_000;
 const READ_BUFFER = 1 << 20;
 const MAX_HEAD = 64 * 1024;
 const CRLFCRLF = Buffer.from('\r\n\r\n');
+/**
+ * Decision: the head of a request without a body is encoded once and its Buffer written again for
+ * the same method, URL and header lines (a walk asks for the same few pages over and over). At
+ * most this many heads are kept; then the cache starts again, so one-off URLs cannot grow it.
+ */
+const HEAD_CACHE_SIZE = 1024;
 
 export type Done = (error: Error | undefined, reply: Http1Reply | undefined) => void;
 
 interface Pending {
   method: string;
   url: string;
-  head: string;
+  /** the request head, encoded (no body) or as text to send with the body */
+  head: Buffer | string;
   body: string;
   readBody: boolean;
   deadline: number;
@@ -56,7 +63,7 @@ interface Pending {
   retried: boolean;
 }
 
-const enum State {
+enum State {
   Head,
   Length,
   ChunkSize,
@@ -78,7 +85,9 @@ class Connection {
   private remaining = 0;
   private size = 0;
   private received = 0;
-  private chunks: Buffer[] = [];
+  private readonly chunks: Buffer[] = [];
+  /** a body to be read whose length the head announced: its bytes are copied here once, not collected in chunks */
+  private body: Buffer | undefined;
   private line = '';
   private closed = false;
   /** a response was read on this connection before: a failure before any byte of the next may be a stale keep-alive */
@@ -117,8 +126,9 @@ class Connection {
     this.link = undefined;
     this.size = 0;
     this.received = 0;
-    this.chunks = [];
-    this.socket.write(p.body === '' ? p.head : p.head + p.body);
+    this.chunks.length = 0;
+    this.body = undefined;
+    this.socket.write(p.body === '' ? p.head : `${p.head}${p.body}`);
   }
 
   destroy(e: Error): void {
@@ -151,21 +161,25 @@ class Connection {
     while (at < n && this.current === p) {
       switch (this.state) {
         case State.Head: {
-          // `data` is the head read so far followed by this read from `at`; buf[at] is data[base].
+          // The head runs in `data` from `start` to `limit`: the head read so far followed by this
+          // read from `at` (buf[at] is data[base]), or, with nothing read before, this read itself.
           const base = this.head ? this.head.length : 0;
-          const data = this.head ? Buffer.concat([this.head, buf.subarray(at, n)]) : buf.subarray(at, n);
-          const end = data.indexOf(CRLFCRLF, Math.max(0, base - 3));
+          const data = this.head ? Buffer.concat([this.head, buf.subarray(at, n)]) : buf;
+          const start = this.head ? 0 : at;
+          const limit = this.head ? data.length : n;
+          let end = data.indexOf(CRLFCRLF, this.head ? Math.max(0, base - 3) : at);
+          if (end + 4 > limit) end = -1;
           if (end < 0) {
-            if (data.length > MAX_HEAD) {
+            if (limit - start > MAX_HEAD) {
               this.destroy(new ConnectionError(`a response head of more than ${MAX_HEAD} bytes from ${p.url}`));
               return false;
             }
-            this.head = this.head || shared ? Buffer.from(data) : data;
+            this.head = this.head ? data : shared ? Buffer.from(buf.subarray(at, n)) : buf.subarray(at, n);
             return true;
           }
           this.head = undefined;
-          if (!this.parseHead(data.toString('latin1', 0, end), p)) return false;
-          at += end + 4 - base;
+          if (!this.parseHead(data, start, end, p)) return false;
+          at += end + 4 - start - base;
           if ((this.state as State) === State.Length && this.remaining === 0) this.finish();
           break;
         }
@@ -233,39 +247,40 @@ class Connection {
 
   private keep(buf: Buffer, at: number, len: number, shared: boolean): void {
     if (len <= 0) return;
+    if (this.body !== undefined) buf.copy(this.body, this.size, at, at + len);
+    else if (this.current!.readBody) this.chunks.push(shared ? Buffer.from(buf.subarray(at, at + len)) : buf.subarray(at, at + len));
     this.size += len;
-    if (this.current!.readBody) this.chunks.push(shared ? Buffer.from(buf.subarray(at, at + len)) : buf.subarray(at, at + len));
   }
 
-  /** Status line and the headers the engine needs; false when the head is unusable (the connection is gone). */
-  private parseHead(text: string, p: Pending): boolean {
-    const status = statusOf(text);
+  /**
+   * Status line and the headers the engine needs, read from the bytes of the head (`data` from
+   * `start` up to `end`, the blank line); false when the head is unusable (the connection is gone).
+   */
+  private parseHead(data: Buffer, start: number, end: number, p: Pending): boolean {
+    const status = statusOf(data, start, end);
     if (status < 0) {
       this.destroy(new ConnectionError(`not an HTTP/1.x response from ${p.url}`));
       return false;
     }
     let length = -1;
     let chunked = false;
-    let close = text.charCodeAt(7) === 48;
+    let close = data[start + 7] === 48;
     let link: string | undefined;
-    let from = text.indexOf('\r\n');
-    while (from >= 0) {
-      const next = text.indexOf('\r\n', from + 2);
-      const colon = text.indexOf(':', from + 2);
-      const lineEnd = next < 0 ? text.length : next;
-      const nameLength = colon - from - 2;
-      // only the four headers the engine reads: content-length, transfer-encoding, connection, link
-      if (colon > 0 && colon < lineEnd && (nameLength === 14 || nameLength === 17 || nameLength === 10 || nameLength === 4)) {
-        const name = text.slice(from + 2, colon).toLowerCase();
-        if (name === 'content-length' || name === 'transfer-encoding' || name === 'connection' || name === 'link') {
-          const value = text.slice(colon + 1, lineEnd).trim();
-          if (name === 'content-length') length = Number(value);
-          else if (name === 'transfer-encoding') chunked = /(^|,)\s*chunked\s*$/i.test(value);
-          else if (name === 'connection') close = /\bclose\b/i.test(value) ? true : /\bkeep-alive\b/i.test(value) ? false : close;
-          else link = link === undefined ? value : `${link}, ${value}`;
-        }
+    let from = data.indexOf(13, start);
+    while (from >= 0 && from < end) {
+      const lineStart = from + 2;
+      let lineEnd = data.indexOf(13, lineStart);
+      if (lineEnd < 0 || lineEnd > end) lineEnd = end;
+      const header = headerNamed(data, lineStart, lineEnd);
+      if (header !== Header.Other) {
+        const value = headerValue(data, lineStart + HEADER_NAMES[header]!.length + 1, lineEnd);
+        if (header === Header.ContentLength) length = Number(value);
+        else if (header === Header.TransferEncoding) chunked = /(^|,)\s*chunked\s*$/i.test(value);
+        else if (header === Header.Connection) {
+          close = isKeepAlive(value) ? false : /\bclose\b/i.test(value) ? true : /\bkeep-alive\b/i.test(value) ? false : close;
+        } else link = link === undefined ? value : `${link}, ${value}`;
       }
-      from = next;
+      from = lineEnd;
     }
     if (status < 200) return true;
     this.status = status;
@@ -279,9 +294,12 @@ class Connection {
       this.state = State.Length;
       this.remaining = length;
       if (length > this.pool.options.maxResponseBytes) {
-        this.destroy(new ResponseTooLarge(`the response to ${p.method} ${p.url} announced ${length} bytes, above the cap of ${this.pool.options.maxResponseBytes} bytes`));
+        this.destroy(
+          new ResponseTooLarge(`the response to ${p.method} ${p.url} announced ${length} bytes, above the cap of ${this.pool.options.maxResponseBytes} bytes`),
+        );
         return false;
       }
+      if (p.readBody && length > 0) this.body = Buffer.allocUnsafe(length);
     } else {
       this.state = State.UntilClose;
       this.keepAlive = false;
@@ -292,8 +310,10 @@ class Connection {
   private finish(): void {
     const p = this.current!;
     this.current = undefined;
-    const body = p.readBody ? Buffer.concat(this.chunks, this.size).toString('utf8') : undefined;
-    this.chunks = [];
+    let body: string | undefined;
+    if (p.readBody) body = this.body !== undefined ? this.body.toString('utf8', 0, this.size) : Buffer.concat(this.chunks, this.size).toString('utf8');
+    this.chunks.length = 0;
+    this.body = undefined;
     this.usedBefore = true;
     const reply: Http1Reply = { status: this.status, link: this.link, body, size: this.received };
     if (this.keepAlive && this.state !== State.UntilClose) this.pool.release(this);
@@ -307,18 +327,56 @@ class Connection {
   }
 }
 
-/** The status of `HTTP/1.x NNN …`, or -1. */
-function statusOf(head: string): number {
-  if (head.length < 12 || !head.startsWith('HTTP/1.') || head.charCodeAt(8) !== 32) return -1;
-  const minor = head.charCodeAt(7);
+const HTTP1 = 'HTTP/1.';
+
+/** The status of `HTTP/1.x NNN …` in `head` from `start` (up to `end`), or -1. */
+function statusOf(head: Buffer, start: number, end: number): number {
+  if (end - start < 12 || head[start + 8] !== 32) return -1;
+  for (let i = 0; i < 7; i++) if (head[start + i] !== HTTP1.charCodeAt(i)) return -1;
+  const minor = head[start + 7];
   if (minor !== 48 && minor !== 49) return -1;
   let status = 0;
   for (let i = 9; i < 12; i++) {
-    const d = head.charCodeAt(i) - 48;
+    const d = head[start + i]! - 48;
     if (d < 0 || d > 9) return -1;
     status = status * 10 + d;
   }
-  return head.length === 12 || head.charCodeAt(12) === 32 || head.charCodeAt(12) === 13 ? status : -1;
+  return end - start === 12 || head[start + 12] === 32 || head[start + 12] === 13 ? status : -1;
+}
+
+/** A header's value: the bytes from `from` to `to` without the optional whitespace (RFC 9110 §5.6.3: spaces and tabs) around it. */
+function headerValue(head: Buffer, from: number, to: number): string {
+  while (from < to && (head[from] === 32 || head[from] === 9)) from++;
+  while (to > from && (head[to - 1] === 32 || head[to - 1] === 9)) to--;
+  return head.toString('latin1', from, to);
+}
+
+/** The response headers the engine reads; every other header is skipped unread. */
+enum Header {
+  ContentLength,
+  TransferEncoding,
+  Connection,
+  Link,
+  Other,
+}
+const HEADER_NAMES = ['content-length', 'transfer-encoding', 'connection', 'link'];
+
+/** Which of the engine's headers the line `head[start, end)` is, by its name before the colon (any case). */
+function headerNamed(head: Buffer, start: number, end: number): Header {
+  for (let h = Header.ContentLength; h < Header.Other; h++) {
+    const name = HEADER_NAMES[h]!;
+    const colon = start + name.length;
+    if (colon >= end || head[colon] !== 58) continue;
+    let i = 0;
+    while (i < name.length && (head[start + i]! | 32) === name.charCodeAt(i)) i++;
+    if (i === name.length) return h;
+  }
+  return Header.Other;
+}
+
+/** `keep-alive`, in any case: the value nearly every server sends, decided without a regular expression. */
+function isKeepAlive(value: string): boolean {
+  return value.length === 10 && (value === 'keep-alive' || value.toLowerCase() === 'keep-alive');
 }
 
 /** Keep-alive connections to one origin; at most `connections` at once, the rest queue. */
@@ -329,6 +387,7 @@ export class Http1Pool {
   private readonly busy = new Set<Connection>();
   private readonly queue: Pending[] = [];
   private readonly readBuffer: Buffer | undefined;
+  private readonly heads = new Map<string, { method: string; headers: string; head: Buffer }>();
   private readonly sweeper: NodeJS.Timeout;
   private closing = false;
 
@@ -348,10 +407,23 @@ export class Http1Pool {
       done(new ConnectionError(`${url} is outside the target ${origin}`), undefined);
       return;
     }
-    const path = url.length === origin.length ? '/' : url.slice(origin.length);
-    const length = body === '' ? (method === 'POST' || method === 'PUT' ? 'content-length: 0\r\n' : '') : `content-length: ${Buffer.byteLength(body)}\r\n`;
-    const head = `${method} ${path} HTTP/1.1\r\nhost: ${this.hostHeader}\r\n${headers}${length}\r\n`;
+    const head = body === '' ? this.encodedHead(method, url, headers) : this.headText(method, url, headers, body);
     this.start({ method, url, head, body, readBody, deadline: startedAt + this.options.timeoutMs, done, retried: false }, startedAt);
+  }
+
+  private headText(method: string, url: string, headers: string, body: string): string {
+    const path = url.length === this.url.origin.length ? '/' : url.slice(this.url.origin.length);
+    const length = body === '' ? (method === 'POST' || method === 'PUT' ? 'content-length: 0\r\n' : '') : `content-length: ${Buffer.byteLength(body)}\r\n`;
+    return `${method} ${path} HTTP/1.1\r\nhost: ${this.hostHeader}\r\n${headers}${length}\r\n`;
+  }
+
+  private encodedHead(method: string, url: string, headers: string): Buffer {
+    const known = this.heads.get(url);
+    if (known !== undefined && known.method === method && known.headers === headers) return known.head;
+    const head = Buffer.from(this.headText(method, url, headers, ''));
+    if (this.heads.size >= HEAD_CACHE_SIZE) this.heads.clear();
+    this.heads.set(url, { method, headers, head });
+    return head;
   }
 
   request(method: string, url: string, headers: string, body: string, readBody: boolean, startedAt = performance.now()): Promise<Http1Reply> {
@@ -359,7 +431,10 @@ export class Http1Pool {
   }
 
   private start(p: Pending, now = performance.now()): void {
-    if (this.closing) return p.done(new ConnectionError('the client is closed'), undefined);
+    if (this.closing) {
+      p.done(new ConnectionError('the client is closed'), undefined);
+      return;
+    }
     let c = this.idle.pop();
     while (c && now - c.idleSince > IDLE_MS) {
       c.destroy(new ConnectionError('idle'));

@@ -51,7 +51,11 @@ export function runK6(
 ): Promise<K6Run> {
   const argv = [...(opts.prefix ?? []), k6, 'run', '--no-usage-report', '--address', '', '--no-color', '--quiet', ...(opts.args ?? []), script];
   return new Promise((resolve, reject) => {
-    const child = spawn(argv[0]!, argv.slice(1), { cwd: REPO_ROOT, env: { ...process.env, ...opts.env, K6_NO_USAGE_REPORT: 'true' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(argv[0]!, argv.slice(1), {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...opts.env, K6_NO_USAGE_REPORT: 'true' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     const keep = (acc: string, d: Buffer) => (acc + d.toString('utf8')).slice(-OUTPUT_CAP);

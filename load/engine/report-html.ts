@@ -32,9 +32,7 @@ function svg(key: string, before: number[] | undefined, after: number[] | undefi
   const y = (ms: number) => H - PAD.bottom - (ms / maxY) * (H - PAD.top - PAD.bottom);
   const line = (c: Array<[number, number]> | undefined, cls: string) =>
     c ? `<polyline class="${cls}" points="${c.map(([p, ms]) => `${x(p).toFixed(1)},${y(ms).toFixed(1)}`).join(' ')}"/>` : '';
-  const ticks = [0, 50, 90, 99, 99.9]
-    .map((p) => `<text x="${x(p).toFixed(1)}" y="${H - 10}" text-anchor="middle">p${p}</text>`)
-    .join('');
+  const ticks = [0, 50, 90, 99, 99.9].map((p) => `<text x="${x(p).toFixed(1)}" y="${H - 10}" text-anchor="middle">p${p}</text>`).join('');
   const yTicks = [0, 0.5, 1]
     .map((f) => `<text x="${PAD.left - 6}" y="${(y(maxY * f) + 4).toFixed(1)}" text-anchor="end">${(maxY * f).toFixed(1)}</text>`)
     .join('');

@@ -1,5 +1,5 @@
-import { readFileSync, readdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { Ajv, type ErrorObject } from 'ajv';
@@ -10,7 +10,7 @@ export type { LoadModel, Scenario };
 export const SCENARIO_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'scenarios');
 export const SCENARIO_SCHEMA_FILE = join(SCENARIO_DIR, 'scenario.schema.json');
 
-const validateShape = new Ajv({ strict: true, allErrors: true }).compile<Scenario>(JSON.parse(readFileSync(SCENARIO_SCHEMA_FILE, 'utf8')));
+const validateShape = new Ajv({ strict: true, allErrors: true, verbose: true }).compile<Scenario>(JSON.parse(readFileSync(SCENARIO_SCHEMA_FILE, 'utf8')));
 
 export function scenarioNames(): string[] {
   return readdirSync(SCENARIO_DIR)
@@ -19,35 +19,76 @@ export function scenarioNames(): string[] {
     .sort();
 }
 
+/** A scenario of load/scenarios/ by name; an invalid file throws one line naming the file and each bad field. */
 export function loadScenario(name: string): Scenario {
   if (!scenarioNames().includes(name)) throw new Error(`unknown scenario "${name}"; known: ${scenarioNames().join(', ')}`);
-  const s = JSON.parse(readFileSync(join(SCENARIO_DIR, `${name}.json`), 'utf8')) as Scenario;
-  const problems = validateScenario(s);
-  if (problems.length > 0) throw new Error(`scenario ${name}: ${problems.join('; ')}`);
-  return s;
+  return readScenarioFile(join(SCENARIO_DIR, `${name}.json`));
 }
 
-function schemaProblem(e: ErrorObject): string {
-  return `${e.instancePath || '/'} ${e.message ?? 'is invalid'}${e.keyword === 'enum' || e.keyword === 'const' ? ` (${JSON.stringify(e.params)})` : ''}`;
+export function readScenarioFile(file: string): Scenario {
+  const shown = relative(process.cwd(), file).startsWith('..') ? file : relative(process.cwd(), file);
+  let s: unknown;
+  try {
+    s = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new Error(`${shown}: not a JSON file (${(e as Error).message})`);
+  }
+  const problems = validateScenario(s);
+  if (problems.length > 0) throw new Error(`${shown}: ${problems.join('; ')}`);
+  return s as Scenario;
+}
+
+/** `/thresholds/checks/0/why` as `thresholds.checks[0].why`. */
+function fieldName(pointer: string, child?: string): string {
+  const parts = pointer
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (child !== undefined) parts.push(child);
+  return parts.map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
+}
+
+/** One schema error as a sentence naming the field; undefined for errors that only repeat another. */
+function schemaProblem(e: ErrorObject): string | undefined {
+  const at = fieldName(e.instancePath) || 'the scenario';
+  const description = (e.parentSchema as { description?: string } | undefined)?.description;
+  switch (e.keyword) {
+    case 'if':
+    case 'propertyNames':
+      return undefined;
+    case 'required':
+      return `${fieldName(e.instancePath, String(e.params['missingProperty']))} is missing`;
+    case 'additionalProperties':
+      return `${fieldName(e.instancePath, String(e.params['additionalProperty']))} is not a field the schema knows`;
+    case 'enum': {
+      const allowed = (e.params['allowedValues'] as unknown[]).join(', ');
+      if (e.propertyName !== undefined) return `${fieldName(e.instancePath, e.propertyName)} is not one of ${allowed}`;
+      return `${at} is ${JSON.stringify(e.data)}, not one of ${allowed}`;
+    }
+    case 'pattern':
+      return `${at} is ${JSON.stringify(e.data)}, not ${description ?? `of the form ${String(e.params['pattern'])}`}`;
+    default:
+      return `${at} ${e.message ?? 'is invalid'}${e.instancePath === '' ? '' : ` (it is ${JSON.stringify(e.data)})`}`;
+  }
 }
 
 /** The schema (load/scenarios/scenario.schema.json), then what a schema cannot say: durations and thresholds parse. */
 export function validateScenario(s: unknown): string[] {
-  if (!validateShape(s)) return (validateShape.errors ?? []).map(schemaProblem);
+  if (!validateShape(s)) return [...new Set((validateShape.errors ?? []).map(schemaProblem).filter((p) => p !== undefined))];
   const out: string[] = [];
   try {
     parseDuration(s.load.duration);
   } catch (e) {
-    out.push((e as Error).message);
+    out.push(`load.duration: ${(e as Error).message}`);
   }
   for (const [metric, specs] of Object.entries(s.thresholds)) {
-    for (const t of specs) {
+    specs.forEach((t, i) => {
       try {
         parseThreshold(metric, t.threshold);
       } catch (err) {
-        out.push((err as Error).message);
+        out.push(`thresholds.${metric}[${i}].threshold: ${(err as Error).message}`);
       }
-    }
+    });
   }
   return out;
 }

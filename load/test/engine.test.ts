@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { main } from '../../bin/cli/main.ts';
 import { mutantById } from '../../fixtures/mutants/index.ts';
 import type { ReferenceServer } from '../../fixtures/reference-server/src/index.ts';
-import { main } from '../../bin/cli/main.ts';
+import { type SeededTarget, startSeededTarget } from '../../targets/seeded.ts';
 import { compareResults, mannWhitney } from '../engine/compare.ts';
-import { startSeededTarget, type SeededTarget } from '../../targets/seeded.ts';
 import type { LoadResults } from '../engine/engine.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'pmv6-load-'));
@@ -74,7 +74,9 @@ describe('pmv6 load against the embedded reference server', () => {
     try {
       const out = join(dir, 'broken.json');
       const c = broken.config;
-      expect(await cli('--scenario', 'large-pages', '--target', c.target, '--user', c.user, `--password=${c.password}`, '--duration', '1s', '--out', out, '--quiet')).toBe(1);
+      expect(
+        await cli('--scenario', 'large-pages', '--target', c.target, '--user', c.user, `--password=${c.password}`, '--duration', '1s', '--out', out, '--quiet'),
+      ).toBe(1);
       const r = results(out);
       expect(r.checks.byName['page: rel="prev" absent on the first page, present after it']?.fails).toBeGreaterThan(0);
       expect(r.thresholds.find((t) => t.metric === 'checks')?.ok).toBe(false);
@@ -102,7 +104,18 @@ describe('pmv6 load --baseline', () => {
     await server?.close();
     await slowed?.close();
   });
-  const args = (t: SeededTarget) => ['--scenario', 'large-pages', '--target', t.config.target, '--user', t.config.user, `--password=${t.config.password}`, '--duration', '3s', '--quiet'];
+  const args = (t: SeededTarget) => [
+    '--scenario',
+    'large-pages',
+    '--target',
+    t.config.target,
+    '--user',
+    t.config.user,
+    `--password=${t.config.password}`,
+    '--duration',
+    '3s',
+    '--quiet',
+  ];
 
   it('a second run of the same server is within noise; a server that delays large pages by 20 ms is a regression', async () => {
     expect(await cli(...args(server), '--out', base)).toBe(0);
@@ -125,7 +138,10 @@ describe('pmv6 load --baseline', () => {
   it('Mann-Whitney: equal samples give p = 1, a clear shift gives a small p', () => {
     const a = Array.from({ length: 50 }, (_, i) => 10 + (i % 7));
     expect(mannWhitney(a, a).p).toBeCloseTo(1, 5);
-    const shifted = mannWhitney(a, a.map((v) => v + 20));
+    const shifted = mannWhitney(
+      a,
+      a.map((v) => v + 20),
+    );
     expect(shifted.p).toBeLessThan(1e-6);
     expect(shifted.ps).toBe(1);
   });

@@ -1,12 +1,13 @@
 // The engine's HTTP/1.1 client against servers written byte by byte: framing (Content-Length,
 // chunked, until close, heads and bodies split anywhere), the deadline of a whole request, the
 // cap on a response's bytes, and a kept-alive connection the server has closed.
+import { spawn } from 'node:child_process';
 import { createServer as createHttpsServer } from 'node:https';
-import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { selfSignedCertificate } from '../../targets/tls.ts';
+import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TargetError } from '../../core/errors.ts';
+import { selfSignedCertificate } from '../../targets/tls.ts';
 import { runLoad } from '../engine/engine.ts';
 import { Http1Pool, RequestTimeout, ResponseTooLarge } from '../engine/http1.ts';
 import { loadScenario } from '../engine/scenario.ts';
@@ -25,7 +26,7 @@ async function rawServer(answer: (socket: Socket, request: string, n: number) =>
     let pending = '';
     socket.on('data', (d) => {
       pending += d.toString('latin1');
-      let end;
+      let end: number;
       while ((end = pending.indexOf('\r\n\r\n')) >= 0) {
         const head = pending.slice(0, end);
         pending = pending.slice(end + 4);
@@ -100,7 +101,9 @@ describe('the engine HTTP/1.1 client', () => {
       socket.on('close', () => clearInterval(timer));
     });
     const t0 = performance.now();
-    const e = await pool(origin, { timeoutMs: 300 }).request('GET', `${origin}/slow`, '', '', false).catch((x: unknown) => x);
+    const e = await pool(origin, { timeoutMs: 300 })
+      .request('GET', `${origin}/slow`, '', '', false)
+      .catch((x: unknown) => x);
     expect(e).toBeInstanceOf(RequestTimeout);
     expect((e as Error).message).toBe(`no complete response to GET ${origin}/slow within 300 ms`);
     expect(performance.now() - t0).toBeLessThan(2_000);
@@ -153,6 +156,32 @@ describe('the engine HTTP/1.1 client', () => {
     expect((await insecure.request('GET', `${origin}/x`, '', '', false)).status).toBe(200);
   });
 
+  it('sends each request with its own method, path and header lines, also when the same URL comes again with others', async () => {
+    const heads: string[] = [];
+    const origin = await rawServer((socket, request) => {
+      heads.push(request);
+      socket.write('HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n');
+    });
+    const p = pool(origin);
+    const a = 'x-page-size: 20\r\n';
+    const b = 'x-page-size: 1000\r\n';
+    await p.request('GET', `${origin}/x?q=1`, a, '', false);
+    await p.request('GET', `${origin}/x?q=1`, b, '', false);
+    await p.request('GET', `${origin}/x?q=1`, a, '', false);
+    await p.request('DELETE', `${origin}/x?q=1`, a, '', false);
+    await p.request('POST', `${origin}/x?q=1`, a, '{"é":1}', false);
+    await p.request('GET', origin, '', '', false);
+    const host = new URL(origin).host;
+    expect(heads).toEqual([
+      `GET /x?q=1 HTTP/1.1\r\nhost: ${host}\r\n${a}`.trimEnd(),
+      `GET /x?q=1 HTTP/1.1\r\nhost: ${host}\r\n${b}`.trimEnd(),
+      `GET /x?q=1 HTTP/1.1\r\nhost: ${host}\r\n${a}`.trimEnd(),
+      `DELETE /x?q=1 HTTP/1.1\r\nhost: ${host}\r\n${a}`.trimEnd(),
+      `POST /x?q=1 HTTP/1.1\r\nhost: ${host}\r\n${a}content-length: 8`,
+      `GET / HTTP/1.1\r\nhost: ${host}`,
+    ]);
+  });
+
   it('refuses a URL outside the target', async () => {
     const origin = await rawServer((socket) => socket.end('HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n'));
     await expect(pool(origin).request('GET', 'http://example.com/x', '', '', false)).rejects.toThrow(/outside the target/);
@@ -174,8 +203,32 @@ describe('pmv6 load on a hostile server', () => {
       maxResponseBytes: 1_000_000,
     });
     await expect(run).rejects.toThrow(TargetError);
-    await expect(run).rejects.toThrow(`the response to GET ${origin}/index.php/api/v6/passwords/count.json announced 9000000 bytes, above the cap of 1000000 bytes`);
+    await expect(run).rejects.toThrow(
+      `the response to GET ${origin}/index.php/api/v6/passwords/count.json announced 9000000 bytes, above the cap of 1000000 bytes`,
+    );
   });
+
+  it('a finished run leaves no timer behind: the process ends when the run does, not a request deadline later', async () => {
+    const origin = await rawServer((socket) => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}'));
+    const engine = new URL('../engine/engine.ts', import.meta.url).href;
+    const scenario = new URL('../engine/scenario.ts', import.meta.url).href;
+    const script =
+      `const { runLoad } = await import(${JSON.stringify(engine)}); const { loadScenario } = await import(${JSON.stringify(scenario)});` +
+      `await runLoad({ target: ${JSON.stringify(origin)}, credentials: { user: 'u', password: 'p' }, scenario: loadScenario('large-pages'),` +
+      ` vus: 1, durationMs: 300, timeoutMs: 8000 });` +
+      `process.stdout.write('finished\\n');`;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    let finishedAt = 0;
+    child.stdout.on('data', (d: Buffer) => {
+      if (d.toString().includes('finished')) finishedAt = performance.now();
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    clearTimeout(killer);
+    expect(code).toBe(0);
+    expect(finishedAt).toBeGreaterThan(0);
+    expect(performance.now() - finishedAt, 'the process outlived the run by a request deadline').toBeLessThan(4_000);
+  }, 40_000);
 
   it('a server that never finishes a response costs each request its deadline, and the run still ends', async () => {
     const origin = await rawServer((socket, request) => {
@@ -183,7 +236,14 @@ describe('pmv6 load on a hostile server', () => {
       else socket.write('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{');
     });
     const t0 = performance.now();
-    const r = await runLoad({ target: origin, credentials: { user: 'u', password: 'p' }, scenario: loadScenario('large-pages'), vus: 2, durationMs: 600, timeoutMs: 200 });
+    const r = await runLoad({
+      target: origin,
+      credentials: { user: 'u', password: 'p' },
+      scenario: loadScenario('large-pages'),
+      vus: 2,
+      durationMs: 600,
+      timeoutMs: 200,
+    });
     expect(performance.now() - t0).toBeLessThan(3_000);
     expect(r.requests.failed).toBe(r.requests.total);
     expect(r.transportErrors['RequestTimeout']).toBeGreaterThan(0);

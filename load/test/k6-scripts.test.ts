@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mutantById } from '../../fixtures/mutants/index.ts';
-import { startSeededTarget, type SeededTarget } from '../../targets/seeded.ts';
-import { K6_THRESHOLDS_FAILED, REPO_ROOT, runK6, type K6Run } from '../engine/k6.ts';
+import { type SeededTarget, startSeededTarget } from '../../targets/seeded.ts';
+import { K6_THRESHOLDS_FAILED, type K6Run, REPO_ROOT, runK6 } from '../engine/k6.ts';
 import { loadScenario } from '../engine/scenario.ts';
 import { endpointSelector, endpoints } from '../k6/lib/iterations.js';
-import { CI, K6, NO_K6, checksByName, k6Env, readSummary, thresholdsOf, type K6Summary } from './k6-support.ts';
+import { CI, checksByName, K6, type K6Summary, k6Env, NO_K6, readSummary, thresholdsOf } from './k6-support.ts';
 
 const SECONDS = '2s';
 const dir = mkdtempSync(join(tmpdir(), 'pmv6-k6-'));
@@ -66,7 +66,12 @@ if (!K6) {
         expect(Object.entries(checks).filter(([, c]) => c.fails > 0)).toEqual([]);
         const expected =
           scenario.iteration === 'walk'
-            ? ['count: num_items_per_page equals X-Page-Size', 'page: rel="next" absent on the last page, present before it', 'page: JSON array no longer than X-Page-Size', 'walk: rel="next" reaches every page of the count']
+            ? [
+                'count: num_items_per_page equals X-Page-Size',
+                'page: rel="next" absent on the last page, present before it',
+                'page: JSON array no longer than X-Page-Size',
+                'walk: rel="next" reaches every page of the count',
+              ]
             : ['create password: 201 with an integer id', 'update password: 204', 'delete project: 204'];
         for (const c of expected) expect(checks[c]?.passes, c).toBeGreaterThan(0);
         expect(s.metrics['http_req_failed']?.values['rate']).toBe(0);
@@ -89,19 +94,23 @@ if (!K6) {
       ['large-pages', 'link-prev-on-first-page', 'page: rel="prev" absent on the first page, present after it'],
       ['page-sizes', 'page-size-ignored', 'count: num_items_per_page equals X-Page-Size'],
       ['hmac', 'link-next-on-last-page', 'page: rel="next" absent on the last page, present before it'],
-    ])('%s against the mutant %s: the checks threshold fails (k6 exit 99)', async (name, id, failing) => {
-      const mutant = mutantById(id);
-      expect(mutant, id).toBeDefined();
-      const broken = await startSeededTarget({ passwords: 2_100, mutate: (server) => mutant!.apply(server) });
-      try {
-        const { run, summary } = await k6Run(broken, name, `${name}-${id}`);
-        expect(run.code, explain(run)).toBe(K6_THRESHOLDS_FAILED);
-        const s = summary();
-        expect(checksByName(s)[failing]?.fails, failing).toBeGreaterThan(0);
-        expect(thresholdsOf(s)['checks rate>0.99']).toBe(false);
-      } finally {
-        await broken.close();
-      }
-    }, 120_000);
+    ])(
+      '%s against the mutant %s: the checks threshold fails (k6 exit 99)',
+      async (name, id, failing) => {
+        const mutant = mutantById(id);
+        expect(mutant, id).toBeDefined();
+        const broken = await startSeededTarget({ passwords: 2_100, mutate: (server) => mutant!.apply(server) });
+        try {
+          const { run, summary } = await k6Run(broken, name, `${name}-${id}`);
+          expect(run.code, explain(run)).toBe(K6_THRESHOLDS_FAILED);
+          const s = summary();
+          expect(checksByName(s)[failing]?.fails, failing).toBeGreaterThan(0);
+          expect(thresholdsOf(s)['checks rate>0.99']).toBe(false);
+        } finally {
+          await broken.close();
+        }
+      },
+      120_000,
+    );
   });
 }

@@ -58,7 +58,10 @@ export function recordRequests(server: ReferenceServer, log: string[]): void {
   server.app.addHook('onResponse', (req, reply, done) => {
     const h = req.headers;
     const auth =
-      typeof h['x-request-hash'] === 'string' && typeof h['x-request-timestamp'] === 'string' && typeof h['x-public-key'] === 'string' && h['authorization'] === undefined
+      typeof h['x-request-hash'] === 'string' &&
+      typeof h['x-request-timestamp'] === 'string' &&
+      typeof h['x-public-key'] === 'string' &&
+      h['authorization'] === undefined
         ? 'hmac'
         : /^Basic /.test(String(h['authorization'] ?? ''))
           ? 'basic'

@@ -11,7 +11,7 @@ import { startSeededTarget } from '../../targets/seeded.ts';
 import { runLoad } from '../engine/engine.ts';
 import { REPO_ROOT, runK6 } from '../engine/k6.ts';
 import { loadScenario } from '../engine/scenario.ts';
-import { CI, K6, NO_K6, checksByName, k6Env, readSummary, recordRequests } from './k6-support.ts';
+import { CI, checksByName, K6, k6Env, NO_K6, readSummary, recordRequests } from './k6-support.ts';
 
 const PASSWORDS = 1_234;
 /** Iterations per scenario: every page size once, and page-sizes' first size a second time (its second stretch of the list). */

@@ -1,6 +1,7 @@
 import { Agent, type Dispatcher, errors as undiciErrors } from 'undici';
 import type { Exchange } from '../../core/exchange.ts';
-import { basicAuthorization, hmacSign, signedUri } from '../../core/signers.ts';
+import { signedUri } from '../../core/signed-uri.js';
+import { basicAuthorization, hmacSign } from '../../core/signers.ts';
 import { ReadOnlyError } from './assert.ts';
 import { type Channel, emitExchange } from './traffic.ts';
 

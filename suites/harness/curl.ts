@@ -1,6 +1,6 @@
 import type { Exchange } from '../../core/exchange.ts';
 import { redactJsonText, scrub } from '../../core/redact.ts';
-import { signedUri } from '../../core/signers.ts';
+import { signedUri } from '../../core/signed-uri.js';
 
 /** «redacted:admin password» → PMV6_ADMIN_PASSWORD */
 export function secretVariable(label: string): string {

@@ -1,16 +1,14 @@
-import { fileURLToPath } from 'node:url';
 import type { Vitest } from 'vitest/node';
+import type { Outcome } from '../../core/outcomes.ts';
 import { OUTCOMES } from '../../core/outcomes.ts';
 import { CLAUSES, type Clause } from '../catalogue/clauses.ts';
 import type { RunConfig } from '../harness/config.ts';
 import type { CleanupReport } from '../harness/fixtures.ts';
-import { mergeCleanup, restoreSettings, snapshotSettings, sweep, type SettingsRestore } from './cleanup.ts';
-import { Collector, type CollectedRun } from './collector.ts';
-import { CONFORMANCE_EXCLUDE, CONFORMANCE_INCLUDE, ORACLE_SETUP, PACKAGE_ROOT } from './layout.ts';
-import { requestsSent } from '../harness/traffic.ts';
-import type { Outcome } from '../../core/outcomes.ts';
 import { clauseOutcome, type RunProgress, type TestResult } from '../harness/results.ts';
-
+import { requestsSent } from '../harness/traffic.ts';
+import { mergeCleanup, restoreSettings, type SettingsRestore, snapshotSettings, sweep } from './cleanup.ts';
+import { type CollectedRun, Collector } from './collector.ts';
+import { CONFORMANCE_EXCLUDE, CONFORMANCE_INCLUDE, ORACLE_SETUP, PACKAGE_ROOT } from './layout.ts';
 
 /**
  * Decision, after an interrupt: the running file gets INTERRUPT_GRACE_MS to end and clean up after
@@ -94,20 +92,26 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
   const listening = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
   let interrupted = false;
   let vitestRunning: Vitest | undefined;
-  const collector = new Collector(PACKAGE_ROOT, options.onModuleDone, options.onTestDone, (vitest) => {
-    vitestRunning = vitest;
-    const signal = options.signal;
-    if (!signal) return;
-    for (const name of ['SIGINT', 'SIGTERM'] as const) {
-      for (const l of process.listeners(name)) if (!listening[name].includes(l)) process.off(name, l);
-    }
-    const cancel = () => {
-      interrupted = true;
-      void vitest.cancelCurrentRun('keyboard-input');
-    };
-    if (signal.aborted) cancel();
-    else signal.addEventListener('abort', cancel, { once: true });
-  }, options.onProgress);
+  const collector = new Collector(
+    PACKAGE_ROOT,
+    options.onModuleDone,
+    options.onTestDone,
+    (vitest) => {
+      vitestRunning = vitest;
+      const signal = options.signal;
+      if (!signal) return;
+      for (const name of ['SIGINT', 'SIGTERM'] as const) {
+        for (const l of process.listeners(name)) if (!listening[name].includes(l)) process.off(name, l);
+      }
+      const cancel = () => {
+        interrupted = true;
+        void vitest.cancelCurrentRun('keyboard-input');
+      };
+      if (signal.aborted) cancel();
+      else signal.addEventListener('abort', cancel, { once: true });
+    },
+    options.onProgress,
+  );
   if (!options.signal?.aborted) {
     const { startVitest } = await loadVitest();
     const run = startVitest(
@@ -171,7 +175,14 @@ export function summarise(config: RunConfig, started: number, run: Pick<Collecte
   for (const t of run.tests) for (const id of t.clauses) byClause.set(id, [...(byClause.get(id) ?? []), t]);
   const clauses: ClauseResult[] = CLAUSES.filter((c) => !c.retired).map((clause) => {
     const tests = byClause.get(clause.id) ?? [];
-    return { clause, tests, outcome: clauseOutcome(tests.map((t) => t.outcome), clause.level) };
+    return {
+      clause,
+      tests,
+      outcome: clauseOutcome(
+        tests.map((t) => t.outcome),
+        clause.level,
+      ),
+    };
   });
   // A clause that depends on another (an HMAC refusal on HMAC acceptance) proves nothing while
   // its dependency does not hold (pass, or observed for an INFO one such as AUTH-03): a server

@@ -90,6 +90,29 @@ function knownRel(r) {
   }
 }
 
+/** The pagination relations by length, and the parameter name `rel`: what `relAt` recognises. */
+const RELS_OF_LENGTH = { 4: ['self', 'next', 'prev', 'last'], 5: ['first'], name: ['rel'] };
+
+/**
+ * Which of `candidates` (by default the pagination relation of the same length) `value` holds
+ * from `start` to `end`, in any ASCII case, as its constant string; undefined for any other text
+ * (which the general path of `links` then reads).
+ * Decision: no slice and no lower-casing for the five relations every page carries.
+ * @param {string} value @param {number} start @param {number} end @param {string[]} [candidates]
+ * @returns {string | undefined}
+ */
+function relAt(value, start, end, candidates) {
+  if (candidates === undefined) candidates = end - start === 4 ? RELS_OF_LENGTH[4] : end - start === 5 ? RELS_OF_LENGTH[5] : undefined;
+  if (candidates === undefined) return undefined;
+  for (let k = 0; k < candidates.length; k++) {
+    const name = candidates[k];
+    let i = 0;
+    while (i < name.length && (value.charCodeAt(start + i) | 32) === name.charCodeAt(i)) i++;
+    if (i === name.length) return name;
+  }
+  return undefined;
+}
+
 /**
  * Link header entries as rel → URL (the first URL of each rel): `<url>` then `; name=value`
  * parameters (token or quoted string) up to the next `<`. A character scan, not a regular
@@ -109,10 +132,10 @@ export function links(value) {
     if (lt < 0) break;
     const gt = value.indexOf('>', lt + 1);
     if (gt < 0) break;
-    const url = value.slice(lt + 1, gt);
     i = gt + 1;
-    /** @type {string | undefined} */
-    let rel;
+    // where the value of the first rel parameter starts and ends; -1 when there is none
+    let relStart = -1;
+    let relEnd = -1;
     for (;;) {
       while (i < n && isSpace(value.charCodeAt(i))) i++;
       if (i >= n || value.charCodeAt(i) !== 59) break;
@@ -124,32 +147,41 @@ export function links(value) {
         if (c === 61 || c === 59 || c === 44 || c === 60 || isSpace(c)) break;
         i++;
       }
-      const wanted =
-        rel === undefined && i - nameStart === 3 && (value.charCodeAt(nameStart) | 32) === 114 && (value.charCodeAt(nameStart + 1) | 32) === 101 && (value.charCodeAt(nameStart + 2) | 32) === 108;
+      const wanted = relStart < 0 && i - nameStart === 3 && relAt(value, nameStart, i, RELS_OF_LENGTH.name) !== undefined;
       while (i < n && isSpace(value.charCodeAt(i))) i++;
-      let v = '';
+      let start = i;
+      let end = i;
       if (i < n && value.charCodeAt(i) === 61) {
         i++;
         while (i < n && isSpace(value.charCodeAt(i))) i++;
         if (i < n && value.charCodeAt(i) === 34) {
           const q = value.indexOf('"', i + 1);
-          const end = q < 0 ? n : q;
-          if (wanted) v = value.slice(i + 1, end);
+          start = i + 1;
+          end = q < 0 ? n : q;
           i = end + 1;
         } else {
-          const start = i;
+          start = i;
           while (i < n) {
             const c = value.charCodeAt(i);
             if (c === 59 || c === 44 || c === 60 || isSpace(c)) break;
             i++;
           }
-          if (wanted) v = value.slice(start, i);
+          end = i;
         }
       }
-      if (wanted) rel = v;
+      if (wanted) {
+        relStart = start;
+        relEnd = end;
+      }
     }
-    if (rel === undefined) continue;
-    const lower = rel.toLowerCase();
+    if (relStart < 0) continue;
+    const known = relAt(value, relStart, relEnd);
+    if (known !== undefined) {
+      if (!Object.prototype.hasOwnProperty.call(out, known)) out[known] = value.slice(lt + 1, gt);
+      continue;
+    }
+    const url = value.slice(lt + 1, gt);
+    const lower = value.slice(relStart, relEnd).toLowerCase();
     const rels = lower.indexOf(' ') < 0 && lower.indexOf('\t') < 0 ? [lower] : lower.split(/\s+/);
     for (let k = 0; k < rels.length; k++) {
       const r = knownRel(rels[k]);
@@ -163,7 +195,7 @@ export function links(value) {
 export function absolute(url, api) {
   if (/^https?:\/\//i.test(url)) return url;
   const origin = /^(https?:\/\/[^/]+)/i.exec(api);
-  return url.charAt(0) === '/' && origin ? origin[1] + url : api + '/' + url;
+  return url.charAt(0) === '/' && origin ? origin[1] + url : `${api}/${url}`;
 }
 
 /** @param {string | undefined} text @returns {any} */
@@ -171,7 +203,7 @@ function json(text) {
   if (text === undefined) return undefined;
   try {
     return JSON.parse(text);
-  } catch (e) {
+  } catch (_notJson) {
     return undefined;
   }
 }
@@ -211,19 +243,22 @@ export function checkPage(io, r, page, numPages, pageSize) {
 export async function walk(io, scenario, n) {
   const sizes = scenario.pageSizes;
   const pageSize = sizes[n % sizes.length] || 20;
-  const count = await io.send('GET', io.api + '/passwords/count.json', { pageSize: pageSize, name: NAMES.count, readBody: true });
+  const count = await io.send('GET', `${io.api}/passwords/count.json`, { pageSize: pageSize, name: NAMES.count, readBody: true });
   const c = json(count.body);
   const counted = c !== null && typeof c === 'object' && typeof c.num_items === 'number';
   const ok = [
     io.check('count: status 200', count.status === 200),
     io.check('count: num_items_per_page equals X-Page-Size', counted && c.num_items_per_page === pageSize),
-    io.check('count: num_pages = ceil(num_items / page size)', counted && (c.num_pages === Math.max(1, Math.ceil(c.num_items / pageSize)) || c.num_items === 0)),
+    io.check(
+      'count: num_pages = ceil(num_items / page size)',
+      counted && (c.num_pages === Math.max(1, Math.ceil(c.num_items / pageSize)) || c.num_items === 0),
+    ),
   ];
   if (ok.indexOf(false) >= 0) return;
   const numPages = Math.max(1, c.num_pages);
   const maxPages = scenario.maxPages !== undefined ? scenario.maxPages : numPages;
   const start = maxPages >= numPages ? 1 : ((Math.floor(n / sizes.length) * maxPages) % numPages) + 1;
-  let url = start === 1 ? io.api + '/passwords.json' : io.api + '/passwords/page/' + start + '.json';
+  let url = start === 1 ? `${io.api}/passwords.json` : `${io.api}/passwords/page/${start}.json`;
   let walked = 0;
   for (let page = start; walked < maxPages; page++) {
     const r = await io.send('GET', url, { pageSize: pageSize, name: page === 1 ? NAMES.firstPage : NAMES.page, readBody: io.sampleBody() });
@@ -238,29 +273,29 @@ export async function walk(io, scenario, n) {
 /**
  * One round of writes that removes what it created, even when the run ends in the middle.
  * Names carry the run tag and the iteration's number in the whole test.
- * @param {Io} io @param {Scenario} scenario @param {number} n
+ * @param {Io} io @param {Scenario} _scenario @param {number} n
  */
-export async function mixed(io, scenario, n) {
-  const label = 'pmv6-load-' + io.runTag + '-' + n;
-  const project = await io.send('POST', io.api + '/projects.json', { body: { name: label, parent_id: 0 }, name: NAMES.projects, readBody: true });
+export async function mixed(io, _scenario, n) {
+  const label = `pmv6-load-${io.runTag}-${n}`;
+  const project = await io.send('POST', `${io.api}/projects.json`, { body: { name: label, parent_id: 0 }, name: NAMES.projects, readBody: true });
   const p = json(project.body);
   if (!io.check('create project: 201 with an integer id', project.status === 201 && p !== null && typeof p === 'object' && Number.isInteger(p.id))) return;
   try {
-    const created = await io.send('POST', io.api + '/passwords.json', {
-      body: { name: label, project_id: p.id, username: 'load', password: 'secret-' + label },
+    const created = await io.send('POST', `${io.api}/passwords.json`, {
+      body: { name: label, project_id: p.id, username: 'load', password: `secret-${label}` },
       name: NAMES.passwords,
       readBody: true,
     });
     const w = json(created.body);
     if (!io.check('create password: 201 with an integer id', created.status === 201 && w !== null && typeof w === 'object' && Number.isInteger(w.id))) return;
-    const one = io.api + '/passwords/' + w.id + '.json';
+    const one = `${io.api}/passwords/${w.id}.json`;
     try {
       const shown = await io.send('GET', one, { name: NAMES.password, readBody: true });
       const s = json(shown.body);
       io.check('show password: 200 with its name', shown.status === 200 && s !== null && typeof s === 'object' && s.name === label);
-      const updated = await io.send('PUT', one, { body: { name: label + '-updated' }, name: NAMES.password, readBody: true });
+      const updated = await io.send('PUT', one, { body: { name: `${label}-updated` }, name: NAMES.password, readBody: true });
       io.check('update password: 204', updated.status === 204);
-      const page = await io.send('GET', io.api + '/passwords.json', { pageSize: 20, name: NAMES.firstPage, readBody: true });
+      const page = await io.send('GET', `${io.api}/passwords.json`, { pageSize: 20, name: NAMES.firstPage, readBody: true });
       const items = json(page.body);
       io.check('list: status 200', page.status === 200);
       io.check('list: JSON array no longer than X-Page-Size', Array.isArray(items) && items.length <= 20);
@@ -270,7 +305,7 @@ export async function mixed(io, scenario, n) {
       io.check('delete password: 204', gone.status === 204);
     }
   } finally {
-    const removed = await io.send('DELETE', io.api + '/projects/' + p.id + '.json', { name: NAMES.project, readBody: true, cleanup: true });
+    const removed = await io.send('DELETE', `${io.api}/projects/${p.id}.json`, { name: NAMES.project, readBody: true, cleanup: true });
     io.check('delete project: 204', removed.status === 204);
   }
 }
@@ -312,5 +347,5 @@ export function endpoints(scenario) {
  * @param {{ method: string, name: string, pageSize: number | undefined }} e
  */
 export function endpointSelector(e) {
-  return 'http_reqs{method:' + e.method + ',name:' + e.name + (e.pageSize !== undefined ? ',page_size:' + e.pageSize : '') + '}';
+  return `http_reqs{method:${e.method},name:${e.name}${e.pageSize !== undefined ? `,page_size:${e.pageSize}` : ''}}`;
 }

@@ -1,11 +1,13 @@
 // The k6 side of the scripts of load/k6/: options, target, signing and the k6 `Io` that runs the
 // iterations of ./iterations.js. Plain JS with JSDoc types, in the syntax k6 v0.48 accepts.
-import http from 'k6/http';
+
 import { check, fail } from 'k6';
 import { hmac } from 'k6/crypto';
 import encoding from 'k6/encoding';
 import exec from 'k6/execution';
-import { DEFAULT_BODY_SAMPLE, ITERATIONS, endpointSelector, endpoints } from './iterations.js';
+import http from 'k6/http';
+import { signedUri } from '../../../core/signed-uri.js';
+import { DEFAULT_BODY_SAMPLE, endpointSelector, endpoints, ITERATIONS } from './iterations.js';
 
 /** @typedef {import('./iterations.js').Scenario} Scenario */
 
@@ -64,7 +66,7 @@ export function target(scenario) {
   const base = (__ENV['PMV6_TARGET'] || '').replace(/\/+$/, '');
   if (!/^https?:\/\//.test(base)) fail('set PMV6_TARGET to the base URL of the installation: -e PMV6_TARGET=https://tpm.example.com');
   const t = {
-    api: base + '/index.php/api/v6',
+    api: `${base}/index.php/api/v6`,
     auth: scenario.auth,
     user: __ENV['PMV6_USER'] || '',
     password: __ENV['PMV6_PASSWORD'] || '',
@@ -76,18 +78,10 @@ export function target(scenario) {
   return t;
 }
 
-/** product-facts §2.2: the signed URI is the path after `index.php/`, no leading slash, with ?query as sent. @param {string} url */
-export function signedUri(url) {
-  const rest = url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '').replace(/#.*$/, '');
-  const q = rest.indexOf('?');
-  const at = rest.slice(0, q >= 0 ? q : undefined).indexOf('index.php/');
-  return at >= 0 ? rest.slice(at + 'index.php/'.length) : rest.replace(/^\//, '');
-}
-
 /** @param {Target} t @param {string} url @param {string} body @param {Record<string, string>} headers */
 function addAuthHeaders(t, url, body, headers) {
   if (t.auth === 'basic') {
-    headers['Authorization'] = 'Basic ' + encoding.b64encode(t.user + ':' + t.password);
+    headers['Authorization'] = `Basic ${encoding.b64encode(`${t.user}:${t.password}`)}`;
     return;
   }
   const timestamp = String(Math.floor(Date.now() / 1000));
@@ -136,15 +130,13 @@ function io(t, runTag) {
     send(method, url, o) {
       const res = send(t, method, url, o);
       // as the native engine: a request with no HTTP answer is also a failed check
-      if (res.status === 0) this.check(o.name + ': no transport error', false);
+      if (res.status === 0) this.check(`${o.name}: no transport error`, false);
       return { status: res.status, link: res.headers['Link'], body: o.readBody && typeof res.body === 'string' ? res.body : undefined };
     },
     check(name, ok, tags) {
       /** @type {Record<string, () => boolean>} */
       const sets = {};
-      sets[name] = function () {
-        return ok;
-      };
+      sets[name] = () => ok;
       check(null, sets, tags);
       return ok;
     },
@@ -165,8 +157,8 @@ export function iterate(scenario, t, data) {
 
 /** The credentials work and the target speaks v6 before any load is sent. @param {Target} t */
 export function preflight(t) {
-  const res = send(t, 'GET', t.api + '/version.json', { name: 'version' });
-  if (res.status !== 200) fail('GET ' + t.api + '/version.json answered ' + res.status + ': wrong target or credentials');
+  const res = send(t, 'GET', `${t.api}/version.json`, { name: 'version' });
+  if (res.status !== 200) fail(`GET ${t.api}/version.json answered ${res.status}: wrong target or credentials`);
   return { runTag: Date.now().toString(36) };
 }
 
@@ -175,17 +167,17 @@ export function preflight(t) {
  * @param {Scenario} scenario @param {any} data
  */
 export function summary(scenario, data) {
-  const out = __ENV['PMV6_SUMMARY'] || 'load-' + scenario.name + '.json';
+  const out = __ENV['PMV6_SUMMARY'] || `load-${scenario.name}.json`;
   const lines = [];
   const metrics = data && data.metrics ? data.metrics : {};
   for (const name of Object.keys(metrics)) {
     const th = metrics[name].thresholds;
     if (!th || /^http_reqs\{/.test(name)) continue;
-    for (const expr of Object.keys(th)) lines.push((th[expr].ok ? 'ok   ' : 'FAIL ') + name + ' ' + expr);
+    for (const expr of Object.keys(th)) lines.push(`${(th[expr].ok ? 'ok   ' : 'FAIL ') + name} ${expr}`);
   }
   /** @type {Record<string, string>} */
   const files = {};
   files[out] = JSON.stringify(Object.assign({ scenario: scenario.name }, data), null, 2);
-  files['stdout'] = scenario.name + '\n' + lines.join('\n') + '\n';
+  files['stdout'] = `${scenario.name}\n${lines.join('\n')}\n`;
   return files;
 }

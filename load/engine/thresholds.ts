@@ -1,0 +1,55 @@
+// The verdict of a load run: each threshold (k6 syntax, parsed by ./scenario.ts) against what the
+// run measured, as k6 computes its metrics: http_req_duration over every request, http_req_failed
+// as the share (rate) or number (count) of failed requests, checks as the share that passed or
+// the number that failed, dropped_iterations as a count.
+import type { Histogram } from 'hdr-histogram-js';
+import { holds, type Threshold } from './scenario.ts';
+import { type LatencySummary, percentileMs, round3 } from './stats.ts';
+
+export interface ThresholdResult {
+  metric: string;
+  expr: string;
+  actual: number;
+  ok: boolean;
+}
+
+export interface Measured {
+  /** every request's latency, in µs */
+  latencies: Histogram;
+  latency: LatencySummary;
+  requests: number;
+  failed: number;
+  checks: { passes: number; fails: number };
+  dropped: number;
+}
+
+export function evaluateThresholds(declared: Threshold[], m: Measured): ThresholdResult[] {
+  return declared.map((t) => {
+    const actual = measuredValue(t, m);
+    return { metric: t.metric, expr: t.expr, actual: round3(actual * 1000) / 1000, ok: Number.isFinite(actual) && holds(actual, t.op, t.value) };
+  });
+}
+
+function measuredValue(t: Threshold, m: Measured): number {
+  const s = t.stat;
+  switch (t.metric) {
+    case 'http_req_duration':
+      if (s.kind === 'percentile') return percentileMs(m.latencies, s.p);
+      if (s.kind === 'avg') return m.latency.mean;
+      if (s.kind === 'med') return m.latency.p50;
+      if (s.kind === 'min') return m.latency.min;
+      if (s.kind === 'max') return m.latency.max;
+      if (s.kind === 'count') return m.latency.count;
+      return NaN;
+    case 'http_req_failed':
+      if (s.kind === 'count') return m.failed;
+      return m.requests === 0 ? 0 : m.failed / m.requests;
+    case 'checks': {
+      const { passes, fails } = m.checks;
+      if (s.kind === 'count') return fails;
+      return passes + fails === 0 ? 1 : passes / (passes + fails);
+    }
+    case 'dropped_iterations':
+      return m.dropped;
+  }
+}
