@@ -1,6 +1,6 @@
 // bench:load's k6 run: the walk iteration of load/k6/lib/iterations.js (the same code the
 // scenarios run) at one page size, for PMV6_VUS virtual users during PMV6_DURATION.
-import { iterate, k6Options, preflight, summary, target } from '../k6/lib/pmv6.js';
+import { scenarioScript } from '../k6/lib/pmv6.js';
 
 /** @type {import('../k6/lib/iterations.js').Scenario} */
 const scenario = {
@@ -12,20 +12,9 @@ const scenario = {
   load: { executor: 'constant-vus', vus: 1, duration: '1s' },
   thresholds: {},
 };
-const t = target(scenario);
+const script = scenarioScript(scenario);
 
-export const options = k6Options(scenario);
-
-export function setup() {
-  return preflight(t);
-}
-
-/** @param {{ runTag: string }} data */
-export default async function (data) {
-  await iterate(scenario, t, data);
-}
-
-/** @param {any} data */
-export function handleSummary(data) {
-  return summary(scenario, data);
-}
+export const options = script.options;
+export const setup = script.setup;
+export const handleSummary = script.handleSummary;
+export default script.run;

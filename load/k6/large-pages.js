@@ -1,21 +1,9 @@
-import { iterate, k6Options, preflight, summary, target } from './lib/pmv6.js';
+import { scenarioScript } from './lib/pmv6.js';
 
-/** @type {import('./lib/iterations.js').Scenario} */
-const scenario = JSON.parse(open('../scenarios/large-pages.json'));
-const t = target(scenario);
+/** One scenario of load/scenarios/, run by k6 (v0.48 or later) as its file says. */
+const script = scenarioScript(JSON.parse(open('../scenarios/large-pages.json')));
 
-export const options = k6Options(scenario);
-
-export function setup() {
-  return preflight(t);
-}
-
-/** @param {{ runTag: string }} data */
-export default async function (data) {
-  await iterate(scenario, t, data);
-}
-
-/** @param {any} data */
-export function handleSummary(data) {
-  return summary(scenario, data);
-}
+export const options = script.options;
+export const setup = script.setup;
+export const handleSummary = script.handleSummary;
+export default script.run;

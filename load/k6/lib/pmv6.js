@@ -181,3 +181,23 @@ export function summary(scenario, data) {
   files['stdout'] = `${scenario.name}\n${lines.join('\n')}\n`;
   return files;
 }
+
+/**
+ * What every k6 script exports for its scenario. k6 reads `options`, `setup`, the default
+ * function and `handleSummary` from the entry script itself, so a script opens its scenario at
+ * init and re-exports these.
+ * @param {Scenario} scenario
+ */
+export function scenarioScript(scenario) {
+  const t = target(scenario);
+  return {
+    options: k6Options(scenario),
+    setup: () => preflight(t),
+    /** @param {{ runTag: string }} data */
+    run: async (data) => {
+      await iterate(scenario, t, data);
+    },
+    /** @param {any} data */
+    handleSummary: (data) => summary(scenario, data),
+  };
+}
