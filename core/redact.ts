@@ -412,6 +412,19 @@ export function scrub(text: string): string {
   return scrubWithin(text, BUDGET_BASE + BUDGET_PER_BYTE * text.length);
 }
 
+/**
+ * At most `limit` characters of `text`, with `ellipsis` after a cut, redacted before the cut: a
+ * cut made first could leave part of an encoded secret that no scan can decode any more. Every
+ * excerpt of what a server sent goes through here.
+ */
+export function clip(text: string, limit: number, ellipsis?: string): string;
+export function clip(text: string | undefined, limit: number, ellipsis?: string): string | undefined;
+export function clip(text: string | undefined, limit: number, ellipsis = ''): string | undefined {
+  if (text === undefined) return undefined;
+  const clean = scrub(text);
+  return clean.length > limit ? `${clean.slice(0, limit)}${ellipsis}` : clean;
+}
+
 /** scrub with a given budget of view bytes (tests show the fail-closed path with a small one). */
 export function scrubWithin(text: string, budget: number): string {
   if (matcher === null) matcher = buildMatcher();

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Exchange } from '../core/exchange.ts';
 import { byWeight, isOutcome, OUTCOMES } from '../core/outcomes.ts';
-import { scrub } from '../core/redact.ts';
+import { clip, scrub } from '../core/redact.ts';
 import { AREAS } from '../suites/catalogue/clauses.ts';
 import { SCRIPT } from './html/script.ts';
 import { STYLE } from './html/style.ts';
@@ -260,7 +260,7 @@ function filter(doc: ResultsDocument): string {
 
 function truncated(text: string): string {
   if (text.length <= BODY_LIMIT) return esc(text);
-  return `${esc(text.slice(0, BODY_LIMIT))}<span class="cut">… (cut at ${BODY_LIMIT} characters of ${text.length}; results.json has it whole)</span>`;
+  return `${esc(clip(text, BODY_LIMIT))}<span class="cut">… (cut at ${BODY_LIMIT} characters of ${text.length}; results.json has it whole)</span>`;
 }
 
 function headerLines(headers: Record<string, string | string[]>): string {

@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { OUTCOMES } from '../core/outcomes.ts';
+import { clip } from '../core/redact.ts';
 import { formatExchange } from '../suites/harness/assert.ts';
 import type { ResultsClause, ResultsDocument, ResultsTest } from './results-json.ts';
 import { attrs, xmlAttr, xmlText } from './xml-text.ts';
@@ -59,7 +60,7 @@ function failureText(c: Case): string {
 function oneLine(c: Case): string {
   const f = c.test.failure;
   const text = f?.expected !== undefined ? `expected ${f.expected}, actual ${f.actual ?? '?'}` : (f?.message.split('\n')[0] ?? c.test.outcome);
-  return text.length > 300 ? `${text.slice(0, 299)}…` : text;
+  return clip(text, 299, '…');
 }
 
 function element(name: string, attributes: Record<string, string | undefined>, text?: string): string {

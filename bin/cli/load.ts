@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { TargetError, UsageError } from '../../core/errors.ts';
-import { scrub } from '../../core/redact.ts';
+import { registerSecret, scrub } from '../../core/redact.ts';
 import { compareResults, comparisonText, DEFAULT_COMPARE } from '../../load/engine/compare.ts';
 import {
   DEFAULT_MAX_REQUESTS,
@@ -237,6 +237,9 @@ function installation(values: {
   if (!user || password === undefined) throw new UsageError('a --target needs --user and --password (or PMV6_USER and PMV6_PASSWORD)');
   const pub = values['hmac-public'] ?? env['PMV6_HMAC_PUBLIC'];
   const priv = values['hmac-private'] ?? env['PMV6_HMAC_PRIVATE'];
+  // Hidden from every output from here on, used by this load or not.
+  registerSecret(password, 'password');
+  if (priv) registerSecret(priv, 'HMAC private key');
   return { target: urlOption('target', values.target)!, user, password, ...(pub && priv ? { hmac: { publicKey: pub, privateKey: priv } } : {}) };
 }
 

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { TargetError, UsageError } from '../../core/errors.ts';
 import { type Expectations, loadExpectations } from '../../core/expectations.ts';
-import { scrub } from '../../core/redact.ts';
+import { registerSecret, scrub } from '../../core/redact.ts';
 import { progress, verdictText } from '../../reporters/console.ts';
 import { resultsDocument } from '../../reporters/results-json.ts';
 import { writeReports } from '../../reporters/write-reports.ts';
@@ -145,6 +145,15 @@ async function parseRun(argv: string[]): Promise<RunRequest | string> {
   const hmacPublic = values['hmac-public'] ?? env.PMV6_HMAC_PUBLIC;
   const hmacPrivate = values['hmac-private'] ?? env.PMV6_HMAC_PRIVATE;
   const controlToken = values['control-token'] ?? env.PMV6_CONTROL_TOKEN;
+  // Every secret given is hidden from every output from here on, used by this run or not: a
+  // server may echo any header it receives, and a token given without --control is still secret.
+  for (const [value, label] of [
+    [password, 'password'],
+    [hmacPrivate, 'HMAC private key'],
+    [controlToken, 'control token'],
+  ] as const) {
+    if (value) registerSecret(value, label);
+  }
   if (!target && !values.image && (values.user || values.password || control))
     throw new UsageError('--user, --password and --control need --target (or --image)');
   if (target && (!user || !password)) throw new UsageError('a --target needs the admin credentials: --user and --password (or PMV6_USER and PMV6_PASSWORD)');

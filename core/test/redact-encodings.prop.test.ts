@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { beforeEach, describe, expect, test } from 'vitest';
-import { clearSecrets, HTML_ENTITY_NAMES, lastScanBytes, registerSecret, scrub, scrubWithin } from '../redact.ts';
+import { clearSecrets, clip, HTML_ENTITY_NAMES, lastScanBytes, registerSecret, scrub, scrubWithin } from '../redact.ts';
 import { ENCODER_NAMES, ENCODERS, encodeNested, leakedForm, type Nesting, nestingArb, secretArb } from './encodings.ts';
 
 // Redaction against any secret under any nesting of the encodings servers use. Seeded and
@@ -81,6 +81,26 @@ describe('redaction under nested encodings', () => {
 
   test(`property: ${RUNS} random secrets × random nestings of ${ENCODER_NAMES.length} encodings (seed ${SEED})`, () => {
     fc.assert(holds(scrub), { seed: SEED, numRuns: RUNS });
+  }, 120_000);
+
+  test('an excerpt cut anywhere keeps no part of an encoded secret (clip redacts before it cuts)', () => {
+    const cutAnywhere = fc.property(secretArb, nestingArb, fc.nat(), (secret, nesting, at) => {
+      clearSecrets();
+      registerSecret(secret, 'password');
+      const { text, forms } = encodeNested(secret, nesting);
+      const out = clip(`{"message":"${text}"}`, at % (text.length + 16));
+      const leak = leakedForm(out, forms);
+      if (leak !== undefined) throw new Error(`leaked ${JSON.stringify(leak)} in ${JSON.stringify(out.slice(0, 400))}`);
+    });
+    fc.assert(cutAnywhere, { seed: SEED, numRuns: 2_000 });
+    // Cut first, redact after: part of an encoded secret survives a cut (what clip prevents).
+    const cutFirst = fc.property(secretArb, nestingArb, fc.nat(), (secret, nesting, at) => {
+      clearSecrets();
+      registerSecret(secret, 'password');
+      const { text, forms } = encodeNested(secret, nesting);
+      return leakedForm(scrub(text.slice(0, at % (text.length + 1))), forms) === undefined;
+    });
+    expect(fc.check(cutFirst, { seed: SEED, numRuns: 2_000 }).failed).toBe(true);
   }, 120_000);
 
   test('the property fails when redaction is switched off', () => {

@@ -1,3 +1,4 @@
+import { clip } from '../../core/redact.ts';
 import { formatExchange } from '../../suites/harness/assert.ts';
 import { attrs, xmlAttr, xmlText } from '../xml-text.ts';
 import type { ClientResult, ClientResultsDocument } from './results.ts';
@@ -40,7 +41,7 @@ export function renderClientJunit(doc: ClientResultsDocument): string {
       if (x.outcome === 'pass') return `${open}/>`;
       const first = c.findings.find((f) => f.clause === x.id);
       const message = first ? `expected ${first.expected}, actual ${first.actual}` : `${x.findings} findings`;
-      const short = message.length > 300 ? `${message.slice(0, 299)}…` : message;
+      const short = clip(message, 299, '…');
       const fails = x.outcome === 'fail' || (doc.verdict.strict && clause.level === 'SHOULD');
       if (fails) {
         n.failures++;

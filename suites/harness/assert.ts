@@ -1,5 +1,5 @@
 import { type Exchange, headerValue } from '../../core/exchange.ts';
-import { redactExchange, scrub } from '../../core/redact.ts';
+import { clip, redactExchange, scrub } from '../../core/redact.ts';
 import { toCurl } from './curl.ts';
 import { type SchemaName, validate } from './schemas.ts';
 
@@ -7,7 +7,7 @@ const BODY_LIMIT = 2048;
 
 function truncate(text: string): string {
   if (text.length <= BODY_LIMIT) return text;
-  return `${text.slice(0, BODY_LIMIT)}… (truncated, ${Buffer.byteLength(text, 'utf8')} bytes in all)`;
+  return `${clip(text, BODY_LIMIT)}… (truncated, ${Buffer.byteLength(text, 'utf8')} bytes in all)`;
 }
 
 function bodyLines(prefix: string, body: string | undefined): string[] {
@@ -101,7 +101,7 @@ export function expectResponse(ex: Exchange, expected = 'a response'): asserts e
 }
 
 function quote(text: string, limit = 200): string {
-  return JSON.stringify(text.length > limit ? `${text.slice(0, limit)}…` : text);
+  return JSON.stringify(clip(text, limit, '…'));
 }
 
 export function expectStatus(ex: Exchange, status: number | number[]): void {

@@ -1,4 +1,5 @@
 import { type Exchange, headerValue } from '../../core/exchange.ts';
+import { clip } from '../../core/redact.ts';
 import { expectResponse, SetupError, violation } from './assert.ts';
 import type { ControlClient, Settings } from './control.ts';
 import type { Session } from './session.ts';
@@ -14,7 +15,7 @@ export const PAGE_TOO_HIGH = 'The page number is too high';
 export const MAINTENANCE_MESSAGE = 'This installation is in Maintenance Mode.';
 
 function excerpt(text: string): string {
-  return JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text);
+  return JSON.stringify(clip(text, 200, '…'));
 }
 
 export function isSuccess(ex: Exchange): boolean {

@@ -1,5 +1,6 @@
 import type { Exchange } from '../../core/exchange.ts';
 import { parseLinkHeader, relMap } from '../../core/link.ts';
+import { clip } from '../../core/redact.ts';
 import { expectHeader, expectStatus, violation } from './assert.ts';
 import type { ApiClient } from './client.ts';
 
@@ -29,7 +30,7 @@ export function itemIds(ex: Exchange): number[] {
   expectStatus(ex, 200);
   if (!Array.isArray(ex.json)) violation(ex, 'a JSON array', typeof ex.json);
   return (ex.json as Array<{ id?: unknown }>).map((item) => {
-    if (typeof item?.id !== 'number') violation(ex, 'list items with an integer id', JSON.stringify(item).slice(0, 200));
+    if (typeof item?.id !== 'number') violation(ex, 'list items with an integer id', clip(JSON.stringify(item), 200));
     return item.id as number;
   });
 }

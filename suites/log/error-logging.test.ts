@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Exchange } from '../../core/exchange.ts';
+import { clip } from '../../core/redact.ts';
 import { violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import { UNKNOWN_ID } from '../harness/endpoints.ts';
@@ -57,7 +58,7 @@ clauseTest('LOG-03', 'leave requests that end in an error other than 401 out of 
   if (judged.length === 0) t.unverifiable('none of the requests ended in an error other than 401');
   if (!markerRefused) return;
   const { ex, found } = await entriesMentioning(s, t, marker);
-  if (found.length > 0) violation(ex, `no log entry for the refused POST carrying ${marker}`, JSON.stringify(found[0]).slice(0, 300));
+  if (found.length > 0) violation(ex, `no log entry for the refused POST carrying ${marker}`, clip(JSON.stringify(found[0]), 300));
 });
 
 type Refusal = [string, (measure: (send: () => Promise<Exchange>) => Promise<void>) => Promise<void>];

@@ -1,4 +1,5 @@
 import type { Exchange } from '../../core/exchange.ts';
+import { clip } from '../../core/redact.ts';
 import { violation } from '../harness/assert.ts';
 import { isSuccess } from '../harness/checks.ts';
 import { type ClauseTestContext, clauseTest } from '../harness/clause-test.ts';
@@ -81,7 +82,7 @@ clauseTest('LOG-02', 'record how the log marks each write of the endpoint table 
     violation(
       unmarked[0]!.ex,
       'a log entry that says the write came from the API',
-      unmarked.map((w) => `${label(w.endpoint)}: ${JSON.stringify(w.entries[0]).slice(0, 200)}`).join('; '),
+      unmarked.map((w) => `${label(w.endpoint)}: ${clip(JSON.stringify(w.entries[0]), 200)}`).join('; '),
     );
   }
 });

@@ -1,4 +1,5 @@
 import type { Exchange } from '../../core/exchange.ts';
+import { clip } from '../../core/redact.ts';
 import { expectSchema, expectStatus, violation } from '../harness/assert.ts';
 import type { ClauseTestContext } from '../harness/clause-test.ts';
 import type { Session } from '../harness/session.ts';
@@ -27,8 +28,7 @@ export async function logPage(s: Session, t: ClauseTestContext, page?: number): 
   const ex = await s.admin.get(path, { headers: { 'X-Page-Size': String(LOG_PAGE_SIZE) } });
   unlessServed(t, ex, path);
   expectStatus(ex, 200);
-  if (!Array.isArray(ex.json))
-    violation(ex, `a JSON array of log entries from GET ${path}`, JSON.stringify(ex.json)?.slice(0, 200) ?? 'a body that is not JSON');
+  if (!Array.isArray(ex.json)) violation(ex, `a JSON array of log entries from GET ${path}`, clip(JSON.stringify(ex.json), 200) ?? 'a body that is not JSON');
   return { ex, entries: ex.json as unknown[] };
 }
 

@@ -20,6 +20,7 @@
 import { STATUS_CODES } from 'node:http';
 import { type Exchange, headerValue } from '../../core/exchange.ts';
 import { parseLinkHeader, relMap } from '../../core/link.ts';
+import { clip } from '../../core/redact.ts';
 import { clauseById } from '../catalogue/clauses.ts';
 import { selects } from '../catalogue/selection.ts';
 import { ViolationError } from '../harness/assert.ts';
@@ -228,7 +229,7 @@ export class Oracle {
       const id = (ex.json as { id?: unknown } | undefined)?.id;
       if (status !== 201) this.report(creation.ep, ex, `201 Created for POST ${path}`, `status ${status}`);
       else if (typeof id !== 'number' || !Number.isInteger(id))
-        this.report(creation.res, ex, 'an object with the new id as an integer', ex.response.body.slice(0, 120) || 'no body');
+        this.report(creation.res, ex, 'an object with the new id as an integer', clip(ex.response.body, 120) || 'no body');
     }
     if (success && ex.response.body.trim() !== '' && (ex.json === null || typeof ex.json !== 'object')) {
       this.report(
@@ -239,12 +240,7 @@ export class Oracle {
       );
     }
     if (status === 500 && (ex.json === null || typeof ex.json !== 'object' || Array.isArray(ex.json))) {
-      this.report(
-        'STAT-08',
-        ex,
-        'a JSON object describing the error',
-        ex.json === undefined ? 'a body that is not JSON' : JSON.stringify(ex.json).slice(0, 100),
-      );
+      this.report('STAT-08', ex, 'a JSON object describing the error', ex.json === undefined ? 'a body that is not JSON' : clip(JSON.stringify(ex.json), 100));
     }
     if (method === 'GET' && (status === 200 || status === 404)) {
       const addr = listAddress(path);
@@ -260,7 +256,7 @@ export class Oracle {
     const charset = declaredCharset(contentType);
     if (body !== '' && charset !== undefined && !/^utf-?8$/i.test(charset))
       this.report('GEN-04', ex, 'charset UTF-8 when a charset is declared', `Content-Type: ${contentType}`);
-    if (body.trim() !== '' && ex.json === undefined) this.report('GEN-03', ex, 'a JSON body', `a body that is not JSON: ${JSON.stringify(body.slice(0, 120))}`);
+    if (body.trim() !== '' && ex.json === undefined) this.report('GEN-03', ex, 'a JSON body', `a body that is not JSON: ${JSON.stringify(clip(body, 120))}`);
   }
 
   private messageIs(ex: Responded, clause: string, want: string | RegExp, when: string): void {
@@ -278,7 +274,7 @@ export class Oracle {
         'STAT-06',
         ex,
         `the error object as the body of the ${status} reply`,
-        body === undefined ? 'a body that is not JSON' : JSON.stringify(body).slice(0, 120),
+        body === undefined ? 'a body that is not JSON' : clip(JSON.stringify(body), 120),
       );
       return;
     }

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { beforeAll } from 'vitest';
 import type { Exchange } from '../../core/exchange.ts';
+import { clip } from '../../core/redact.ts';
 import { violation } from '../harness/assert.ts';
 import { type ClauseTestContext, clauseTest } from '../harness/clause-test.ts';
 import { guessedData, kindsOf, label as labelOf, pathOf, TABLE, UNKNOWN_ID } from '../harness/endpoints.ts';
@@ -71,7 +72,7 @@ function clientErrors(t: ClauseTestContext): Array<{ label: string; ex: Exchange
       violation(
         ex,
         `an error object as the body of the ${status} reply (${label})`,
-        body === undefined ? 'a body that is not JSON' : JSON.stringify(body).slice(0, 200),
+        body === undefined ? 'a body that is not JSON' : clip(JSON.stringify(body), 200),
       );
     }
     out.push({ label, ex, body: body as Record<string, unknown> });

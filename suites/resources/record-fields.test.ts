@@ -1,4 +1,5 @@
 import type { Exchange } from '../../core/exchange.ts';
+import { clip } from '../../core/redact.ts';
 import { expectStatus, violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import { useSession } from '../harness/session.ts';
@@ -7,7 +8,7 @@ import { showPassword } from './resource-helpers.ts';
 const s = useSession();
 
 const keysOf = (value: unknown): string[] | string =>
-  value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value).sort() : `not an object: ${JSON.stringify(value)?.slice(0, 80)}`;
+  value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value).sort() : `not an object: ${clip(JSON.stringify(value), 80)}`;
 
 /** The list item with this id on the first page of up to 1000, else the first item. */
 function itemOf(ex: Exchange, id: number): unknown {
@@ -25,7 +26,7 @@ clauseTest('RES-17', 'record the fields of project and password records returned
   const headers = { 'X-Page-Size': '1000' };
   const list = await s.admin.get('/passwords.json', { headers });
   expectStatus(list, 200);
-  if (!Array.isArray(list.json)) violation(list, 'a JSON array', JSON.stringify(list.json)?.slice(0, 200) ?? 'a body that is not JSON');
+  if (!Array.isArray(list.json)) violation(list, 'a JSON array', clip(JSON.stringify(list.json), 200) ?? 'a body that is not JSON');
   t.observe('password list item', keysOf(itemOf(list, password)));
   t.observe('password show', keysOf((await showPassword(s.admin, password)).body));
 

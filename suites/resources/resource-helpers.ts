@@ -1,4 +1,5 @@
 import type { Exchange } from '../../core/exchange.ts';
+import { clip } from '../../core/redact.ts';
 import { expectStatus, ReadOnlyError, violation } from '../harness/assert.ts';
 import type { ApiClient } from '../harness/client.ts';
 import { itemIds } from '../harness/pages.ts';
@@ -79,7 +80,7 @@ export async function showPassword(client: ApiClient, id: number): Promise<{ ex:
   expectStatus(ex, 200);
   const body = ex.json;
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    violation(ex, 'a JSON object with the data of the password', body === undefined ? 'a body that is not JSON' : JSON.stringify(body).slice(0, 200));
+    violation(ex, 'a JSON object with the data of the password', body === undefined ? 'a body that is not JSON' : clip(JSON.stringify(body), 200));
   }
   return { ex, body: body as Record<string, unknown> };
 }

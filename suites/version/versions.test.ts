@@ -1,3 +1,4 @@
+import { clip } from '../../core/redact.ts';
 import { expectResponse, expectSchema, expectStatus, violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import { API_PREFIX } from '../harness/client.ts';
@@ -28,7 +29,7 @@ clauseTest('VER-08', 'serve the action log as a resource that can be queried', a
   const status = list.response?.status;
   if (status === 404 || status === 405) t.unverifiable(`GET /log.json (the product's log path) answered ${status}`);
   expectStatus(list, 200);
-  if (!Array.isArray(list.json)) violation(list, 'a JSON array of log entries', JSON.stringify(list.json)?.slice(0, 200) ?? 'a body that is not JSON');
+  if (!Array.isArray(list.json)) violation(list, 'a JSON array of log entries', clip(JSON.stringify(list.json), 200) ?? 'a body that is not JSON');
   t.observe('entries on the first page', list.json.length);
   const count = await s.admin.get('/log/count.json');
   t.observe('GET /log/count.json', count.response?.status ?? count.error);
@@ -36,5 +37,5 @@ clauseTest('VER-08', 'serve the action log as a resource that can be queried', a
   const page = await s.admin.get('/log/page/1.json', { headers: { 'X-Page-Size': '5' } });
   t.observe('GET /log/page/1.json', page.response?.status ?? page.error);
   if (page.response?.status === 200 && !Array.isArray(page.json))
-    violation(page, 'a JSON array of log entries', JSON.stringify(page.json)?.slice(0, 200) ?? 'a body that is not JSON');
+    violation(page, 'a JSON array of log entries', clip(JSON.stringify(page.json), 200) ?? 'a body that is not JSON');
 });
