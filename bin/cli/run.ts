@@ -8,7 +8,7 @@ import { writeReports } from '../../reporters/write-reports.ts';
 import { clauseById, clausesMatching } from '../../suites/catalogue/clauses.ts';
 import { selectsIds } from '../../suites/catalogue/selection.ts';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../../suites/harness/client.ts';
-import { DEPTHS, isDepth, newRunId, type RunConfig, randomSeed } from '../../suites/harness/config.ts';
+import { DEFAULT_CONCURRENCY, DEPTHS, isDepth, newRunId, type RunConfig, randomSeed } from '../../suites/harness/config.ts';
 import { cleanupText } from '../../suites/runner/cleanup.ts';
 import { verdictOf } from '../../suites/runner/verdict.ts';
 import { ContainerOptionError, type ContainerOptions, containerTarget } from '../../targets/container.ts';
@@ -42,6 +42,8 @@ Options (secrets are better given in the environment, which other users cannot s
   --seed N                seed for generated data (default: random, printed)
   --depth D               how many cases each property test generates: quick (a fifth),
                           standard (default) or deep (four times); printed with the seed
+  --concurrency N         requests a test may have in flight at once where they are
+                          independent of each other (default ${DEFAULT_CONCURRENCY}; 1: one after another)
   --report-dir DIR        write DIR/results.json, junit.xml, report.html and summary.md
                           (summary.md also to $GITHUB_STEP_SUMMARY when that is set)
   --expectations FILE     known deviations, {"PAG-03": "reason", ...}: a listed failure is an
@@ -80,6 +82,7 @@ const RUN_OPTIONS = {
   quiet: { type: 'boolean', default: false },
   list: { type: 'boolean', default: false },
   'read-only': { type: 'boolean', default: false },
+  concurrency: { type: 'string' },
   ...CONTAINER_OPTIONS,
 } as const;
 
@@ -135,6 +138,7 @@ async function parseRun(argv: string[]): Promise<RunRequest | string> {
   const timeoutMs = intOption('timeout', values.timeout, 100, 600_000) ?? 10_000;
   const maxResponseBytes = intOption('max-response-bytes', values['max-response-bytes'], 1024, 2 ** 31 - 1);
   const seed = intOption('seed', values.seed, 0, 2 ** 31 - 1) ?? randomSeed();
+  const concurrency = intOption('concurrency', values.concurrency, 1, 64);
   const depth = values.depth ?? 'standard';
   if (!isDepth(depth)) throw new UsageError(`--depth: "${depth}" is not one of ${DEPTHS.join(', ')}`);
   const only = list(values.only, '--only');
@@ -171,6 +175,7 @@ async function parseRun(argv: string[]): Promise<RunRequest | string> {
       runId: newRunId(),
       seed,
       depth,
+      ...(concurrency !== undefined ? { concurrency } : {}),
       readOnly: values['read-only'],
       timeoutMs,
       ...(maxResponseBytes !== undefined ? { maxResponseBytes } : {}),

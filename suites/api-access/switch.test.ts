@@ -3,6 +3,7 @@ import { expectClientError, expectErrorObject, expectStatus, violation } from '.
 import { API_DISABLED } from '../harness/checks.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import type { ApiClient } from '../harness/client.ts';
+import { inFlight } from '../harness/config.ts';
 import { type Endpoint, type EndpointData, label, notServed, TABLE, useEndpoints } from '../harness/endpoints.ts';
 import { useSession } from '../harness/session.ts';
 
@@ -37,7 +38,8 @@ const offSweep = () =>
     const off: Sweep['off'] = [];
     await s.withSettings({ api_enabled: false }, async () => {
       for (const [who, client] of users) {
-        for (const { endpoint, ex } of await calls.callEach(client, d)) off.push({ who, endpoint, ex });
+        // Refusals change nothing, so they go out side by side (--concurrency).
+        for (const { endpoint, ex } of await calls.callEach(client, d, {}, TABLE, inFlight(s.config))) off.push({ who, endpoint, ex });
       }
     });
     return { users, off, d };

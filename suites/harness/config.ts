@@ -13,6 +13,12 @@ export interface RunConfig {
   seed: number;
   /** How many cases property tests generate (checkProperty); default standard. */
   depth?: Depth;
+  /**
+   * Requests a test may have in flight at once where they are independent of each other (the
+   * sweeps of refusals with API access off or in Maintenance Mode); 1: one after another.
+   * Default DEFAULT_CONCURRENCY.
+   */
+  concurrency?: number;
   readOnly: boolean;
   /** deadline of each whole request (headers and body), ms */
   timeoutMs: number;
@@ -22,6 +28,14 @@ export interface RunConfig {
   tls?: { ca?: string; insecure?: boolean };
   /** --only / --skip: clause IDs or areas */
   selection?: { only?: string[]; skip?: string[] };
+}
+
+/** Decision: 8 requests in flight hide most of a distant installation's latency and stay far below any rate limit. */
+export const DEFAULT_CONCURRENCY = 8;
+
+/** The requests a test may have in flight at once where they are independent. */
+export function inFlight(config: Pick<RunConfig, 'concurrency'>): number {
+  return config.concurrency ?? DEFAULT_CONCURRENCY;
 }
 
 export const DEPTHS = ['quick', 'standard', 'deep'] as const;

@@ -5,6 +5,7 @@ import { isSuccess } from './checks.ts';
 import type { ApiClient } from './client.ts';
 import type { Role } from './control.ts';
 import type { FixtureKind } from './fixtures.ts';
+import { inOrder } from './in-order.ts';
 import type { Session } from './session.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -639,8 +640,17 @@ export interface EndpointCalls {
   make(kind: IdKind, d: EndpointData): Promise<number | undefined>;
   /** Sends the endpoint's request; an object it creates is deleted after the file. */
   call(client: ApiClient, e: Endpoint, d: EndpointData, opts?: CallOptions): Promise<Exchange>;
-  /** Calls each endpoint that the data can fill, in turn (refusals: the shared objects keep their state when it is refused). */
-  callEach(client: ApiClient, d: EndpointData, opts?: CallOptions, endpoints?: readonly Endpoint[]): Promise<Array<{ endpoint: Endpoint; ex: Exchange }>>;
+  /**
+   * Calls each endpoint that the data can fill (refusals: the shared objects keep their state when
+   * it is refused), at most `inFlight` at once (default 1: in turn); the replies in the table's order.
+   */
+  callEach(
+    client: ApiClient,
+    d: EndpointData,
+    opts?: CallOptions,
+    endpoints?: readonly Endpoint[],
+    inFlight?: number,
+  ): Promise<Array<{ endpoint: Endpoint; ex: Exchange }>>;
   /** Calls each endpoint as the Admin on its subject, meant to succeed; an entry without subject is skipped with the reason. */
   succeedEach(endpoints?: readonly Endpoint[], opts?: CallOptions): Promise<EndpointCall[]>;
 }
@@ -817,14 +827,15 @@ class EndpointSession implements EndpointCalls {
     d: EndpointData,
     opts: CallOptions = {},
     endpoints: readonly Endpoint[] = TABLE,
+    inFlight = 1,
   ): Promise<Array<{ endpoint: Endpoint; ex: Exchange }>> {
-    const out: Array<{ endpoint: Endpoint; ex: Exchange }> = [];
+    const sendable: Endpoint[] = [];
     for (const endpoint of endpoints) {
       await this.#ensure(d, kindsOf(endpoint));
       if (missing(endpoint, d) || (endpoint.control && !this.#s.control)) continue;
-      out.push({ endpoint, ex: await this.call(client, endpoint, d, opts) });
+      sendable.push(endpoint);
     }
-    return out;
+    return inOrder(sendable, inFlight, async (endpoint) => ({ endpoint, ex: await this.call(client, endpoint, d, opts) }));
   }
 
   async succeedEach(endpoints: readonly Endpoint[] = TABLE, opts: CallOptions = {}): Promise<EndpointCall[]> {

@@ -3,6 +3,7 @@ import { expectStatus, violation } from '../harness/assert.ts';
 import { MAINTENANCE_MESSAGE } from '../harness/checks.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import type { ApiClient } from '../harness/client.ts';
+import { inFlight } from '../harness/config.ts';
 import { label, TABLE, useEndpoints } from '../harness/endpoints.ts';
 import { useSession } from '../harness/session.ts';
 
@@ -29,7 +30,8 @@ async function askInMaintenance(): Promise<Array<{ what: string; ex: Exchange }>
   const out: Array<{ what: string; ex: Exchange }> = [];
   await s.withSettings({ maintenance_mode: true }, async () => {
     for (const [who, client] of callers) {
-      for (const { endpoint, ex } of await calls.callEach(client, d)) out.push({ what: `${who}: ${label(endpoint)}`, ex });
+      // Refusals change nothing, so they go out side by side (--concurrency).
+      for (const { endpoint, ex } of await calls.callEach(client, d, {}, TABLE, inFlight(s.config))) out.push({ what: `${who}: ${label(endpoint)}`, ex });
       out.push({ what: `${who}: GET /pmv6-unknown.json`, ex: await client.get('/pmv6-unknown.json') });
       out.push({ what: `${who}: PATCH /passwords.json`, ex: await client.request({ method: 'PATCH', path: '/passwords.json', json: {} }) });
       out.push({ what: `${who} without Content-Type: GET /passwords.json`, ex: await client.get('/passwords.json', { contentType: null }) });

@@ -46,7 +46,7 @@ if (address === null || typeof address === 'string') throw new Error('proxy did 
 const target = `http://127.0.0.1:${address.port}`;
 
 const started = performance.now();
-const result = await runSuites({ ...upstream.config, target, control: { url: `${target}/__control`, token: upstream.config.control!.token } });
+const result = await runSuites({ ...upstream.config, concurrency, target, control: { url: `${target}/__control`, token: upstream.config.control!.token } });
 const wallMs = performance.now() - started;
 await new Promise<void>((resolve) => proxy.close(() => resolve()));
 await upstream.close();
