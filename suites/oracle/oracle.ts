@@ -211,8 +211,13 @@ export class Oracle {
       this.report('STAT-01', ex, 'a 2XX, a 4XX or 500 (outside Maintenance Mode)', `status ${status}`);
     }
     if (settings && !settings.api_enabled && METHODS.has(method)) {
-      if (status >= 200 && status < 300)
+      if (status >= 200 && status < 300) {
+        // Decision: serving at all is the violation; what was served (a page, a creation) is not
+        // judged further, as in Maintenance Mode: its requests may go out side by side
+        // (--concurrency), where a list and a write that should both have been refused overlap.
         this.report('GEN-10', ex, 'no API service while API access is switched off (403 "API access is disabled")', `status ${status}`);
+        return;
+      }
       if (status === 403) this.messageIs(r, 'ERR-01', API_DISABLED, 'while API access is switched off');
     }
     if (status >= 400 && status < 500 && method !== 'HEAD') this.errorObject(r, o.auth);
