@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import { TargetError, UsageError } from '../../core/errors.ts';
-import { registerSecret, scrub } from '../../core/redact.ts';
+import { UsageError } from '../../core/errors.ts';
+import { registerSecret } from '../../core/redact.ts';
 import { compareResults, comparisonText, DEFAULT_COMPARE } from '../../load/engine/compare.ts';
 import {
   DEFAULT_MAX_REQUESTS,
@@ -19,6 +19,7 @@ import type { BaseConfig, Target } from '../../targets/target.ts';
 import { type UrlTargetOptions, urlTarget } from '../../targets/url.ts';
 import { intOption, parse, urlOption } from './args.ts';
 import { checkInputFile, checkOutputFile } from './paths.ts';
+import { withTarget } from './with-target.ts';
 
 const HELP = `pmv6 load: generate load from a scenario of load/scenarios/ and judge it by its thresholds
 
@@ -104,22 +105,13 @@ export async function load(argv: string[]): Promise<number> {
     process.stdout.write(request);
     return 0;
   }
-  let target: Target | undefined;
-  try {
-    // The same preflight as pmv6 run for an installation: a dead target, no v6 API or refused
-    // credentials is exit 2 before any load.
-    target = request.url ? await urlTarget(request.base, request.url) : await seeded(request.seedPasswords);
-    const results = await loadTarget(target, request);
-    return await report(results, request);
-  } catch (e) {
-    if (e instanceof TargetError) {
-      process.stderr.write(`pmv6 load: ${scrub(e.message)}\n`);
-      return 2;
-    }
-    throw e;
-  } finally {
-    await target?.close();
-  }
+  // The same preflight as pmv6 run for an installation: a dead target, no v6 API or refused
+  // credentials is exit 2 before any load.
+  return withTarget(
+    'load',
+    () => (request.url ? urlTarget(request.base, request.url) : seeded(request.seedPasswords)),
+    async (target) => report(await loadTarget(target, request), request),
+  );
 }
 
 /** The reference server filled for a load; loaded here, so that loading an installation does not load it. */

@@ -18,6 +18,7 @@ import { type UrlTargetOptions, urlTarget } from '../../targets/url.ts';
 import { intOption, parse, urlOption } from './args.ts';
 import { CONTAINER_HELP, CONTAINER_OPTIONS, containerOptions } from './container-flags.ts';
 import { checkInputFile, checkOutputDir, checkOutputFile } from './paths.ts';
+import { withTarget } from './with-target.ts';
 
 const HELP = `pmv6 run: run the conformance suites and print the verdict
 
@@ -109,19 +110,11 @@ export async function run(argv: string[]): Promise<number> {
   const log = (line: string) => {
     if (!parsed.quiet) process.stdout.write(`${scrub(line)}\n`);
   };
-  let target: Target | undefined;
-  try {
-    target = await acquire(parsed, log);
-    return await runAndReport(target, parsed, log);
-  } catch (e) {
-    if (e instanceof TargetError) {
-      process.stderr.write(`pmv6 run: ${scrub(e.message)}\n`);
-      return 2;
-    }
-    throw e;
-  } finally {
-    await target?.close();
-  }
+  return withTarget(
+    'run',
+    () => acquire(parsed, log),
+    (target) => runAndReport(target, parsed, log),
+  );
 }
 
 /** The request, or the text to print for --help and --list. */

@@ -1,6 +1,5 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
-import { signedUri } from '../signed-uri.js';
 import { basicAuthorization, hmacHeaders, hmacSign } from '../signers.ts';
 
 describe('basicAuthorization', () => {
@@ -57,16 +56,5 @@ describe('hmacHeaders', () => {
     expect(h['X-Public-Key']).toBe('pub');
     expect(h['X-Request-Timestamp']).toBe('42');
     expect(h['X-Request-Hash']).toBe(createHmac('sha256', 'priv').update('api/v6/version.json42').digest('hex'));
-  });
-});
-
-describe('signedUri', () => {
-  test.each([
-    ['http://h:1/index.php/api/v6/passwords.json', 'api/v6/passwords.json'],
-    ['http://h:1/base/index.php/api/v6/passwords/search/a%20b.json?x=1&y=2', 'api/v6/passwords/search/a%20b.json?x=1&y=2'],
-    ['https://h/index.php/api/v6/x.json#frag', 'api/v6/x.json'],
-    ['http://h/other/path.json?index.php/q', 'other/path.json?index.php/q'],
-  ])('%s → %s', (url, uri) => {
-    expect(signedUri(url)).toBe(uri);
   });
 });

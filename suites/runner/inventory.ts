@@ -1,8 +1,8 @@
 import { relative } from 'node:path';
-import { createVitest } from 'vitest/node';
 import type { Level } from '../catalogue/clauses.ts';
 import type { TestMeta } from '../harness/results.ts';
-import { CONFORMANCE_EXCLUDE, CONFORMANCE_INCLUDE, ORACLE_SETUP, PACKAGE_ROOT } from './layout.ts';
+import { PACKAGE_ROOT } from './layout.ts';
+import { loadVitest, SUITE_OPTIONS } from './suite-vitest.ts';
 
 export interface DeclaredTest {
   /** the suite file, relative to the package root: suites/pagination/links.test.ts */
@@ -20,15 +20,11 @@ export interface DeclaredTest {
 // the meta clauseTest gives it. `pmv6 run --list`, the self-checks and the kill matrix read this.
 // A test without pmv6 meta is listed with no IDs, which the self-checks refuse.
 export async function declaredTests(): Promise<DeclaredTest[]> {
+  const { createVitest } = await loadVitest();
   const vitest = await createVitest(
     'test',
     {
-      config: false,
-      root: PACKAGE_ROOT,
-      watch: false,
-      include: CONFORMANCE_INCLUDE,
-      exclude: CONFORMANCE_EXCLUDE,
-      setupFiles: [ORACLE_SETUP],
+      ...SUITE_OPTIONS,
       // The suites read their configuration at import; collection sends no request.
       // With a control protocol, so that no test is left out for the lack of one.
       provide: {
@@ -44,9 +40,6 @@ export async function declaredTests(): Promise<DeclaredTest[]> {
         },
       },
       reporters: [],
-      isolate: false,
-      fileParallelism: false,
-      passWithNoTests: true,
     },
     { logLevel: 'silent' },
   );

@@ -8,7 +8,8 @@ import { clauseOutcome, type RunProgress, type TestResult } from '../harness/res
 import { requestsSent } from '../harness/traffic.ts';
 import { mergeCleanup, restoreSettings, type SettingsRestore, snapshotSettings, sweep } from './cleanup.ts';
 import { type CollectedRun, Collector } from './collector.ts';
-import { CONFORMANCE_EXCLUDE, CONFORMANCE_INCLUDE, ORACLE_SETUP, PACKAGE_ROOT } from './layout.ts';
+import { PACKAGE_ROOT } from './layout.ts';
+import { loadVitest, SUITE_OPTIONS } from './suite-vitest.ts';
 
 /**
  * Decision, after an interrupt: the running file gets INTERRUPT_GRACE_MS to end and clean up after
@@ -18,26 +19,6 @@ import { CONFORMANCE_EXCLUDE, CONFORMANCE_INCLUDE, ORACLE_SETUP, PACKAGE_ROOT } 
 export const INTERRUPT_GRACE_MS = 3_000;
 export const CLEANUP_REQUEST_MS = 2_000;
 export const CLEANUP_BUDGET_MS = 6_000;
-
-/**
- * Decision, for the memory of a run (the peak of the process tree against a URL target, median of
- * three by suites/runner/bench/run-memory.ts: 682 MB before these settings, 540 MB with them):
- * - The worker's young generation is capped at 2 MB per semi-space (V8's default grows to 16 MB and
- *   is mostly garbage here): 40 to 60 MB less, the same run time.
- * - Files run in a forked worker, not a thread: a thread shares the CLI's process, and the tree
- *   measured the same (676 MB against 698 MB with the embedded server).
- * - Rolldown (vite's bundler, loaded with vitest into this process) allocates with mimalloc, which
- *   commits its arenas up front on Linux, so what it frees is only marked reusable and stays in the
- *   RSS (about 60 MB of a run); committed on demand, it goes back to the system. mimalloc reads the
- *   setting when rolldown loads, hence vitest is imported after it is set; a value already set wins.
- */
-const WORKER_EXEC_ARGV = ['--max-semi-space-size=2'];
-const MIMALLOC_SETTINGS = { MIMALLOC_ARENA_EAGER_COMMIT: '0' };
-
-async function loadVitest(): Promise<typeof import('vitest/node')> {
-  for (const [name, value] of Object.entries(MIMALLOC_SETTINGS)) process.env[name] ??= value;
-  return import('vitest/node');
-}
 
 export interface ClauseResult {
   clause: Clause;
@@ -118,24 +99,14 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
       'test',
       [],
       {
-        config: false,
-        root: PACKAGE_ROOT,
+        ...SUITE_OPTIONS,
         run: true,
-        watch: false,
-        include: options.files?.include ?? CONFORMANCE_INCLUDE,
-        exclude: options.files?.exclude ?? CONFORMANCE_EXCLUDE,
+        ...(options.files ?? {}),
         reporters: [collector],
-        setupFiles: [ORACLE_SETUP],
         // The suite files' setup (suites/oracle/setup.ts) hands the oracle's findings to the Collector.
         provide: { pmv6: config, pmv6Runner: true },
-        fileParallelism: false,
-        pool: 'forks',
-        execArgv: WORKER_EXEC_ARGV,
-        // One worker imports the harness once for every file; each file still has its own session.
-        isolate: false,
         testTimeout: Math.max(30_000, config.timeoutMs * 3),
         hookTimeout: Math.max(30_000, config.timeoutMs * 3),
-        passWithNoTests: true,
       },
       { logLevel: 'silent' },
     ).then((vitest) => vitest.close());
