@@ -1,8 +1,8 @@
 import { defineConfig } from 'vitest/config';
-import { CONFORMANCE_EXCLUDE, CONFORMANCE_INCLUDE, ORACLE_SETUP } from './suites/runner/layout.ts';
 
-// Two projects: `unit` is the project's own tests; `conformance` runs the suites against the
-// embedded reference server started by the global setup (the same files `pmv6 run` runs).
+// The project's own tests. The conformance suites are not vitest files: pmv6's runner runs them
+// (suites/runner/suite-runner.ts), and suites/runner/test/reference-run.test.ts runs them all
+// against the embedded reference server.
 export default defineConfig({
   test: {
     projects: [
@@ -22,19 +22,6 @@ export default defineConfig({
             'clients/**/test/**/*.test.ts',
           ],
           testTimeout: 30_000,
-        },
-      },
-      {
-        test: {
-          name: 'conformance',
-          include: CONFORMANCE_INCLUDE,
-          exclude: CONFORMANCE_EXCLUDE,
-          globalSetup: ['suites/runner/global-setup.ts'],
-          setupFiles: [ORACLE_SETUP],
-          fileParallelism: false,
-          isolate: false,
-          testTimeout: 30_000,
-          hookTimeout: 30_000,
         },
       },
     ],

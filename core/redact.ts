@@ -30,7 +30,7 @@ let matcher: Matcher | null = null;
 export function registerSecret(value: string, label: string): void {
   if (!value || [...value].length < MIN_SECRET_LENGTH || secrets.has(value)) return;
   secrets.set(value, { label, fragments: true });
-  matcher = null;
+  if (matcher) addNeedles(matcher, value, label, true);
 }
 
 /** A password, and `user:password` (what a Basic header carries) for passwords too short to scrub alone. */
@@ -40,7 +40,7 @@ export function registerCredentials(user: string, password: string, label: strin
   const pair = `${user}:${password}`;
   if (password && !secrets.has(pair)) {
     secrets.set(pair, { label, fragments: false });
-    matcher = null;
+    if (matcher) addNeedles(matcher, pair, label, false);
   }
 }
 
@@ -278,36 +278,44 @@ const prefixHash = (p: number) => Math.imul(p, 0x9e3779b1) >>> (32 - FILTER_BITS
 
 function buildMatcher(): Matcher | null {
   if (secrets.size === 0) return null;
-  const labels = new Map<string, string>();
-  for (const [secret, { label, fragments }] of secrets) {
-    // The form encoding writes a space as `+`: the percent decoder keeps `+`, the needles have both.
-    for (const value of secret.includes(' ') ? [secret, secret.replaceAll(' ', '+')] : [secret]) {
-      const utf8 = Buffer.from(value, 'utf8').toString('latin1');
-      const forms = [utf8];
-      if (/^[\x00-\xff]*$/.test(value) && value !== utf8) forms.push(value);
-      for (const f of forms) {
-        if (!labels.has(f)) labels.set(f, label);
-        // A fragment of half the secret or more is hidden too: a server that cuts or splits what it
-        // echoes (a base64 run broken in two) must not leave half a password readable.
-        const k = Math.max(MIN_FRAGMENT, Math.ceil(f.length / 2));
-        for (let i = 0; fragments && f.length > k && i + k <= f.length; i++) if (!labels.has(f.slice(i, i + k))) labels.set(f.slice(i, i + k), label);
-      }
-      const chars = [...value];
-      for (let k = 1; k < chars.length; k++) {
-        const joined = Buffer.from(`${chars.slice(0, k).join('')}:${chars.slice(k).join('')}`, 'utf8').toString('latin1');
-        if (!labels.has(joined)) labels.set(joined, label);
-      }
-    }
-  }
-  const byPrefix = new Map<number, string[]>();
-  const filter = new Uint8Array(1 << (FILTER_BITS - 3));
-  for (const needle of [...labels.keys()].sort((x, y) => y.length - x.length)) {
+  const m: Matcher = { byPrefix: new Map(), filter: new Uint8Array(1 << (FILTER_BITS - 3)), labels: new Map(), shortest: Number.POSITIVE_INFINITY };
+  for (const [secret, { label, fragments }] of secrets) addNeedles(m, secret, label, fragments);
+  return m;
+}
+
+/**
+ * The needles of one secret, added to the matcher. Decision: a run registers a secret for every
+ * user it makes, so the matcher grows with each one instead of being built again from all of them.
+ */
+function addNeedles(m: Matcher, secret: string, label: string, fragments: boolean): void {
+  const add = (needle: string) => {
+    if (m.labels.has(needle)) return;
+    m.labels.set(needle, label);
     const p = prefixOf(needle, 0);
-    byPrefix.set(p, [...(byPrefix.get(p) ?? []), needle]);
+    const bucket = m.byPrefix.get(p) ?? [];
+    // Longest first; among needles of one length, the first added first.
+    const at = bucket.findIndex((n) => n.length < needle.length);
+    bucket.splice(at < 0 ? bucket.length : at, 0, needle);
+    m.byPrefix.set(p, bucket);
     const h = prefixHash(p);
-    filter[h >> 3]! |= 1 << (h & 7);
+    m.filter[h >> 3]! |= 1 << (h & 7);
+    m.shortest = Math.min(m.shortest, needle.length);
+  };
+  // The form encoding writes a space as `+`: the percent decoder keeps `+`, the needles have both.
+  for (const value of secret.includes(' ') ? [secret, secret.replaceAll(' ', '+')] : [secret]) {
+    const utf8 = Buffer.from(value, 'utf8').toString('latin1');
+    const forms = [utf8];
+    if (/^[\x00-\xff]*$/.test(value) && value !== utf8) forms.push(value);
+    for (const f of forms) {
+      add(f);
+      // A fragment of half the secret or more is hidden too: a server that cuts or splits what it
+      // echoes (a base64 run broken in two) must not leave half a password readable.
+      const k = Math.max(MIN_FRAGMENT, Math.ceil(f.length / 2));
+      for (let i = 0; fragments && f.length > k && i + k <= f.length; i++) add(f.slice(i, i + k));
+    }
+    const chars = [...value];
+    for (let k = 1; k < chars.length; k++) add(Buffer.from(`${chars.slice(0, k).join('')}:${chars.slice(k).join('')}`, 'utf8').toString('latin1'));
   }
-  return { byPrefix, filter, labels, shortest: Math.min(...[...labels.keys()].map((k) => k.length)) };
 }
 
 function prefixOf(text: string, i: number): number {

@@ -225,8 +225,8 @@ async function runAndReport(target: Target, request: RunRequest, log: (line: str
   if (config.readOnly) log('read-only run: checks that would create, change or delete data are disabled');
   const bar = progress(process.stdout, { quiet: request.quiet, clean: scrub });
   const stop = interruption();
-  // Decision: vitest is loaded only once a run starts, so a bad flag, path or target costs a
-  // fraction of the memory (under 300 MB) and of the start-up time.
+  // Decision: the runner and the suites are loaded only once a run starts, so a bad flag, path or
+  // target costs a fraction of the memory and of the start-up time.
   const { runSuites } = await import('../../suites/runner/run-suites.ts');
   const result = await runSuites(config, { onModuleDone: bar.module, onTestDone: bar.test, onProgress: bar.tick, signal: stop.signal }).finally(stop.release);
   bar.done();
@@ -295,7 +295,7 @@ function interruption(): { signal: AbortSignal; received: NodeJS.Signals | undef
 }
 
 async function listing(only: string[], skip: string[]): Promise<string> {
-  // Loaded here: collecting the suites loads vitest, which a run loads only once it starts.
+  // Loaded here: collecting the suites imports every suite file, which a run does only once it starts.
   const { declaredTests } = await import('../../suites/runner/inventory.ts');
   const tests = await declaredTests();
   const lines = tests.filter((t) => selectsIds(t.ids, { only, skip })).map((t) => `[${t.ids.join(', ')}] ${t.level} ${t.behaviour}  (${t.file})`);

@@ -53,7 +53,7 @@ export class ViolationError extends Error {
     super(scrub(parts.join('\n')));
     this.expected = opts.expected;
     this.actual = opts.actual;
-    // Redacted here too: vitest serialises an error's own properties into its output.
+    // Redacted here too: a test framework may serialise an error's own properties into its output.
     if (opts.exchange) this.exchange = redactExchange(opts.exchange);
     if (opts.clauses) this.clauses = opts.clauses;
   }

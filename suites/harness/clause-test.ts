@@ -1,4 +1,3 @@
-import { type TestContext, test } from 'vitest';
 import { redactExchange, scrub } from '../../core/redact.ts';
 import { type Clause, clauseById, type Level } from '../catalogue/clauses.ts';
 import { selects } from '../catalogue/selection.ts';
@@ -6,6 +5,7 @@ import { isReadOnlyRefusal, READ_ONLY_NOTE, SetupError, ViolationError } from '.
 import { getRunConfig, type RunConfig } from './config.ts';
 import { toCurl } from './curl.ts';
 import type { FailureRecord, TestMeta } from './results.ts';
+import { declareTest, type SuiteTestContext, TestSkipped } from './suite-api.ts';
 
 export interface ClauseTestContext {
   config: RunConfig;
@@ -44,17 +44,15 @@ export function clauseTest(
       ? { outcome: 'skipped-unverifiable', note: 'needs the control protocol (--control), which this run does not have' }
       : undefined;
   if (reason) {
-    test.skip(title, { meta: { pmv6: { clauses: list, level, behaviour, ...reason } } }, () => {});
+    declareTest({ title, meta: { clauses: list, level, behaviour, ...reason } });
     return;
   }
-  const meta: TestMeta = { clauses: list, level, behaviour };
-  test(title, { meta: { pmv6: meta }, ...(options.timeout ? { timeout: options.timeout } : {}) }, async (ctx) => {
-    const own = ctx.task.meta.pmv6 as TestMeta;
+  const body = async (ctx: SuiteTestContext) => {
+    const own = ctx.meta;
     const skipWith = (outcome: NonNullable<TestMeta['outcome']>, note: string): never => {
       own.outcome = outcome;
       own.note = note;
-      ctx.skip(note);
-      throw new Error('unreachable');
+      return ctx.skip(note);
     };
     const t: ClauseTestContext = {
       config,
@@ -68,16 +66,14 @@ export function clauseTest(
     try {
       await fn(t);
     } catch (e) {
+      if (e instanceof TestSkipped) throw e;
       // --read-only: the check would have created, changed or deleted something; nothing was sent.
-      if (!isSkip(e, ctx) && isReadOnlyRefusal(e)) skipWith('disabled', READ_ONLY_NOTE);
-      if (!isSkip(e, ctx)) own.failure = failureRecord(e);
+      if (isReadOnlyRefusal(e)) skipWith('disabled', READ_ONLY_NOTE);
+      own.failure = failureRecord(e);
       throw e;
     }
-  });
-}
-
-function isSkip(e: unknown, ctx: TestContext): boolean {
-  return ctx.task.result?.state === 'skip' || (e as { name?: string } | null)?.name === 'PendingError';
+  };
+  declareTest({ title, meta: { clauses: list, level, behaviour }, body, ...(options.timeout ? { timeoutMs: options.timeout } : {}) });
 }
 
 export function failureRecord(e: unknown): FailureRecord {

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { inject } from 'vitest';
 import { registerCredentials, registerSecret } from '../../core/redact.ts';
 
 export interface RunConfig {
@@ -48,27 +47,26 @@ export function isDepth(value: string): value is Depth {
 /** Decision: quick is a fifth of the standard cases (at least one), deep four times; examples always run. */
 export const DEPTH_FACTOR: Record<Depth, number> = { quick: 0.2, standard: 1, deep: 4 };
 
-declare module 'vitest' {
-  export interface ProvidedContext {
-    pmv6: RunConfig;
-    /** Set by the runner (suites/runner/run-suites.ts), which reads each file's findings from its meta. */
-    pmv6Runner?: boolean;
-  }
-}
-
 export function registerRunSecrets(cfg: RunConfig): void {
   registerCredentials(cfg.user, cfg.password, 'password');
   if (cfg.hmac) registerSecret(cfg.hmac.privateKey, 'hmac private key');
   if (cfg.control) registerSecret(cfg.control.token, 'control token');
 }
 
+let current: RunConfig | undefined;
+
+/** The runner sets the run's configuration before it imports the suite files (undefined: none). */
+export function setRunConfig(cfg: RunConfig | undefined): void {
+  if (cfg) registerRunSecrets(cfg);
+  current = cfg;
+}
+
+/** The configuration of the run in progress, for the suite files and their harness. */
 export function getRunConfig(): RunConfig {
-  const cfg = inject('pmv6');
-  if (!cfg || typeof cfg.target !== 'string') {
-    throw new Error("pmv6 run configuration missing: the global setup must provide('pmv6', RunConfig)");
+  if (!current || typeof current.target !== 'string') {
+    throw new Error('pmv6 run configuration missing: the runner sets it (setRunConfig) before it imports the suite files');
   }
-  registerRunSecrets(cfg);
-  return cfg;
+  return current;
 }
 
 /** A run's id: the prefix of every object it creates (pmv6-<run>-…). */

@@ -11,7 +11,7 @@ export interface FailureRecord {
   curl?: string;
 }
 
-// What a conformance test leaves in its vitest task meta for the runner.
+// What a conformance test declares, and leaves for the runner as it runs.
 export interface TestMeta {
   clauses: string[];
   level: Level;
@@ -21,12 +21,6 @@ export interface TestMeta {
   note?: string;
   failure?: FailureRecord;
   observed?: Record<string, unknown>;
-}
-
-declare module 'vitest' {
-  interface TaskMeta {
-    pmv6?: TestMeta;
-  }
 }
 
 /** How far a run has come: what the live progress line shows. */

@@ -1,16 +1,9 @@
-import { afterAll } from 'vitest';
 import { ReadOnlyError, SetupError } from './assert.ts';
 import { ApiClient } from './client.ts';
 import { getRunConfig, type RunConfig } from './config.ts';
 import { ControlClient, type Settings } from './control.ts';
-import { type CleanupReport, Fixtures, type FixtureUser } from './fixtures.ts';
-
-declare module 'vitest' {
-  interface TaskMeta {
-    /** What the file's session deleted and left behind (set on the file task in afterAll). */
-    pmv6Cleanup?: CleanupReport;
-  }
-}
+import { Fixtures, type FixtureUser } from './fixtures.ts';
+import { afterAll } from './suite-api.ts';
 
 export interface Session {
   config: RunConfig;
@@ -49,13 +42,12 @@ export function useSession(): Session {
     state = { config, admin, control, fixtures: new Fixtures(config, admin, control) };
     return state;
   };
-  // The report goes into the file task's meta, where the runner's Collector reads it.
-  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a hook's fixtures from a destructured first parameter
-  afterAll(async ({}, file) => {
+  // The report goes into the file's meta, where the runner's Collector reads it.
+  afterAll(async (file) => {
     if (!state) return;
     const report = await state.fixtures.cleanup();
-    const before = file.meta.pmv6Cleanup;
-    file.meta.pmv6Cleanup = before ? { deleted: [...before.deleted, ...report.deleted], leftovers: [...before.leftovers, ...report.leftovers] } : report;
+    const before = file.meta.cleanup;
+    file.meta.cleanup = before ? { deleted: [...before.deleted, ...report.deleted], leftovers: [...before.leftovers, ...report.leftovers] } : report;
     await state.control?.close();
     await state.admin.close();
   });

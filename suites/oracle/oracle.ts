@@ -118,6 +118,17 @@ function isBasicAttempt(auth: Auth, ex: Exchange): boolean {
   return false;
 }
 
+let active: Oracle | undefined;
+
+/** The oracle of the run in progress (set by the runner), which probes ask. */
+export function activeOracle(): Oracle | undefined {
+  return active;
+}
+
+export function activateOracle(oracle: Oracle | undefined): void {
+  active = oracle;
+}
+
 type Responded = Exchange & { response: NonNullable<Exchange['response']> };
 
 export class Oracle {

@@ -8,11 +8,7 @@
 import { clauseById } from '../catalogue/clauses.ts';
 import { ViolationError } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
-import type { Oracle } from './oracle.ts';
-
-function oracle(): Oracle | undefined {
-  return (globalThis as { __pmv6Oracle?: Oracle }).__pmv6Oracle;
-}
+import { activeOracle as oracle } from './oracle.ts';
 
 export function expectOracleClean(ids: readonly string[]): void {
   const found = oracle()?.pending(ids);

@@ -1,10 +1,10 @@
-import { beforeAll } from 'vitest';
 import type { Exchange } from '../../core/exchange.ts';
 import { expectErrorObject, expectResponse, expectSchema, expectStatus, SetupError, violation } from '../harness/assert.ts';
 import { type ClauseTestContext, clauseTest } from '../harness/clause-test.ts';
 import type { Settings } from '../harness/control.ts';
 import { type Count, itemIds } from '../harness/pages.ts';
 import { useSession } from '../harness/session.ts';
+import { beforeAll } from '../harness/suite-api.ts';
 
 const s = useSession();
 const LIST = '/passwords';

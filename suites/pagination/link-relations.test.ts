@@ -1,9 +1,9 @@
-import { beforeAll } from 'vitest';
 import { headerValue } from '../../core/exchange.ts';
 import { expectErrorObject, expectSchema, expectStatus, violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import { type Count, getPage, itemIds, links, linkTarget, relSet, sameItems } from '../harness/pages.ts';
 import { useSession } from '../harness/session.ts';
+import { beforeAll } from '../harness/suite-api.ts';
 
 const s = useSession();
 const SIZE = 5;

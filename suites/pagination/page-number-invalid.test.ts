@@ -1,8 +1,8 @@
-import { beforeAll } from 'vitest';
 import { expectErrorObject, expectResponse, violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import { getPage, itemIds, sameItems } from '../harness/pages.ts';
 import { useSession } from '../harness/session.ts';
+import { beforeAll } from '../harness/suite-api.ts';
 
 const s = useSession();
 const SIZE = 5;

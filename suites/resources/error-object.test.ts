@@ -1,11 +1,11 @@
 import { STATUS_CODES } from 'node:http';
-import { beforeAll } from 'vitest';
 import type { Exchange } from '../../core/exchange.ts';
 import { clip } from '../../core/redact.ts';
 import { violation } from '../harness/assert.ts';
 import { type ClauseTestContext, clauseTest } from '../harness/clause-test.ts';
 import { guessedData, kindsOf, label as labelOf, pathOf, TABLE, UNKNOWN_ID } from '../harness/endpoints.ts';
 import { useSession } from '../harness/session.ts';
+import { beforeAll } from '../harness/suite-api.ts';
 import { describesStatus } from '../oracle/oracle.ts';
 import { oracleTest } from '../oracle/probe.ts';
 import { useCreations } from './resource-helpers.ts';

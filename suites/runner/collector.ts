@@ -1,10 +1,10 @@
-import { relative } from 'node:path';
-import type { Reporter, TestCase, TestModule, TestSpecification, Vitest } from 'vitest/node';
 import { scrub } from '../../core/redact.ts';
 import { CLAUSES, clauseById } from '../catalogue/clauses.ts';
 import { READ_ONLY_MARK, READ_ONLY_NOTE } from '../harness/assert.ts';
 import type { CleanupReport } from '../harness/fixtures.ts';
 import { type RunProgress, type TestResult, testOutcome } from '../harness/results.ts';
+import type { OracleFinding } from '../oracle/oracle.ts';
+import type { CaseRun, FileRun } from './suite-runner.ts';
 
 export interface CollectedRun {
   tests: TestResult[];
@@ -17,15 +17,19 @@ export interface CollectedRun {
   requestsByFile: Record<string, number>;
 }
 
-// Gathers every conformance test's result and meta; reports progress through `onModuleDone`.
-export class Collector implements Reporter {
+/** What the response oracle found in one file's traffic. */
+export interface FileFindings {
+  findings: OracleFinding[];
+  errors: string[];
+}
+
+// Gathers every conformance test's result and meta; reports progress as tests and files end.
+export class Collector {
   readonly run: CollectedRun = { tests: [], harnessErrors: [], cleanup: { deleted: [], leftovers: [] }, requests: 0, requestsByFile: {} };
 
   constructor(
-    private readonly root: string,
     private readonly onModuleDone: (file: string, results: TestResult[]) => void = () => {},
     private readonly onTestDone: (result: TestResult) => void = () => {},
-    private readonly onStart: (vitest: Vitest) => void = () => {},
     private readonly onProgress: (progress: RunProgress) => void = () => {},
   ) {}
 
@@ -35,17 +39,13 @@ export class Collector implements Reporter {
   /** requests of the tests done in the file running */
   #inFile = 0;
 
-  onInit(vitest: Vitest): void {
-    this.onStart(vitest);
+  runStart(files: number): void {
+    this.#filesTotal = files;
   }
 
-  onTestRunStart(specifications: ReadonlyArray<TestSpecification>): void {
-    this.#filesTotal = specifications.length;
-  }
-
-  onTestCaseResult(test: TestCase): void {
-    this.onTestDone(this.toResult(relative(this.root, test.module.moduleId), test));
-    this.#inFile += test.meta().pmv6Requests ?? 0;
+  caseDone(file: string, c: CaseRun): void {
+    this.onTestDone(toResult(file, c));
+    this.#inFile += c.requests;
     this.#progress();
   }
 
@@ -58,37 +58,34 @@ export class Collector implements Reporter {
     });
   }
 
-  onTestModuleEnd(module: TestModule): void {
-    const file = relative(this.root, module.moduleId);
-    const results: TestResult[] = [];
-    const errors = module.errors().map((e) => scrub(e.message));
-    for (const test of module.children.allTests()) results.push(this.toResult(file, test));
-    // A file-level error with tests that never ran is a failed beforeAll: those tests could not
-    // be set up. A file-level error with no tests (it did not even load) is the harness's.
-    const stranded = results.filter((r) => r.outcome === 'disabled' && r.note === undefined);
-    const cleanup = module.meta().pmv6Cleanup;
+  /** A file ended: its tests, its hooks' errors, its cleanup, the oracle's findings in its traffic. */
+  fileDone(run: FileRun, oracle: FileFindings | undefined, requests: number): void {
+    const file = run.file;
+    const results = run.cases.map((c) => toResult(file, c));
+    const cleanup = run.meta.cleanup;
     if (cleanup) {
       this.run.cleanup.deleted.push(...cleanup.deleted);
       this.run.cleanup.leftovers.push(...cleanup.leftovers);
     }
-    if (errors.length > 0 && stranded.length > 0 && errors.every((e) => e.includes(READ_ONLY_MARK))) {
+    // A failed beforeAll leaves the file's tests that would have run not run: they could not be set up.
+    const setupError = run.setupError === undefined ? undefined : scrub(run.setupError);
+    const stranded = results.filter((_r, i) => setupError !== undefined && run.cases[i]?.state === 'skipped' && run.cases[i]?.note === undefined);
+    if (setupError?.includes(READ_ONLY_MARK)) {
       // A --read-only run refused the file's setup: its tests are disabled, not failed.
       for (const r of stranded) r.note = READ_ONLY_NOTE;
-    } else if (errors.length > 0 && stranded.length > 0) {
+    } else if (setupError !== undefined) {
       for (const r of stranded) {
         r.outcome = 'setup-failed';
-        r.failure = { kind: 'setup', message: `the file's setup failed: ${errors.join('\n')}` };
+        r.failure = { kind: 'setup', message: `the file's setup failed: ${setupError}` };
       }
-    } else {
-      for (const message of errors) this.run.harnessErrors.push(`${file}: ${message}`);
     }
-    const oracle = module.meta().pmv6Oracle;
+    for (const message of run.errors) this.run.harnessErrors.push(`${file}: ${scrub(message)}`);
     if (oracle) {
       results.push(...oracle.findings.flatMap((f) => oracleResult(file, f)));
       for (const e of oracle.errors) this.run.harnessErrors.push(`${file}: ${scrub(e)}`);
     }
-    this.run.requests += module.meta().pmv6Requests ?? 0;
-    this.run.requestsByFile[file] = module.meta().pmv6Requests ?? 0;
+    this.run.requests += requests;
+    this.run.requestsByFile[file] = requests;
     this.run.tests.push(...results);
     this.#filesDone++;
     this.#inFile = 0;
@@ -96,32 +93,29 @@ export class Collector implements Reporter {
     this.#progress();
   }
 
-  onTestRunEnd(_modules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<{ message?: string }>): void {
-    for (const e of unhandledErrors) this.run.harnessErrors.push(`unhandled error: ${scrub(String(e.message ?? e))}`);
+  /** An error outside any file's tests and hooks (an unhandled rejection during the run). */
+  harnessError(message: string): void {
+    this.run.harnessErrors.push(`unhandled error: ${scrub(message)}`);
   }
+}
 
-  private toResult(file: string, test: TestCase): TestResult {
-    const meta = test.meta().pmv6;
-    const result = test.result();
-    const level = meta?.level ?? 'MUST';
-    const outcome = meta ? testOutcome(level, result.state, meta) : 'harness-error';
-    const note = meta?.note ?? (result.state === 'skipped' ? result.note : undefined);
-    const failure =
-      meta?.failure ?? (result.state === 'failed' ? { kind: 'harness' as const, message: scrub(result.errors.map((e) => e.message).join('\n')) } : undefined);
-    const out: TestResult = {
-      title: test.name,
-      file,
-      clauses: meta?.clauses ?? [],
-      level,
-      outcome: meta ? outcome : result.state === 'passed' ? 'harness-error' : outcome,
-      durationMs: Math.round(test.diagnostic()?.duration ?? 0),
-    };
-    if (!meta) out.note = 'test carries no clause metadata (declare it with clauseTest)';
-    else if (note) out.note = note;
-    if (failure && result.state === 'failed') out.failure = failure;
-    if (meta?.observed) out.observed = meta.observed;
-    return out;
-  }
+function toResult(file: string, c: CaseRun): TestResult {
+  const meta = c.meta;
+  const level = meta.level;
+  const failure = meta.failure ?? (c.state === 'failed' ? { kind: 'harness' as const, message: scrub(c.error ?? 'the test failed') } : undefined);
+  const out: TestResult = {
+    title: c.title,
+    file,
+    clauses: meta.clauses,
+    level,
+    outcome: testOutcome(level, c.state, meta),
+    durationMs: c.durationMs,
+  };
+  const note = meta.note ?? (c.state === 'skipped' ? c.note : undefined);
+  if (note) out.note = note;
+  if (failure && c.state === 'failed') out.failure = failure;
+  if (meta.observed) out.observed = meta.observed;
+  return out;
 }
 
 export function knownClauseIds(): Set<string> {

@@ -1,8 +1,8 @@
-import { relative } from 'node:path';
 import type { Level } from '../catalogue/clauses.ts';
-import type { TestMeta } from '../harness/results.ts';
-import { PACKAGE_ROOT } from './layout.ts';
-import { loadVitest, SUITE_OPTIONS } from './suite-vitest.ts';
+import { type RunConfig, setRunConfig } from '../harness/config.ts';
+import type { SuiteDeclarations } from '../harness/suite-api.ts';
+import { CONFORMANCE_EXCLUDE, CONFORMANCE_INCLUDE } from './layout.ts';
+import { loadSuiteFile, suiteFiles } from './suite-runner.ts';
 
 export interface DeclaredTest {
   /** the suite file, relative to the package root: suites/pagination/links.test.ts */
@@ -11,58 +11,42 @@ export interface DeclaredTest {
   level: Level;
   /** the test's title: the behaviour it checks */
   behaviour: string;
-  /** whether vitest would run it (false for tests declared with test.skip) */
+  /** whether it would run (false for a test declared as skipped) */
   runs: boolean;
 }
 
-// The tests the suites declare, as vitest itself collects them: each file is imported (no hook
-// and no test body runs, so nothing is sent) and every test's clause IDs and level are read from
-// the meta clauseTest gives it. `pmv6 run --list`, the self-checks and the kill matrix read this.
-// A test without pmv6 meta is listed with no IDs, which the self-checks refuse.
+const COLLECT_CONFIG: RunConfig = {
+  target: 'http://127.0.0.1:9',
+  user: 'collect',
+  password: 'collect',
+  // With a control protocol, so that no test is left out for the lack of one.
+  control: { url: 'http://127.0.0.1:9/__control', token: 'collect' },
+  runId: 'list',
+  seed: 0,
+  readOnly: false,
+  timeoutMs: 1,
+};
+
+// The tests the suites declare, as the runner collects them: each file is imported (no hook and
+// no test body runs, so nothing is sent) and every test's clause IDs and level are read from the
+// meta clauseTest gives it. `pmv6 run --list`, the self-checks and the kill matrix read this.
 export async function declaredTests(): Promise<DeclaredTest[]> {
-  const { createVitest } = await loadVitest();
-  const vitest = await createVitest(
-    'test',
-    {
-      ...SUITE_OPTIONS,
-      // The suites read their configuration at import; collection sends no request.
-      // With a control protocol, so that no test is left out for the lack of one.
-      provide: {
-        pmv6: {
-          target: 'http://127.0.0.1:9',
-          user: 'collect',
-          password: 'collect',
-          control: { url: 'http://127.0.0.1:9/__control', token: 'collect' },
-          runId: 'list',
-          seed: 0,
-          readOnly: false,
-          timeoutMs: 1,
-        },
-      },
-      reporters: [],
-    },
-    { logLevel: 'silent' },
-  );
+  const out: DeclaredTest[] = [];
+  setRunConfig(COLLECT_CONFIG);
   try {
-    const { testModules, unhandledErrors } = await vitest.collect();
-    if (unhandledErrors.length > 0) throw new Error(`collecting the suites failed: ${String((unhandledErrors[0] as Error)?.message ?? unhandledErrors[0])}`);
-    const out: DeclaredTest[] = [];
-    for (const module of [...testModules].sort((a, b) => a.moduleId.localeCompare(b.moduleId))) {
-      const errors = module.errors();
-      if (errors.length > 0) throw new Error(`collecting ${relative(PACKAGE_ROOT, module.moduleId)} failed: ${errors[0]?.message}`);
-      for (const test of module.children.allTests()) {
-        const meta = test.meta().pmv6 as TestMeta | undefined;
-        out.push({
-          file: relative(PACKAGE_ROOT, module.moduleId),
-          ids: meta?.clauses ?? [],
-          level: meta?.level ?? 'INFO',
-          behaviour: meta?.behaviour ?? test.name,
-          runs: test.options.mode !== 'skip' && test.options.mode !== 'todo',
-        });
+    for (const file of suiteFiles(CONFORMANCE_INCLUDE, CONFORMANCE_EXCLUDE)) {
+      let declared: SuiteDeclarations;
+      try {
+        declared = await loadSuiteFile(file);
+      } catch (e) {
+        throw new Error(`collecting ${file} failed: ${e instanceof Error ? e.message : String(e)}`);
+      }
+      for (const test of declared.tests) {
+        out.push({ file, ids: test.meta.clauses, level: test.meta.level, behaviour: test.meta.behaviour, runs: test.body !== undefined });
       }
     }
     return out;
   } finally {
-    await vitest.close();
+    setRunConfig(undefined);
   }
 }

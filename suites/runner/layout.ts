@@ -1,12 +1,9 @@
 import { fileURLToPath } from 'node:url';
 
-/** The checkout (or installed package) root: vitest's root for every run. */
+/** The checkout (or installed package) root: where the runner finds the suite files. */
 export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 // Which files are conformance suites: everything under suites/<area>/, never the harness,
 // the catalogue or the runner (those hold the project's own tests).
 export const CONFORMANCE_INCLUDE = ['suites/*/**/*.test.ts'];
 export const CONFORMANCE_EXCLUDE = ['suites/harness/**', 'suites/catalogue/**', 'suites/runner/**', '**/node_modules/**'];
-
-/** The conformance suites' setup file: the response oracle over every exchange (suites/oracle/). */
-export const ORACLE_SETUP = 'suites/oracle/setup.ts';

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 
-// The memory of a process tree on Linux, from /proc: the CLI, the vitest worker it forks and any
+// The memory of a process tree on Linux, from /proc: the CLI, any worker it forks and any
 // helper (tsx's esbuild service). Decision: the tree's peak is the sum of each process's own peak
 // (VmHWM), an upper bound of the tree's peak that a sampling interval cannot miss.
 

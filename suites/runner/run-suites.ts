@@ -1,15 +1,15 @@
-import type { Vitest } from 'vitest/node';
 import type { Outcome } from '../../core/outcomes.ts';
 import { OUTCOMES } from '../../core/outcomes.ts';
 import { CLAUSES, type Clause } from '../catalogue/clauses.ts';
-import type { RunConfig } from '../harness/config.ts';
+import { type RunConfig, setRunConfig } from '../harness/config.ts';
 import type { CleanupReport } from '../harness/fixtures.ts';
 import { clauseOutcome, type RunProgress, type TestResult } from '../harness/results.ts';
-import { requestsSent } from '../harness/traffic.ts';
+import { onExchange, requestsSent } from '../harness/traffic.ts';
+import { activateOracle, Oracle } from '../oracle/oracle.ts';
 import { mergeCleanup, restoreSettings, type SettingsRestore, snapshotSettings, sweep } from './cleanup.ts';
 import { type CollectedRun, Collector } from './collector.ts';
-import { PACKAGE_ROOT } from './layout.ts';
-import { loadVitest, SUITE_OPTIONS } from './suite-vitest.ts';
+import { CONFORMANCE_EXCLUDE, CONFORMANCE_INCLUDE } from './layout.ts';
+import { type FileRun, loadSuiteFile, runSuiteFile, suiteFiles } from './suite-runner.ts';
 
 /**
  * Decision, after an interrupt: the running file gets INTERRUPT_GRACE_MS to end and clean up after
@@ -61,73 +61,66 @@ export interface RunSuitesOptions {
   signal?: AbortSignal;
 }
 
-// Runs every conformance suite against the configured target with vitest's Node API; the
-// suites read the configuration through inject('pmv6'). Files run one at a time: suites change
-// server-wide settings (maintenance mode, API switch) that would disturb a concurrent file.
+// Runs every conformance suite file against the configured target, one file after another:
+// suites change server-wide settings (maintenance mode, API switch) that would disturb a
+// concurrent file. The response oracle judges every exchange of the run.
 export async function runSuites(config: RunConfig, options: RunSuitesOptions = {}): Promise<RunResult> {
   const started = Date.now();
   const sentBefore = requestsSent();
   const settingsBefore = await snapshotSettings(config);
-  // Vitest's logger exits the process on SIGINT/SIGTERM; a caller that passes a signal handles
-  // them itself (and must get to clean up), so those listeners are taken off again.
-  const listening = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
-  let interrupted = false;
-  let vitestRunning: Vitest | undefined;
-  const collector = new Collector(
-    PACKAGE_ROOT,
-    options.onModuleDone,
-    options.onTestDone,
-    (vitest) => {
-      vitestRunning = vitest;
-      const signal = options.signal;
-      if (!signal) return;
-      for (const name of ['SIGINT', 'SIGTERM'] as const) {
-        for (const l of process.listeners(name)) if (!listening[name].includes(l)) process.off(name, l);
+  const collector = new Collector(options.onModuleDone, options.onTestDone, options.onProgress);
+  const signal = options.signal;
+  let interrupted = signal?.aborted ?? false;
+  const files = suiteFiles(options.files?.include ?? CONFORMANCE_INCLUDE, options.files?.exclude ?? CONFORMANCE_EXCLUDE);
+  collector.runStart(files.length);
+  // An error no test or hook caught (a rejection nobody awaited) is the harness's, never the server's.
+  const unhandled = (e: unknown) => collector.harnessError(e instanceof Error ? `${e.name}: ${e.message}` : String(e));
+  process.on('unhandledRejection', unhandled);
+  const oracle = new Oracle(config);
+  const stopObserving = onExchange((o) => oracle.observe(o));
+  setRunConfig(config);
+  activateOracle(oracle);
+  const timeoutMs = Math.max(30_000, config.timeoutMs * 3);
+  try {
+    const all = (async () => {
+      for (const file of files) {
+        if (signal?.aborted) break;
+        const before = requestsSent();
+        let run: FileRun;
+        try {
+          const declared = await loadSuiteFile(file);
+          run = await runSuiteFile(file, declared, {
+            signal,
+            testTimeoutMs: timeoutMs,
+            hookTimeoutMs: timeoutMs,
+            onCaseDone: (c) => collector.caseDone(file, c),
+          });
+        } catch (e) {
+          run = { file, cases: [], errors: [`the file did not load: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`], meta: {} };
+        }
+        collector.fileDone(run, oracle.drain(), requestsSent() - before);
       }
-      const cancel = () => {
-        interrupted = true;
-        void vitest.cancelCurrentRun('keyboard-input');
-      };
-      if (signal.aborted) cancel();
-      else signal.addEventListener('abort', cancel, { once: true });
-    },
-    options.onProgress,
-  );
-  if (!options.signal?.aborted) {
-    const { startVitest } = await loadVitest();
-    const run = startVitest(
-      'test',
-      [],
-      {
-        ...SUITE_OPTIONS,
-        run: true,
-        ...(options.files ?? {}),
-        reporters: [collector],
-        // The suite files' setup (suites/oracle/setup.ts) hands the oracle's findings to the Collector.
-        provide: { pmv6: config, pmv6Runner: true },
-        testTimeout: Math.max(30_000, config.timeoutMs * 3),
-        hookTimeout: Math.max(30_000, config.timeoutMs * 3),
-      },
-      { logLevel: 'silent' },
-    ).then((vitest) => vitest.close());
-    const signal = options.signal;
+    })();
     let graceOver: (() => void) | undefined;
     const grace = new Promise<'grace over'>((resolve) => {
       if (!signal) return;
       const start = () => {
+        interrupted = true;
         const timer = setTimeout(() => resolve('grace over'), INTERRUPT_GRACE_MS);
         graceOver = () => clearTimeout(timer);
       };
       if (signal.aborted) start();
       else signal.addEventListener('abort', start, { once: true });
     });
-    if ((await Promise.race([run, grace])) === 'grace over') {
-      // The file's own cleanup is still waiting on the target: the sweep below takes over.
-      void vitestRunning?.close().catch(() => {});
-      run.catch(() => {});
-    }
+    // After an interrupt the running file's own cleanup may still wait on the target: the sweep below takes over.
+    if ((await Promise.race([all, grace])) === 'grace over') all.catch(() => {});
     graceOver?.();
-  } else interrupted = true;
+  } finally {
+    activateOracle(undefined);
+    setRunConfig(undefined);
+    stopObserving();
+    process.off('unhandledRejection', unhandled);
+  }
   const limits = interrupted ? { requestMs: CLEANUP_REQUEST_MS, until: Date.now() + CLEANUP_BUDGET_MS } : undefined;
   // Settings first: a run stopped in maintenance mode or with the API off could delete nothing.
   const settings = await restoreSettings(config, settingsBefore, limits);
@@ -135,7 +128,7 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
   const result = summarise(config, started, collector.run);
   result.cleanup = mergeCleanup(collector.run.cleanup, swept);
   result.settings = settings;
-  result.requests = collector.run.requests + (requestsSent() - sentBefore);
+  result.requests = requestsSent() - sentBefore;
   result.requestsByFile = collector.run.requestsByFile;
   if (interrupted) result.interrupted = true;
   return result;

@@ -1,0 +1,192 @@
+// pmv6's own runner of suite files: it imports each file (which declares its tests and hooks
+// through suites/harness/suite-api.ts) and runs them in the process that asks, with no test
+// framework, bundler or worker process in between.
+//
+// Decision: a file's beforeAll hooks run in order before its first test, and not at all when every
+// test of the file is skipped; a failed beforeAll leaves the file's tests not run (the Collector
+// reports them as setup-failed); afterAll hooks run after the tests, the last registered first, also
+// after a failure. Tests run one after another in the order declared. Each test and each hook
+// has a deadline; a test past it is failed and its signal aborted.
+import { readdirSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { TestMeta } from '../harness/results.ts';
+import { collectDeclarations, type DeclaredCase, type FileMeta, type SuiteDeclarations, TestSkipped } from '../harness/suite-api.ts';
+import { requestsSent } from '../harness/traffic.ts';
+import { PACKAGE_ROOT } from './layout.ts';
+
+export interface CaseRun {
+  title: string;
+  meta: TestMeta;
+  state: 'passed' | 'failed' | 'skipped';
+  /** why it was skipped, or the error that failed it when the test did not record one */
+  note?: string;
+  error?: string;
+  durationMs: number;
+  /** requests sent while it ran */
+  requests: number;
+}
+
+export interface FileRun {
+  file: string;
+  cases: CaseRun[];
+  /** a failed beforeAll: the tests after it did not run */
+  setupError?: string;
+  /** the file did not load, or an afterAll failed */
+  errors: string[];
+  meta: FileMeta;
+}
+
+export interface FileRunOptions {
+  /** Aborting stops the file: no new test starts, the running one's signal is aborted, afterAll runs. */
+  signal?: AbortSignal | undefined;
+  testTimeoutMs: number;
+  hookTimeoutMs: number;
+  onCaseDone?: (run: CaseRun) => void;
+}
+
+/** The files (relative to the package root, sorted) that match an include pattern and no exclude pattern. */
+export function suiteFiles(include: string[], exclude: string[]): string[] {
+  const inc = include.map(globRegExp);
+  const exc = exclude.map(globRegExp);
+  const all = readdirSync(join(PACKAGE_ROOT, 'suites'), { recursive: true, withFileTypes: true })
+    .filter((d) => d.isFile())
+    .map((d) => relative(PACKAGE_ROOT, join(d.parentPath, d.name)).split(sep).join('/'));
+  return all.filter((f) => inc.some((r) => r.test(f)) && !exc.some((r) => r.test(f))).sort();
+}
+
+// `**/` any folders (or none), `/**` at the end anything below, `*` any name part.
+function globRegExp(pattern: string): RegExp {
+  let out = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const rest = pattern.slice(i);
+    if (rest.startsWith('**/')) {
+      out += '(?:.*/)?';
+      i += 2;
+    } else if (rest === '/**') {
+      out += '(?:/.*)?';
+      break;
+    } else if (rest.startsWith('**')) {
+      out += '.*';
+      i += 1;
+    } else if (pattern[i] === '*') out += '[^/]*';
+    else out += pattern[i]!.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${out}$`);
+}
+
+let loads = 0;
+
+/**
+ * Imports a suite file afresh (its own module instance: the file's state and declarations are
+ * new for every run; the harness it imports is shared) and returns what it declared.
+ */
+export function loadSuiteFile(file: string): Promise<SuiteDeclarations> {
+  const url = `${pathToFileURL(join(PACKAGE_ROOT, file)).href}?pmv6-load=${++loads}`;
+  return collectDeclarations(() => import(url));
+}
+
+class Deadline extends Error {
+  override name = 'Deadline';
+}
+
+async function withDeadline<T>(ms: number, what: string, fn: () => Promise<T> | T, onExpiry?: () => void): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expiry = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      onExpiry?.();
+      reject(new Deadline(`${what} did not end within ${ms} ms`));
+    }, ms);
+  });
+  try {
+    return await Promise.race([Promise.resolve().then(fn), expiry]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function message(e: unknown): string {
+  const err = e as { name?: string; message?: string } | null;
+  return err && typeof err.message === 'string' ? `${err.name ?? 'Error'}: ${err.message}` : String(e);
+}
+
+/** Runs a loaded file's hooks and tests. */
+export async function runSuiteFile(file: string, declared: SuiteDeclarations, options: FileRunOptions): Promise<FileRun> {
+  const run: FileRun = { file, cases: [], errors: [], meta: {} };
+  const pending = declared.tests.filter((t) => t.body !== undefined);
+  const notRun = (t: DeclaredCase, note?: string): CaseRun => ({
+    title: t.title,
+    meta: t.meta,
+    state: 'skipped',
+    ...(note ? { note } : {}),
+    durationMs: 0,
+    requests: 0,
+  });
+  if (pending.length === 0) {
+    for (const t of declared.tests) run.cases.push(done(notRun(t, t.meta.note), options));
+    return run;
+  }
+  try {
+    for (const hook of declared.beforeAll) await withDeadline(options.hookTimeoutMs, 'beforeAll', () => hook({ meta: run.meta }));
+  } catch (e) {
+    run.setupError = message(e);
+  }
+  for (const t of declared.tests) {
+    if (!t.body) run.cases.push(done(notRun(t, t.meta.note), options));
+    else if (run.setupError !== undefined) run.cases.push(done(notRun(t), options));
+    else if (options.signal?.aborted) run.cases.push(done(notRun(t, 'not run: the run was interrupted'), options));
+    else run.cases.push(done(await runCase(t, t.body, options), options));
+  }
+  for (const hook of [...declared.afterAll].reverse()) {
+    try {
+      await withDeadline(options.hookTimeoutMs, 'afterAll', () => hook({ meta: run.meta }));
+    } catch (e) {
+      run.errors.push(message(e));
+    }
+  }
+  return run;
+}
+
+function done(c: CaseRun, options: FileRunOptions): CaseRun {
+  options.onCaseDone?.(c);
+  return c;
+}
+
+async function runCase(t: DeclaredCase, body: NonNullable<DeclaredCase['body']>, options: FileRunOptions): Promise<CaseRun> {
+  const started = performance.now();
+  const sentBefore = requestsSent();
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(options.signal?.reason);
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  const meta = t.meta;
+  const ctx = {
+    meta,
+    signal: controller.signal,
+    skip(note: string): never {
+      throw new TestSkipped(note);
+    },
+  };
+  const ended = (state: CaseRun['state'], extra: Partial<CaseRun> = {}): CaseRun => ({
+    title: t.title,
+    meta,
+    state,
+    durationMs: Math.round(performance.now() - started),
+    requests: requestsSent() - sentBefore,
+    ...extra,
+  });
+  try {
+    const timeout = t.timeoutMs ?? options.testTimeoutMs;
+    await withDeadline(
+      timeout,
+      'the test',
+      () => body(ctx),
+      () => controller.abort(new Deadline(`the test did not end within ${timeout} ms`)),
+    );
+    return ended('passed');
+  } catch (e) {
+    if (e instanceof TestSkipped) return ended('skipped', { note: e.message });
+    return ended('failed', { error: message(e) });
+  } finally {
+    options.signal?.removeEventListener('abort', onAbort);
+  }
+}
