@@ -1,6 +1,7 @@
 import { expectErrorObject, expectResponse } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
-import { ENDPOINTS, label, notServed, useEndpoints } from '../harness/endpoints.ts';
+import { inFlight } from '../harness/config.ts';
+import { ENDPOINTS, label, notServed, TABLE, useEndpoints } from '../harness/endpoints.ts';
 import { useSession } from '../harness/session.ts';
 
 const s = useSession();
@@ -10,7 +11,7 @@ const calls = useEndpoints(s);
 // or 405 may be routed first on a target that does not serve it, which proves nothing.
 clauseTest('ERR-02', 'answer a request to every endpoint of the table without Content-Type with 415 Unsupported Media Type', async () => {
   const d = await calls.data();
-  for (const { endpoint, ex } of await calls.callEach(s.admin, d, { contentType: null })) {
+  for (const { endpoint, ex } of await calls.callEach(s.admin, d, { contentType: null }, TABLE, inFlight(s.config))) {
     if (!notServed(endpoint, ex)) expectErrorObject(ex, { status: 415 });
   }
 });
@@ -20,7 +21,7 @@ clauseTest('ERR-02', 'answer requests signed with HMAC without Content-Type with
   const hmac = await s.adminHmac();
   if (!hmac) return t.unverifiable('no HMAC keys: give --hmac-public and --hmac-private, or --control');
   const d = await calls.data();
-  for (const { endpoint, ex } of await calls.callEach(hmac, d, { contentType: null }, ENDPOINTS)) {
+  for (const { endpoint, ex } of await calls.callEach(hmac, d, { contentType: null }, ENDPOINTS, inFlight(s.config))) {
     if (!notServed(endpoint, ex)) expectErrorObject(ex, { status: 415 });
   }
 });

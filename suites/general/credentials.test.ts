@@ -1,7 +1,8 @@
 import { expectClientError, expectErrorObject, expectStatus } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
+import { inFlight } from '../harness/config.ts';
 import type { Role } from '../harness/control.ts';
-import { notServed, useEndpoints } from '../harness/endpoints.ts';
+import { notServed, TABLE, useEndpoints } from '../harness/endpoints.ts';
 import { useSession } from '../harness/session.ts';
 
 const s = useSession();
@@ -20,7 +21,7 @@ clauseTest('GEN-07', 'let an active user of every role call GET /version.json an
 // authentication on a target that does not serve it, which proves nothing.
 clauseTest(['AUTH-01', 'STAT-06'], 'answer every endpoint of the table without credentials with 401 and the error object', async () => {
   const d = await calls.data();
-  for (const { endpoint, ex } of await calls.callEach(s.anonymous, d)) {
+  for (const { endpoint, ex } of await calls.callEach(s.anonymous, d, {}, TABLE, inFlight(s.config))) {
     if (!notServed(endpoint, ex)) expectErrorObject(ex, { status: 401 });
   }
 });

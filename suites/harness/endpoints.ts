@@ -3,6 +3,7 @@ import type { Exchange } from '../../core/exchange.ts';
 import { registerCredentials } from '../../core/redact.ts';
 import { isSuccess } from './checks.ts';
 import type { ApiClient } from './client.ts';
+import { inFlight } from './config.ts';
 import type { Role } from './control.ts';
 import type { FixtureKind } from './fixtures.ts';
 import { inOrder } from './in-order.ts';
@@ -887,8 +888,10 @@ export async function variedReplies(s: Session, calls: EndpointCalls, d: Endpoin
     for (const { endpoint, ex } of list) replies.push({ what: `${what}: ${label(endpoint)}`, ex });
   };
   add('Admin', sent(await calls.succeedEach()));
-  add('no credentials', await calls.callEach(s.anonymous, d));
-  add('Admin without Content-Type', await calls.callEach(s.admin, d, { contentType: null }));
+  // Refusals and reads: sent side by side (--concurrency), replies kept in the table's order.
+  const n = inFlight(s.config);
+  add('no credentials', await calls.callEach(s.anonymous, d, {}, TABLE, n));
+  add('Admin without Content-Type', await calls.callEach(s.admin, d, { contentType: null }, TABLE, n));
   const wrong = s.admin.withAuth({ kind: 'basic', user: s.config.user, password: `${s.config.password}-wrong` });
   // §4's GETs only: a wrong password costs the server a full password check each time.
   add(
@@ -898,6 +901,7 @@ export async function variedReplies(s: Session, calls: EndpointCalls, d: Endpoin
       d,
       {},
       ENDPOINTS.filter((e) => e.method === 'GET' && kindsOf(e).length === 0),
+      n,
     ),
   );
   const unknown: EndpointData = { ...d, ids: guessedData().ids };
@@ -910,6 +914,7 @@ export async function variedReplies(s: Session, calls: EndpointCalls, d: Endpoin
       unknown,
       {},
       TABLE.filter((e) => e.method === 'GET' && kindsOf(e).length > 0),
+      n,
     ),
   );
   const extra: Array<[string, Exchange]> = [

@@ -2,14 +2,15 @@
 // reference server behind a loopback proxy that holds every response for a fixed delay
 // (default 20 ms, `--delay MS`), a full run with the control protocol through it. Prints wall
 // time, requests (total and by suite file), the longest chains of requests sent one after
-// another, and the ratio to the ideal (requests × delay ÷ concurrency). A benchmark to read, not
-// a test that can flake.
+// another, and the ratio to the ideal (requests × delay ÷ concurrency). `--concurrency N` as for
+// `pmv6 run` (default: the run's default). A benchmark to read, not a test that can flake.
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { parseArgs } from 'node:util';
 import { startEmbeddedTarget } from '../../../targets/embedded.ts';
+import { DEFAULT_CONCURRENCY } from '../../harness/config.ts';
 import { runSuites } from '../run-suites.ts';
 
-const { values } = parseArgs({ options: { delay: { type: 'string', default: '20' }, concurrency: { type: 'string', default: '1' } } });
+const { values } = parseArgs({ options: { delay: { type: 'string', default: '20' }, concurrency: { type: 'string', default: String(DEFAULT_CONCURRENCY) } } });
 const delay = Number(values.delay);
 const concurrency = Number(values.concurrency);
 if (!Number.isFinite(delay) || delay < 0 || delay > 1000) throw new Error('--delay: a number of milliseconds from 0 to 1000');
