@@ -24,6 +24,7 @@ export async function startEmbeddedTarget(
     adminUser: 'admin',
     adminPassword: password,
     controlToken: token,
+    passwordCost: EMBEDDED_PASSWORD_COST,
     ...(certificate ? { tls: certificate } : {}),
   });
   options.mutate?.(server);
@@ -42,6 +43,15 @@ export async function startEmbeddedTarget(
   };
   return { kind: 'embedded', label: 'embedded reference server', config, version: undefined, close: () => server.close() };
 }
+
+/**
+ * Decision: the embedded server lives in memory for one run, and every password on it is made
+ * for that run and forgotten after. At the server's default scrypt cost (N 16384, about 36 ms a
+ * hash here) a full run spent 6.4 s of its 11 s waiting for 179 hashes (users made, first sign-ins,
+ * wrong passwords); at N 1024 a hash takes a sixteenth of that. No clause depends on the cost;
+ * `pmv6 serve`, whose database persists, keeps the default.
+ */
+const EMBEDDED_PASSWORD_COST = 1024;
 
 let certificate: Certificate | undefined | null = null;
 
