@@ -1,0 +1,122 @@
+// The suite runner's own rules (suites/runner/suite-runner.ts): hook order, what a failed
+// beforeAll leaves, deadlines, interrupts, skips, and which files it finds.
+import { describe, expect, test } from 'vitest';
+import type { TestMeta } from '../../harness/results.ts';
+import type { DeclaredCase, SuiteDeclarations, TestBody } from '../../harness/suite-api.ts';
+import { runSuiteFile, suiteFiles } from '../suite-runner.ts';
+
+const meta = (): TestMeta => ({ clauses: ['GEN-01'], level: 'MUST', behaviour: 'b' });
+const runnable = (title: string, body: TestBody, timeoutMs?: number): DeclaredCase => ({ title, meta: meta(), body, ...(timeoutMs ? { timeoutMs } : {}) });
+const options = { testTimeoutMs: 1_000, hookTimeoutMs: 1_000 };
+
+describe('suite runner', () => {
+  test('runs beforeAll hooks in order, the tests in order, afterAll hooks last registered first', async () => {
+    const order: string[] = [];
+    const declared: SuiteDeclarations = {
+      beforeAll: [() => void order.push('before 1'), () => void order.push('before 2')],
+      afterAll: [() => void order.push('after 1'), () => void order.push('after 2')],
+      tests: [runnable('t1', () => void order.push('t1')), runnable('t2', () => void order.push('t2'))],
+    };
+    const run = await runSuiteFile('f', declared, options);
+    expect(order).toEqual(['before 1', 'before 2', 't1', 't2', 'after 2', 'after 1']);
+    expect(run.cases.map((c) => c.state)).toEqual(['passed', 'passed']);
+  });
+
+  test('a failed beforeAll: the tests do not run (skipped, no note), the afterAll hooks still run', async () => {
+    const order: string[] = [];
+    const declared: SuiteDeclarations = {
+      beforeAll: [
+        () => {
+          throw new Error('no fixture');
+        },
+        () => void order.push('before 2'),
+      ],
+      afterAll: [() => void order.push('after')],
+      tests: [runnable('t', () => void order.push('t'))],
+    };
+    const run = await runSuiteFile('f', declared, options);
+    expect(run.setupError).toBe('Error: no fixture');
+    expect(order).toEqual(['after']);
+    expect(run.cases).toMatchObject([{ state: 'skipped' }]);
+    expect(run.cases[0]?.note).toBeUndefined();
+  });
+
+  test('no hook runs when every test of the file is skipped', async () => {
+    const order: string[] = [];
+    const skipped: DeclaredCase = { title: 's', meta: { ...meta(), outcome: 'disabled', note: 'not selected' } };
+    const declared: SuiteDeclarations = { beforeAll: [() => void order.push('before')], afterAll: [() => void order.push('after')], tests: [skipped] };
+    const run = await runSuiteFile('f', declared, options);
+    expect(order).toEqual([]);
+    expect(run.cases).toMatchObject([{ state: 'skipped', note: 'not selected' }]);
+  });
+
+  test('a test past its deadline fails and its signal is aborted; an afterAll past its deadline is an error of the file', async () => {
+    let aborted = false;
+    const declared: SuiteDeclarations = {
+      beforeAll: [],
+      afterAll: [() => new Promise(() => {})],
+      tests: [
+        runnable(
+          'slow',
+          (ctx) =>
+            new Promise<void>((resolve) => {
+              ctx.signal.addEventListener('abort', () => {
+                aborted = true;
+                resolve();
+              });
+            }),
+          50,
+        ),
+      ],
+    };
+    const run = await runSuiteFile('f', declared, { testTimeoutMs: 1_000, hookTimeoutMs: 50 });
+    expect(run.cases[0]).toMatchObject({ state: 'failed' });
+    expect(run.cases[0]?.error).toMatch(/did not end within 50 ms/);
+    expect(aborted).toBe(true);
+    expect(run.errors).toEqual([expect.stringMatching(/afterAll did not end within 50 ms/)]);
+  });
+
+  test('an interrupt: the running test sees it, the next tests do not run, the afterAll hooks still run', async () => {
+    const controller = new AbortController();
+    const order: string[] = [];
+    const declared: SuiteDeclarations = {
+      beforeAll: [],
+      afterAll: [() => void order.push('after')],
+      tests: [
+        runnable('first', (ctx) => {
+          controller.abort();
+          order.push(`first saw abort: ${ctx.signal.aborted}`);
+        }),
+        runnable('second', () => void order.push('second')),
+      ],
+    };
+    const run = await runSuiteFile('f', declared, { ...options, signal: controller.signal });
+    expect(order).toEqual(['first saw abort: true', 'after']);
+    expect(run.cases[1]).toMatchObject({ state: 'skipped', note: 'not run: the run was interrupted' });
+  });
+
+  test('skip() ends a test as skipped with its reason; any other error fails it', async () => {
+    const declared: SuiteDeclarations = {
+      beforeAll: [],
+      afterAll: [],
+      tests: [runnable('skips', (ctx) => ctx.skip('cannot tell')), runnable('throws', () => Promise.reject(new TypeError('boom')))],
+    };
+    const run = await runSuiteFile('f', declared, options);
+    expect(run.cases).toMatchObject([
+      { state: 'skipped', note: 'cannot tell' },
+      { state: 'failed', error: 'TypeError: boom' },
+    ]);
+  });
+
+  test('finds the conformance suites (never the harness, catalogue or runner) and exact paths', () => {
+    const files = suiteFiles(['suites/*/**/*.test.ts'], ['suites/harness/**', 'suites/catalogue/**', 'suites/runner/**']);
+    expect(files).toContain('suites/pagination/every-list.test.ts');
+    expect(files.some((f) => f.startsWith('suites/harness/') || f.startsWith('suites/runner/'))).toBe(false);
+    expect(files).toEqual([...files].sort());
+    expect(suiteFiles(['suites/runner/test/fake/*.fake-suite.ts'], [])).toEqual([
+      'suites/runner/test/fake/hooks.fake-suite.ts',
+      'suites/runner/test/fake/outcomes.fake-suite.ts',
+    ]);
+    expect(suiteFiles(['suites/version/version.test.ts'], [])).toEqual(['suites/version/version.test.ts']);
+  });
+});
