@@ -1,5 +1,5 @@
 import { scrub } from '../../core/redact.ts';
-import { CLAUSES, clauseById } from '../catalogue/clauses.ts';
+import { clauseById } from '../catalogue/clauses.ts';
 import { READ_ONLY_MARK, READ_ONLY_NOTE } from '../harness/assert.ts';
 import type { CleanupReport } from '../harness/fixtures.ts';
 import { type RunProgress, type TestResult, testOutcome } from '../harness/results.ts';
@@ -116,10 +116,6 @@ function toResult(file: string, c: CaseRun): TestResult {
   if (failure && c.state === 'failed') out.failure = failure;
   if (meta.observed) out.observed = meta.observed;
   return out;
-}
-
-export function knownClauseIds(): Set<string> {
-  return new Set(CLAUSES.filter((c) => !c.retired).map((c) => c.id));
 }
 
 /**

@@ -46,7 +46,6 @@ function commandOf(pid: number, status: string): string {
     const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
     const cli = argv.findIndex((a) => a.endsWith('pmv6.js'));
     if (cli >= 0) return `pmv6 ${argv[cli + 1] ?? ''}`.trim();
-    if (argv.some((a) => a.includes('/vitest/'))) return 'vitest worker';
     return argv[0]?.split('/').pop() ?? '?';
   } catch {
     return /^Name:\s+(\S+)/m.exec(status)?.[1] ?? '?';
@@ -84,7 +83,7 @@ export function watchTreeMemory(root: number, everyMs = 100): { stop(): TreeMemo
 
 export const megabytes = (bytes: number): string => `${Math.round(bytes / 2 ** 20)} MB`;
 
-/** "612 MB (pmv6 run 380 MB, vitest worker 215 MB, esbuild 17 MB)" */
+/** "212 MB (pmv6 run 195 MB, esbuild 17 MB)" */
 export function treeMemoryText(memory: TreeMemory): string {
   return `${megabytes(memory.peak)} (${[...memory.processes.values()].map((p) => `${p.command} ${megabytes(p.peak)}`).join(', ')})`;
 }

@@ -9,7 +9,7 @@ import { activateOracle, Oracle } from '../oracle/oracle.ts';
 import { mergeCleanup, restoreSettings, type SettingsRestore, snapshotSettings, sweep } from './cleanup.ts';
 import { type CollectedRun, Collector } from './collector.ts';
 import { CONFORMANCE_EXCLUDE, CONFORMANCE_INCLUDE } from './layout.ts';
-import { type FileRun, loadSuiteFile, runSuiteFile, suiteFiles } from './suite-runner.ts';
+import { errorText, type FileRun, loadSuiteFile, runSuiteFile, suiteFiles } from './suite-runner.ts';
 
 /**
  * Decision, after an interrupt: the running file gets INTERRUPT_GRACE_MS to end and clean up after
@@ -74,7 +74,7 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
   const files = suiteFiles(options.files?.include ?? CONFORMANCE_INCLUDE, options.files?.exclude ?? CONFORMANCE_EXCLUDE);
   collector.runStart(files.length);
   // An error no test or hook caught (a rejection nobody awaited) is the harness's, never the server's.
-  const unhandled = (e: unknown) => collector.harnessError(e instanceof Error ? `${e.name}: ${e.message}` : String(e));
+  const unhandled = (e: unknown) => collector.harnessError(errorText(e));
   process.on('unhandledRejection', unhandled);
   const oracle = new Oracle(config);
   const stopObserving = onExchange((o) => oracle.observe(o));
@@ -96,7 +96,7 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
             onCaseDone: (c) => collector.caseDone(file, c),
           });
         } catch (e) {
-          run = { file, cases: [], errors: [`the file did not load: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`], meta: {} };
+          run = { file, cases: [], errors: [`the file did not load: ${errorText(e)}`], meta: {} };
         }
         collector.fileDone(run, oracle.drain(), requestsSent() - before);
       }

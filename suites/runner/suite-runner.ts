@@ -105,7 +105,8 @@ async function withDeadline<T>(ms: number, what: string, fn: () => Promise<T> | 
   }
 }
 
-function message(e: unknown): string {
+/** An error as one line: `TypeError: boom`. */
+export function errorText(e: unknown): string {
   const err = e as { name?: string; message?: string } | null;
   return err && typeof err.message === 'string' ? `${err.name ?? 'Error'}: ${err.message}` : String(e);
 }
@@ -129,7 +130,7 @@ export async function runSuiteFile(file: string, declared: SuiteDeclarations, op
   try {
     for (const hook of declared.beforeAll) await withDeadline(options.hookTimeoutMs, 'beforeAll', () => hook({ meta: run.meta }));
   } catch (e) {
-    run.setupError = message(e);
+    run.setupError = errorText(e);
   }
   for (const t of declared.tests) {
     if (!t.body) run.cases.push(done(notRun(t, t.meta.note), options));
@@ -141,7 +142,7 @@ export async function runSuiteFile(file: string, declared: SuiteDeclarations, op
     try {
       await withDeadline(options.hookTimeoutMs, 'afterAll', () => hook({ meta: run.meta }));
     } catch (e) {
-      run.errors.push(message(e));
+      run.errors.push(errorText(e));
     }
   }
   return run;
@@ -185,7 +186,7 @@ async function runCase(t: DeclaredCase, body: NonNullable<DeclaredCase['body']>,
     return ended('passed');
   } catch (e) {
     if (e instanceof TestSkipped) return ended('skipped', { note: e.message });
-    return ended('failed', { error: message(e) });
+    return ended('failed', { error: errorText(e) });
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
   }

@@ -2,7 +2,7 @@ import { expect, test } from 'vitest';
 import { scrub } from '../../../core/redact.ts';
 import { getRunConfig, registerRunSecrets } from '../config.ts';
 
-test('getRunConfig explains a missing provide()', () => {
+test('getRunConfig explains a configuration the runner has not set (setRunConfig)', () => {
   expect(() => getRunConfig()).toThrow(/pmv6 run configuration missing/);
 });
 
