@@ -3,7 +3,9 @@ import { clauseTest } from '../harness/clause-test.ts';
 import type { ApiClient } from '../harness/client.ts';
 import { type Count, itemIds } from '../harness/pages.ts';
 import { useSession } from '../harness/session.ts';
+import { runsAlone } from '../harness/suite-api.ts';
 
+runsAlone("it holds the Admin's lists to their counts");
 const s = useSession();
 const PAGE = 1000;
 

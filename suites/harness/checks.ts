@@ -2,6 +2,7 @@ import { type Exchange, headerValue } from '../../core/exchange.ts';
 import { clip } from '../../core/redact.ts';
 import { expectResponse, SetupError, violation } from './assert.ts';
 import type { ControlClient, Settings } from './control.ts';
+import { exclusive } from './gate.ts';
 import type { Session } from './session.ts';
 
 /** §7 "API access disabled in settings | 403 Forbidden | message "API access is disabled"". */
@@ -73,13 +74,16 @@ export function requireControl(s: Session): ControlClient {
  * protocol's reset is the only way to drop them, so it runs first and the snapshot is restored
  * after it. For checks that reset the settings or inject faults.
  */
-export async function withSettingsSnapshot<T>(s: Session, fn: (control: ControlClient) => Promise<T>): Promise<T> {
+export function withSettingsSnapshot<T>(s: Session, fn: (control: ControlClient) => Promise<T>): Promise<T> {
   const control = requireControl(s);
-  const before: Settings = await control.getSettings();
-  try {
-    return await fn(control);
-  } finally {
-    await control.reset();
-    await control.putSettings(before);
-  }
+  // With the target to itself (suites/harness/gate.ts): a fault or a reset is the section's alone.
+  return exclusive(async () => {
+    const before: Settings = await control.getSettings();
+    try {
+      return await fn(control);
+    } finally {
+      await control.reset();
+      await control.putSettings(before);
+    }
+  });
 }

@@ -3,7 +3,8 @@ import type { Exchange } from '../../core/exchange.ts';
 import { signedUri } from '../../core/signed-uri.js';
 import { basicAuthorization, hmacSign } from '../../core/signers.ts';
 import { ReadOnlyError } from './assert.ts';
-import { type Channel, emitExchange } from './traffic.ts';
+import { activeGate } from './gate.ts';
+import { type Channel, emitExchange, requestStarting, writeMark } from './traffic.ts';
 
 export type HmacParts = { uri: string; timestamp: string; body: string; hash: string };
 
@@ -242,6 +243,27 @@ export class ApiClient {
     const exchange: Exchange = { request: { method: req.method, url, headers: { ...headers } }, durationMs: 0 };
     if (body !== undefined) exchange.request.body = bodyText;
 
+    // The gate (suites/harness/gate.ts) keeps --concurrency and the exclusive sections; the
+    // slot is held until the listeners have judged the exchange. Oracle look-ups (quiet) ride on
+    // the slot of the exchange they judge.
+    const release = req.quiet ? undefined : await activeGate()?.admit();
+    try {
+      return await this.send(req, url, exchange, body, headers, auth);
+    } finally {
+      release?.();
+    }
+  }
+
+  private async send(
+    req: ApiRequest,
+    url: string,
+    exchange: Exchange,
+    body: Buffer | undefined,
+    headers: Record<string, string>,
+    auth: Auth,
+  ): Promise<Exchange> {
+    const mark = writeMark();
+    const writeEnded = requestStarting(req.method);
     const timeoutMs = req.timeoutMs ?? this.timeoutMs;
     const started = performance.now();
     // One deadline for the whole request: undici's own timeouts measure only the gaps between chunks.
@@ -282,9 +304,10 @@ export class ApiClient {
       exchange.error = describeError(deadline.signal.aborted ? deadline.signal.reason : e, req.method, url, timeoutMs, this.maxResponseBytes);
     } finally {
       clearTimeout(timer);
+      writeEnded();
     }
     exchange.durationMs = Math.round(performance.now() - started);
-    await emitExchange({ exchange, channel: this.channel, auth, client: this, quiet: req.quiet ?? false });
+    await emitExchange({ exchange, channel: this.channel, auth, client: this, quiet: req.quiet ?? false, mark });
     return exchange;
   }
 

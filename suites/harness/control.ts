@@ -2,6 +2,7 @@ import type { Exchange } from '../../core/exchange.ts';
 import { registerSecret } from '../../core/redact.ts';
 import { SetupError } from './assert.ts';
 import { ApiClient, type TlsTrust } from './client.ts';
+import { activeGate } from './gate.ts';
 
 export type Role = 'admin' | 'it' | 'project manager' | 'normal user' | 'read only';
 
@@ -24,6 +25,16 @@ export interface CreatedUser {
 export interface ApiKeys {
   public_key: string;
   private_key: string;
+}
+
+/**
+ * A change of server-wide state while suite files run side by side is made inside an exclusive
+ * section (Session.withSettings, withSettingsSnapshot), or a file beside it would see it. Outside
+ * one it is the harness's mistake, reported as such and never sent.
+ */
+function serverWide(what: string): void {
+  const gate = activeGate();
+  if (gate && !gate.holding()) throw new Error(`harness: control ${what} outside an exclusive section (Session.withSettings) while suite files run`);
 }
 
 /** Control protocol v1 (ARCHITECTURE.md): bearer token, JSON bodies, at {base}/__control. */
@@ -69,6 +80,7 @@ export class ControlClient {
   }
 
   putSettings(partial: Partial<Settings>): Promise<Settings> {
+    serverWide('PUT /settings');
     return this.callJson('PUT', '/settings', 200, partial, ['api_enabled', 'auth_methods']);
   }
 
@@ -93,11 +105,13 @@ export class ControlClient {
 
   /** The next `times` API requests matching method and path (relative to /index.php/api/v6) throw. */
   async addFault(fault: { method: string; path: string; times?: number }): Promise<void> {
+    serverWide('POST /faults');
     await this.call('POST', '/faults', 204, { times: 1, ...fault });
   }
 
   /** Settings back to defaults; data kept. */
   async reset(): Promise<void> {
+    serverWide('POST /reset');
     await this.call('POST', '/reset', 204);
   }
 

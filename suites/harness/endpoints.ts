@@ -812,15 +812,16 @@ class EndpointSession implements EndpointCalls {
   async grow(e: Endpoint, n: number): Promise<string | undefined> {
     if (!e.grow) return 'the run cannot add items to this list';
     const d0 = await this.data();
-    for (let i = 0; i < n; i++) {
+    const grow = e.grow;
+    // The items are independent of each other: --concurrency at once; the first reason in order.
+    const reasons = await inOrder([...Array(n).keys()], inFlight(this.#s.config), async () => {
       const d: EndpointData = { ...d0, ids: { ...d0.ids } };
-      const id = await this.make(e.grow.kind, d);
-      if (id === undefined) return this.#unavailable.get(e.grow.kind) ?? `no ${e.grow.kind}`;
-      d.ids[e.grow.kind] = id;
-      const failed = await this.#runSteps(e.grow.steps ?? [], d, label(e));
-      if (failed) return failed;
-    }
-    return undefined;
+      const id = await this.make(grow.kind, d);
+      if (id === undefined) return this.#unavailable.get(grow.kind) ?? `no ${grow.kind}`;
+      d.ids[grow.kind] = id;
+      return this.#runSteps(grow.steps ?? [], d, label(e));
+    });
+    return reasons.find((r) => r !== undefined);
   }
 
   async callEach(

@@ -4,8 +4,9 @@ import type { Exchange } from '../../core/exchange.ts';
 import { registerCredentials } from '../../core/redact.ts';
 import { ReadOnlyError, SetupError } from './assert.ts';
 import type { ApiClient } from './client.ts';
-import type { RunConfig } from './config.ts';
+import { inFlight, type RunConfig } from './config.ts';
 import type { ControlClient, Role } from './control.ts';
+import { inOrder } from './in-order.ts';
 import { validate } from './schemas.ts';
 
 /**
@@ -165,14 +166,20 @@ export class Fixtures {
   /**
    * In CLEANUP_ORDER (newest first within a kind); never throws. Every kind goes through
    * DELETE /<kind>s/ID.json (product facts §6), as the run's Admin. Reported apart from the verdict.
+   * The objects of one kind are deleted --concurrency at once, but projects one after another,
+   * newest first: a project may hold a newer one (a subproject), deleted before it.
    */
   async cleanup(): Promise<CleanupReport> {
     const report: CleanupReport = { deleted: [...this.gone], leftovers: [] };
     this.gone.length = 0;
     for (const kind of CLEANUP_ORDER) {
-      for (const item of this.created.filter((c) => c.kind === kind).reverse()) {
-        // A locked password is deleted only with a reason (product facts §3); harmless on others.
-        const ex = await this.admin.delete(deletePath(kind, item.id), kind === 'password' ? { headers: { 'X-Unlock-Reason': UNLOCK_REASON } } : {});
+      const items = this.created.filter((c) => c.kind === kind).reverse();
+      // A locked password is deleted only with a reason (product facts §3); harmless on others.
+      const answers = await inOrder(items, kind === 'project' ? 1 : inFlight(this.cfg), (item) =>
+        this.admin.delete(deletePath(kind, item.id), kind === 'password' ? { headers: { 'X-Unlock-Reason': UNLOCK_REASON } } : {}),
+      );
+      for (const [i, item] of items.entries()) {
+        const ex = answers[i]!;
         const status = ex.response?.status;
         // Any other object may already be gone (the test, or its container, removed it): 404
         // counts as deleted. For a user, 404 or 405 more likely means the target has no

@@ -3,6 +3,7 @@ import { ApiClient } from './client.ts';
 import { getRunConfig, type RunConfig } from './config.ts';
 import { ControlClient, type Settings } from './control.ts';
 import { Fixtures, type FixtureUser } from './fixtures.ts';
+import { exclusive } from './gate.ts';
 import { afterAll } from './suite-api.ts';
 
 export interface Session {
@@ -83,14 +84,17 @@ export function useSession(): Session {
       const { control } = init();
       if (init().config.readOnly) throw new ReadOnlyError('the check would change settings');
       if (!control) throw new SetupError('changing settings needs the control protocol');
-      const before = await control.getSettings();
-      await control.putSettings(settings);
-      try {
-        return await fn();
-      } finally {
-        const restore = Object.fromEntries(Object.keys(settings).map((k) => [k, before[k as keyof Settings]])) as Partial<Settings>;
-        await control.putSettings(restore);
-      }
+      // With the target to itself: files side by side never see the changed setting.
+      return exclusive(async () => {
+        const before = await control.getSettings();
+        await control.putSettings(settings);
+        try {
+          return await fn();
+        } finally {
+          const restore = Object.fromEntries(Object.keys(settings).map((k) => [k, before[k as keyof Settings]])) as Partial<Settings>;
+          await control.putSettings(restore);
+        }
+      });
     },
   };
   return session;

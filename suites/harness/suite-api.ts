@@ -34,6 +34,8 @@ export interface SuiteDeclarations {
   tests: DeclaredCase[];
   beforeAll: FileHook[];
   afterAll: FileHook[];
+  /** Why the file runs alone (see `runsAlone`); absent: it runs side by side with others. */
+  alone?: string;
 }
 
 /** Thrown by `skip()`: the test ends skipped, not failed. */
@@ -71,6 +73,17 @@ export function collectDeclarations(load: () => Promise<unknown>): Promise<Suite
 /** Declares a test of the file being collected (suites declare theirs with clauseTest). */
 export function declareTest(test: DeclaredCase): void {
   current('a test').tests.push(test);
+}
+
+/**
+ * Declares that the file runs with nothing else in flight: it reads what every other file's
+ * writes change (whole lists as the Admin, the action log) and compares it with what it read
+ * before. Files side by side see the target's settings only as they were before the run; a
+ * test that changes a setting does it inside `Session.withSettings`, which has the target to
+ * itself while it runs (suites/harness/gate.ts).
+ */
+export function runsAlone(reason: string): void {
+  current('runsAlone').alone = reason;
 }
 
 /** Runs once before the file's first test (not at all when every test of the file is skipped). */

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Exchange } from '../../core/exchange.ts';
 import type { ApiClient, Auth } from './client.ts';
 
@@ -8,6 +9,27 @@ import type { ApiClient, Auth } from './client.ts';
  */
 export type Channel = 'api' | 'control';
 
+/**
+ * Where a request comes from: the suite file and the test (or hook) that sent it. Suite files
+ * run side by side, so the runner names each file's and each test's async context with a scope;
+ * requests are counted into the scope and its parents, and the oracle keeps its findings by file.
+ */
+export interface TrafficScope {
+  readonly file: string;
+  readonly parent?: TrafficScope;
+  sent: number;
+}
+
+/**
+ * Writes (any request but GET and HEAD, API or control) started so far, and those in flight,
+ * when a request was sent. Files side by side write while others read: a list's page and its
+ * count agree only if no write overlapped both (see `unchangedSince`).
+ */
+export interface WriteMark {
+  started: number;
+  inFlight: number;
+}
+
 export interface Observed {
   exchange: Exchange;
   channel: Channel;
@@ -16,12 +38,19 @@ export interface Observed {
   /** The client that sent it (a look-up goes through `client.withAuth(...)`). */
   client: ApiClient;
   quiet: boolean;
+  /** The writes when the request was sent. */
+  mark: WriteMark;
+  /** The scope that sent it, if a runner named one. */
+  scope: TrafficScope | undefined;
 }
 
 export type Listener = (o: Observed) => void | Promise<void>;
 
 const listeners = new Set<Listener>();
+const scopes = new AsyncLocalStorage<TrafficScope>();
 let sent = 0;
+let writesStarted = 0;
+let writesInFlight = 0;
 
 /** Adds a listener; returns the function that removes it. */
 export function onExchange(fn: Listener): () => void {
@@ -30,12 +59,55 @@ export function onExchange(fn: Listener): () => void {
 }
 
 /** Called by the client after every exchange, answered or not; listeners run in order and are awaited. */
-export async function emitExchange(o: Observed): Promise<void> {
+export async function emitExchange(o: Omit<Observed, 'scope'>): Promise<void> {
   sent++;
-  for (const fn of listeners) await fn(o);
+  const scope = scopes.getStore();
+  for (let s = scope; s; s = s.parent) s.sent++;
+  const observed: Observed = { ...o, scope };
+  for (const fn of listeners) await fn(observed);
 }
 
 /** Requests sent by this process so far (API, control and the oracle's look-ups). */
 export function requestsSent(): number {
   return sent;
+}
+
+/** Runs fn in a scope of its own: the requests it sends are counted there (and in the scopes around it). */
+export function inScope<T>(scope: TrafficScope, fn: () => T): T {
+  return scopes.run(scope, fn);
+}
+
+/** The scope of the calling context, if any. */
+export function currentScope(): TrafficScope | undefined {
+  return scopes.getStore();
+}
+
+/** A child scope of the calling context's (a test inside its file). */
+export function childScope(): TrafficScope {
+  const parent = scopes.getStore();
+  return parent ? { file: parent.file, parent, sent: 0 } : { file: '', sent: 0 };
+}
+
+/** The writes so far; called by the client before it sends. */
+export function writeMark(): WriteMark {
+  return { started: writesStarted, inFlight: writesInFlight };
+}
+
+/** Called by the client as a request goes out; returns the function to call when it has ended. */
+export function requestStarting(method: string): () => void {
+  const m = method.toUpperCase();
+  if (m === 'GET' || m === 'HEAD') return () => {};
+  writesStarted++;
+  writesInFlight++;
+  let ended = false;
+  return () => {
+    if (ended) return;
+    ended = true;
+    writesInFlight--;
+  };
+}
+
+/** No write was in flight at `mark` and none has started since: whatever was read since then reads one state. */
+export function unchangedSince(mark: WriteMark): boolean {
+  return mark.inFlight === 0 && writesStarted === mark.started;
 }

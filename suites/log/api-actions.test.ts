@@ -2,8 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import { useSession } from '../harness/session.ts';
+import { runsAlone } from '../harness/suite-api.ts';
 import { entriesMentioning, logPage, originMarks, saysApi, saysWeb } from './log-reader.ts';
 
+runsAlone("it looks for its actions on the action log's first page");
 const s = useSession();
 
 /** A password created through the API under a name no other entry can hold. */

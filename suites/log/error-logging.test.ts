@@ -5,10 +5,12 @@ import { violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import { UNKNOWN_ID } from '../harness/endpoints.ts';
 import { useSession } from '../harness/session.ts';
+import { runsAlone } from '../harness/suite-api.ts';
 import { oracleTest } from '../oracle/probe.ts';
 import { lazy, useCreations } from '../resources/resource-helpers.ts';
 import { countDrift, entriesMentioning, logCount } from './log-reader.ts';
 
+runsAlone("it counts the action log's entries before and after each refusal");
 const s = useSession();
 const create = useCreations(s);
 const project = lazy(() => s.fixtures.createProject());

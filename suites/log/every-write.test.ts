@@ -5,6 +5,7 @@ import { isSuccess } from '../harness/checks.ts';
 import { type ClauseTestContext, clauseTest } from '../harness/clause-test.ts';
 import { type Endpoint, label, notServed, useEndpoints, WRITING } from '../harness/endpoints.ts';
 import { useSession } from '../harness/session.ts';
+import { runsAlone } from '../harness/suite-api.ts';
 import { countDrift, logCount, logPage, originMarks, saysApi, saysWeb } from './log-reader.ts';
 
 // "Every action caused by an API request is written to the action log": every writing entry of
@@ -13,6 +14,7 @@ import { countDrift, logCount, logPage, originMarks, saysApi, saysWeb } from './
 // log's first page are the call's entries (the product lists the log newest first). A product
 // path that answers 404 or 405, or refuses the product's payload, is left out.
 
+runsAlone("it counts the action log's entries before and after each write");
 const s = useSession();
 const calls = useEndpoints(s);
 

@@ -12,6 +12,12 @@
  *   needs the list's count: the oracle asks count.json once per list, credentials and page size
  *   while nothing has changed (any write, any 401, any control write starts a new epoch). The log
  *   grows while it is read, so a full log page is judged only where its position cannot matter.
+ * - Suite files run side by side (--concurrency), and one file's write changes the lists another
+ *   reads. What a page's position or its list's count decides is judged only when no write
+ *   overlapped the page and its count look-up (`unchangedSince`); the rest of the page (its
+ *   Link syntax, its size, its body) always. A run at --concurrency 1 judges every page; the
+ *   files that read whole lists run alone, so every list is judged somewhere at any concurrency.
+ * - Findings are kept by the suite file whose traffic broke the clause (the request's scope).
  * - Settings (maintenance, API switch, default page size, auth methods) are known only from the
  *   control protocol's answers; without them the checks that need them do not run.
  * - Link targets are resolved against the request URL (RFC 8288 §3.2) and compared by their path
@@ -31,7 +37,7 @@ import type { RunConfig } from '../harness/config.ts';
 import type { Settings } from '../harness/control.ts';
 import type { FailureRecord } from '../harness/results.ts';
 import { validate } from '../harness/schemas.ts';
-import type { Observed } from '../harness/traffic.ts';
+import { currentScope, type Observed, unchangedSince, type WriteMark, writeMark } from '../harness/traffic.ts';
 import { type ListAddress, listAddress, pageNumber } from './lists.ts';
 
 export interface OracleFinding {
@@ -132,11 +138,12 @@ export function activateOracle(oracle: Oracle | undefined): void {
 type Responded = Exchange & { response: NonNullable<Exchange['response']> };
 
 export class Oracle {
-  private readonly findings = new Map<string, OracleFinding>();
-  private readonly errors: string[] = [];
+  /** By suite file ('' outside any), then by clause. */
+  private readonly findings = new Map<string, Map<string, OracleFinding>>();
+  private readonly errors = new Map<string, string[]>();
   private settings: Settings | undefined;
   private epoch = 0;
-  private readonly counts = new Map<string, { epoch: number; count: Count | undefined }>();
+  private readonly counts = new Map<string, { epoch: number; mark: WriteMark; count: Count | undefined }>();
   /** Product lists: whether they showed they are paginated (a Link header, or a count object). */
   private readonly paginated = new Map<string, boolean>();
   private readonly apiRoot: string;
@@ -146,18 +153,19 @@ export class Oracle {
     this.apiRoot = `${target.origin}${target.pathname.replace(/\/+$/, '')}${API_PREFIX}`;
   }
 
-  /** Findings and oracle errors since the last drain (one file's worth). */
-  drain(): { findings: OracleFinding[]; errors: string[] } {
-    const out = { findings: [...this.findings.values()], errors: [...this.errors] };
-    this.findings.clear();
-    this.errors.length = 0;
+  /** A file's findings and oracle errors so far, forgotten here ('' for traffic outside any file). */
+  drain(file: string): { findings: OracleFinding[]; errors: string[] } {
+    const out = { findings: [...(this.findings.get(file)?.values() ?? [])], errors: [...(this.errors.get(file) ?? [])] };
+    this.findings.delete(file);
+    this.errors.delete(file);
     return out;
   }
 
-  /** The first finding so far among these clauses (not drained). */
+  /** The first finding so far among these clauses in the calling file's traffic (not drained). */
   pending(ids: readonly string[]): OracleFinding | undefined {
+    const mine = this.findings.get(currentScope()?.file ?? '');
     for (const id of ids) {
-      const f = this.findings.get(id);
+      const f = mine?.get(id);
       if (f) return f;
     }
     return undefined;
@@ -169,7 +177,10 @@ export class Oracle {
       await this.judge(o);
     } catch (e) {
       // A crash in the oracle is ours, never the server's violation.
-      if (!(e instanceof ViolationError)) this.errors.push(`response oracle: ${(e as Error)?.stack?.split('\n').slice(0, 4).join(' | ') ?? String(e)}`);
+      if (!(e instanceof ViolationError)) {
+        const file = o.scope?.file ?? '';
+        this.errors.set(file, [...(this.errors.get(file) ?? []), `response oracle: ${(e as Error)?.stack?.split('\n').slice(0, 4).join(' | ') ?? String(e)}`]);
+      }
     }
   }
 
@@ -187,10 +198,14 @@ export class Oracle {
   private report(clause: string, ex: Exchange | undefined, expected: string, actual: string): void {
     const c = clauseById(clause);
     if (!c || c.retired || !selects([c], this.config.selection)) return;
-    const finding = this.findings.get(clause) ?? { clause, count: 0, failures: [] };
+    // The exchange is judged in the async context that sent it: its scope names the file.
+    const file = currentScope()?.file ?? '';
+    const mine = this.findings.get(file) ?? new Map<string, OracleFinding>();
+    this.findings.set(file, mine);
+    const finding = mine.get(clause) ?? { clause, count: 0, failures: [] };
     finding.count++;
     if (finding.failures.length < KEEP) finding.failures.push(failureRecord(new ViolationError({ expected, actual, ...(ex ? { exchange: ex } : {}) })));
-    this.findings.set(clause, finding);
+    mine.set(clause, finding);
   }
 
   /** The API path below /index.php/api/v6 of a URL on the target, or undefined. */
@@ -331,8 +346,9 @@ export class Oracle {
     if (o.quiet) return undefined;
     const key = `${identity(o.auth)}|${addr.base}|${header ?? ''}`;
     const cached = this.counts.get(key);
-    if (cached && cached.epoch === this.epoch && !addr.volatile) return cached.count;
+    if (cached && cached.epoch === this.epoch && !addr.volatile && unchangedSince(cached.mark)) return cached.count;
     const client: ApiClient = o.client.withAuth(plain(o.auth));
+    const mark = writeMark();
     const ex = await client.request({
       method: 'GET',
       path: `${addr.base}/count.json`,
@@ -340,7 +356,8 @@ export class Oracle {
       quiet: true,
     });
     const count = ex.response?.status === 200 && validate('count', ex.json).length === 0 ? (ex.json as Count) : undefined;
-    this.counts.set(key, { epoch: this.epoch, count });
+    // Kept while no write starts (a look-up that overlapped a write is never used again).
+    this.counts.set(key, { epoch: this.epoch, mark, count });
     return count;
   }
 
@@ -369,7 +386,7 @@ export class Oracle {
     if (ex.response.status === 404) {
       if (addr.page === undefined || outOfRange) return;
       const count = await this.countOf(o, addr, header);
-      if (!count) return;
+      if (!count || !unchangedSince(o.mark)) return;
       const per = known ?? count.num_items_per_page;
       const last = Math.max(1, Math.ceil(count.num_items / per));
       if (page > last) this.tooHighMessage(ex);
@@ -395,6 +412,7 @@ export class Oracle {
       return;
     }
     const rels = this.linkSyntax(ex, linkValue);
+    if (page === 1 && rels.has('prev')) this.report('PAG-03', ex, 'no rel="prev" on the first page', `rels ${relNames(rels)}`);
     if (outOfRange) return;
     // The page size: the request's, else the default; without the settings, what count.json says.
     let size = known;
@@ -412,6 +430,9 @@ export class Oracle {
       );
       return;
     }
+    // From here on the page is judged by where it sits in its list, which writes of other files
+    // side by side may be changing.
+    if (!unchangedSince(o.mark)) return;
     if (items === 0 && page > 1) {
       this.report('PAG-11', ex, `404 Not Found with "${PAGE_TOO_HIGH}" for page ${page}, above the last`, 'status 200 with no items');
       return;
@@ -426,6 +447,7 @@ export class Oracle {
         // says it must hold (beyond a little slack for entries written in between) is short.
         if (where !== undefined && !o.quiet) {
           const c = await this.countOf(o, addr, header);
+          if (!unchangedSince(o.mark)) return;
           const counted = c ? placeOf(c.num_items, size, page) : undefined;
           if (counted && counted.items > items + VOLATILE_SLACK && items < size) {
             this.report(
@@ -440,6 +462,7 @@ export class Oracle {
         if (where === undefined) return this.relations(ex, rels, page, undefined);
       } else {
         count ??= await this.countOf(o, addr, header);
+        if (!unchangedSince(o.mark)) return;
         const counted = count ? placeOf(count.num_items, size, page) : undefined;
         if (counted && counted.items !== items) {
           const clause = known === undefined ? 'SIZE-10' : this.sizeClause(header);
@@ -481,8 +504,7 @@ export class Oracle {
   /** §4 rules 1–3: the relations a page carries by its position. */
   private relations(ex: Responded, rels: Map<string, string>, page: number, position: Position | undefined): void {
     const has = (r: string) => rels.has(r);
-    const seen = ['self', 'prev', 'next', 'first', 'last'].filter(has).join(', ') || 'none';
-    if (page === 1 && has('prev')) this.report('PAG-03', ex, 'no rel="prev" on the first page', `rels ${seen}`);
+    const seen = relNames(rels);
     if (position === 'empty' || position === 'only') {
       if (seen !== 'self')
         this.report(position === 'empty' ? 'PAG-06' : 'PAG-05', ex, `only rel="self" (${position === 'empty' ? 'no data' : 'one page'})`, `rels ${seen}`);
@@ -582,6 +604,10 @@ const WANTED: Record<Position, string[]> = {
 const RELS = ['self', 'prev', 'next', 'first', 'last'];
 /** Log entries that may appear between a log page and its count (a server may log its own reads). */
 const VOLATILE_SLACK = 2;
+
+function relNames(rels: Map<string, string>): string {
+  return RELS.filter((r) => rels.has(r)).join(', ') || 'none';
+}
 
 function relationsFit(rels: Map<string, string>, _page: number, position: Position): boolean {
   return RELS.every((r) => rels.has(r) === WANTED[position].includes(r));

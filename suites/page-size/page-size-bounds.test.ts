@@ -4,8 +4,9 @@ import { type ClauseTestContext, clauseTest } from '../harness/clause-test.ts';
 import type { Settings } from '../harness/control.ts';
 import { type Count, itemIds } from '../harness/pages.ts';
 import { useSession } from '../harness/session.ts';
-import { beforeAll } from '../harness/suite-api.ts';
+import { beforeAll, runsAlone } from '../harness/suite-api.ts';
 
+runsAlone("it compares the Admin's /passwords count read with different page sizes");
 const s = useSession();
 const LIST = '/passwords';
 // One more than the default page size of 20: every page size up to 21 gives a full first page.

@@ -3,8 +3,9 @@ import { expectErrorObject, expectSchema, expectStatus, violation } from '../har
 import { clauseTest } from '../harness/clause-test.ts';
 import { type Count, getPage, itemIds, links, linkTarget, relSet, sameItems } from '../harness/pages.ts';
 import { useSession } from '../harness/session.ts';
-import { beforeAll } from '../harness/suite-api.ts';
+import { beforeAll, runsAlone } from '../harness/suite-api.ts';
 
+runsAlone("it walks the Admin's /passwords.json and compares its pages with its count");
 const s = useSession();
 const SIZE = 5;
 const LIST = '/passwords';

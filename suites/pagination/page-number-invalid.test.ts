@@ -2,8 +2,9 @@ import { expectErrorObject, expectResponse, violation } from '../harness/assert.
 import { clauseTest } from '../harness/clause-test.ts';
 import { getPage, itemIds, sameItems } from '../harness/pages.ts';
 import { useSession } from '../harness/session.ts';
-import { beforeAll } from '../harness/suite-api.ts';
+import { beforeAll, runsAlone } from '../harness/suite-api.ts';
 
+runsAlone("it compares pages of the Admin's /passwords.json read one after another");
 const s = useSession();
 const SIZE = 5;
 const LIST = '/passwords';

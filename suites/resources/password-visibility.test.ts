@@ -1,8 +1,10 @@
 import { violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import { useSession } from '../harness/session.ts';
+import { runsAlone } from '../harness/suite-api.ts';
 import { allListIds } from './resource-helpers.ts';
 
+runsAlone("it walks the Admin's whole /passwords.json");
 const s = useSession();
 
 // "JSON array of the passwords the user can access": a new Normal user has no access to a

@@ -36,8 +36,8 @@ export class Collector {
   readonly #started = Date.now();
   #filesTotal = 0;
   #filesDone = 0;
-  /** requests of the tests done in the file running */
-  #inFile = 0;
+  /** requests of the tests done in each file running */
+  readonly #inFile = new Map<string, number>();
 
   runStart(files: number): void {
     this.#filesTotal = files;
@@ -45,13 +45,13 @@ export class Collector {
 
   caseDone(file: string, c: CaseRun): void {
     this.onTestDone(toResult(file, c));
-    this.#inFile += c.requests;
+    this.#inFile.set(file, (this.#inFile.get(file) ?? 0) + c.requests);
     this.#progress();
   }
 
   #progress(): void {
     this.onProgress({
-      requests: this.run.requests + this.#inFile,
+      requests: this.run.requests + [...this.#inFile.values()].reduce((a, b) => a + b, 0),
       filesDone: this.#filesDone,
       filesTotal: this.#filesTotal,
       elapsedMs: Date.now() - this.#started,
@@ -88,7 +88,7 @@ export class Collector {
     this.run.requestsByFile[file] = requests;
     this.run.tests.push(...results);
     this.#filesDone++;
-    this.#inFile = 0;
+    this.#inFile.delete(file);
     this.onModuleDone(file, results);
     this.#progress();
   }

@@ -1,9 +1,11 @@
 import type { Outcome } from '../../core/outcomes.ts';
 import { OUTCOMES } from '../../core/outcomes.ts';
 import { CLAUSES, type Clause } from '../catalogue/clauses.ts';
-import { type RunConfig, setRunConfig } from '../harness/config.ts';
+import { inFlight, type RunConfig, setRunConfig } from '../harness/config.ts';
 import type { CleanupReport } from '../harness/fixtures.ts';
+import { Gate, openGate } from '../harness/gate.ts';
 import { clauseOutcome, type RunProgress, type TestResult } from '../harness/results.ts';
+import type { SuiteDeclarations } from '../harness/suite-api.ts';
 import { onExchange, requestsSent } from '../harness/traffic.ts';
 import { activateOracle, Oracle } from '../oracle/oracle.ts';
 import { mergeCleanup, restoreSettings, type SettingsRestore, snapshotSettings, sweep } from './cleanup.ts';
@@ -61,9 +63,15 @@ export interface RunSuitesOptions {
   signal?: AbortSignal;
 }
 
-// Runs every conformance suite file against the configured target, one file after another:
-// suites change server-wide settings (maintenance mode, API switch) that would disturb a
-// concurrent file. The response oracle judges every exchange of the run.
+// Runs every conformance suite file against the configured target. The response oracle judges
+// every exchange of the run.
+//
+// Decision (--concurrency N, suites/harness/gate.ts): at most N requests in flight. With N > 1
+// the files that may run side by side do, N at once (a file is mostly a chain of requests, each
+// waiting for the last); then each file that declares `runsAlone` runs with nothing else in
+// flight. A setting is changed only inside an exclusive section (`Session.withSettings`), so
+// files side by side never see a changed setting. With N = 1 every file runs in turn, in
+// the order of their paths, as one chain of requests.
 export async function runSuites(config: RunConfig, options: RunSuitesOptions = {}): Promise<RunResult> {
   const started = Date.now();
   const sentBefore = requestsSent();
@@ -78,28 +86,44 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
   process.on('unhandledRejection', unhandled);
   const oracle = new Oracle(config);
   const stopObserving = onExchange((o) => oracle.observe(o));
+  const concurrency = inFlight(config);
+  const gate = new Gate(concurrency);
   setRunConfig(config);
   activateOracle(oracle);
+  openGate(gate);
   const timeoutMs = Math.max(30_000, config.timeoutMs * 3);
   try {
-    const all = (async () => {
-      for (const file of files) {
-        if (signal?.aborted) break;
-        const before = requestsSent();
-        let run: FileRun;
-        try {
-          const declared = await loadSuiteFile(file);
-          run = await runSuiteFile(file, declared, {
-            signal,
-            testTimeoutMs: timeoutMs,
-            hookTimeoutMs: timeoutMs,
-            onCaseDone: (c) => collector.caseDone(file, c),
-          });
-        } catch (e) {
-          run = { file, cases: [], errors: [`the file did not load: ${errorText(e)}`], meta: {} };
-        }
-        collector.fileDone(run, oracle.drain(), requestsSent() - before);
+    const runFile = async (file: string, declared: SuiteDeclarations | Error): Promise<void> => {
+      if (signal?.aborted) return;
+      const scope = { file, sent: 0 };
+      let run: FileRun;
+      try {
+        if (declared instanceof Error) throw declared;
+        const go = () =>
+          runSuiteFile(file, declared, { signal, testTimeoutMs: timeoutMs, hookTimeoutMs: timeoutMs, onCaseDone: (c) => collector.caseDone(file, c) }, scope);
+        run = declared.alone === undefined ? await go() : await gate.exclusive(go);
+      } catch (e) {
+        run = { file, cases: [], errors: [`the file did not load: ${errorText(e)}`], meta: {} };
       }
+      collector.fileDone(run, oracle.drain(file), scope.sent);
+    };
+    const all = (async () => {
+      const loaded: Array<[string, SuiteDeclarations | Error]> = [];
+      for (const file of files) loaded.push([file, await loadSuiteFile(file).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))))]);
+      if (concurrency <= 1) {
+        for (const [file, declared] of loaded) await runFile(file, declared);
+        return;
+      }
+      const beside = loaded.filter(([, d]) => d instanceof Error || d.alone === undefined);
+      let next = 0;
+      const lane = async () => {
+        while (next < beside.length) {
+          const [file, declared] = beside[next++]!;
+          await runFile(file, declared);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(concurrency, beside.length) }, lane));
+      for (const [file, declared] of loaded) if (!(declared instanceof Error) && declared.alone !== undefined) await runFile(file, declared);
     })();
     let graceOver: (() => void) | undefined;
     const grace = new Promise<'grace over'>((resolve) => {
@@ -116,6 +140,9 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
     if ((await Promise.race([all, grace])) === 'grace over') all.catch(() => {});
     graceOver?.();
   } finally {
+    // After an interrupt a file may still hold the gate: the cleanup below must not wait on it.
+    gate.close();
+    openGate(undefined);
     activateOracle(undefined);
     setRunConfig(undefined);
     stopObserving();
@@ -125,6 +152,9 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
   // Settings first: a run stopped in maintenance mode or with the API off could delete nothing.
   const settings = await restoreSettings(config, settingsBefore, limits);
   const swept = await sweep(config, limits);
+  // Files side by side end in any order: the tests are reported in the files' order.
+  const order = new Map(files.map((f, i) => [f, i]));
+  collector.run.tests.sort((a, b) => (order.get(a.file) ?? 0) - (order.get(b.file) ?? 0));
   const result = summarise(config, started, collector.run);
   result.cleanup = mergeCleanup(collector.run.cleanup, swept);
   result.settings = settings;

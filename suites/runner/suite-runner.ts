@@ -12,7 +12,7 @@ import { join, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { TestMeta } from '../harness/results.ts';
 import { collectDeclarations, type DeclaredCase, type FileMeta, type SuiteDeclarations, TestSkipped } from '../harness/suite-api.ts';
-import { requestsSent } from '../harness/traffic.ts';
+import { childScope, inScope, type TrafficScope } from '../harness/traffic.ts';
 import { PACKAGE_ROOT } from './layout.ts';
 
 export interface CaseRun {
@@ -111,8 +111,15 @@ export function errorText(e: unknown): string {
   return err && typeof err.message === 'string' ? `${err.name ?? 'Error'}: ${err.message}` : String(e);
 }
 
-/** Runs a loaded file's hooks and tests. */
-export async function runSuiteFile(file: string, declared: SuiteDeclarations, options: FileRunOptions): Promise<FileRun> {
+/**
+ * Runs a loaded file's hooks and tests in a traffic scope of the file's own (its requests, and
+ * each test's, are counted there whatever else runs beside it); `scope.sent` is the file's count.
+ */
+export function runSuiteFile(file: string, declared: SuiteDeclarations, options: FileRunOptions, scope: TrafficScope = { file, sent: 0 }): Promise<FileRun> {
+  return inScope(scope, () => runFile(file, declared, options));
+}
+
+async function runFile(file: string, declared: SuiteDeclarations, options: FileRunOptions): Promise<FileRun> {
   const run: FileRun = { file, cases: [], errors: [], meta: {} };
   const pending = declared.tests.filter((t) => t.body !== undefined);
   const notRun = (t: DeclaredCase, note?: string): CaseRun => ({
@@ -153,9 +160,13 @@ function done(c: CaseRun, options: FileRunOptions): CaseRun {
   return c;
 }
 
-async function runCase(t: DeclaredCase, body: NonNullable<DeclaredCase['body']>, options: FileRunOptions): Promise<CaseRun> {
+function runCase(t: DeclaredCase, body: NonNullable<DeclaredCase['body']>, options: FileRunOptions): Promise<CaseRun> {
+  const scope = childScope();
+  return inScope(scope, () => runCaseIn(scope, t, body, options));
+}
+
+async function runCaseIn(scope: TrafficScope, t: DeclaredCase, body: NonNullable<DeclaredCase['body']>, options: FileRunOptions): Promise<CaseRun> {
   const started = performance.now();
-  const sentBefore = requestsSent();
   const controller = new AbortController();
   const onAbort = () => controller.abort(options.signal?.reason);
   options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -172,7 +183,7 @@ async function runCase(t: DeclaredCase, body: NonNullable<DeclaredCase['body']>,
     meta,
     state,
     durationMs: Math.round(performance.now() - started),
-    requests: requestsSent() - sentBefore,
+    requests: scope.sent,
     ...extra,
   });
   try {

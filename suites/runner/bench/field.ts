@@ -10,7 +10,9 @@ import { startEmbeddedTarget } from '../../../targets/embedded.ts';
 import { DEFAULT_CONCURRENCY } from '../../harness/config.ts';
 import { runSuites } from '../run-suites.ts';
 
-const { values } = parseArgs({ options: { delay: { type: 'string', default: '20' }, concurrency: { type: 'string', default: String(DEFAULT_CONCURRENCY) } } });
+const { values } = parseArgs({
+  options: { delay: { type: 'string', default: '20' }, concurrency: { type: 'string', default: String(DEFAULT_CONCURRENCY) }, only: { type: 'string' } },
+});
 const delay = Number(values.delay);
 const concurrency = Number(values.concurrency);
 if (!Number.isFinite(delay) || delay < 0 || delay > 1000) throw new Error('--delay: a number of milliseconds from 0 to 1000');
@@ -47,7 +49,24 @@ if (address === null || typeof address === 'string') throw new Error('proxy did 
 const target = `http://127.0.0.1:${address.port}`;
 
 const started = performance.now();
-const result = await runSuites({ ...upstream.config, concurrency, target, control: { url: `${target}/__control`, token: upstream.config.control!.token } });
+const wallByFile = new Map<string, number>();
+let fileStarted = started;
+const result = await runSuites(
+  {
+    ...upstream.config,
+    concurrency,
+    target,
+    control: { url: `${target}/__control`, token: upstream.config.control!.token },
+    ...(values.only ? { selection: { only: values.only.split(',') } } : {}),
+  },
+  {
+    onModuleDone: (file) => {
+      const now = performance.now();
+      wallByFile.set(file, now - fileStarted);
+      fileStarted = now;
+    },
+  },
+);
 const wallMs = performance.now() - started;
 await new Promise<void>((resolve) => proxy.close(() => resolve()));
 await upstream.close();
@@ -65,5 +84,9 @@ console.log(
 );
 console.log('longest chains of sequential requests (suite files run one request after another):');
 for (const [file, n] of byFile.slice(0, 10)) console.log(`  ${String(n).padStart(5)}  ${((n * delay) / 1000).toFixed(1).padStart(6)} s at least  ${file}`);
-console.log('requests by suite file:');
-for (const [file, n] of byFile) console.log(`  ${String(n).padStart(5)}  ${file}`);
+console.log('longest tests:');
+for (const t of [...result.tests].sort((a, b) => b.durationMs - a.durationMs).slice(0, 12))
+  console.log(`  ${((t.durationMs / 1000).toFixed(1) + ' s').padStart(8)}  ${t.file.replace(/^suites\//, '')}: ${t.title.slice(0, 90)}`);
+console.log('requests by suite file (and the time from the end of the file before to its end):');
+for (const [file, n] of byFile.filter(([, n]) => n > 0))
+  console.log(`  ${String(n).padStart(5)}  ${(((wallByFile.get(file) ?? 0) / 1000).toFixed(1) + ' s').padStart(8)}  ${file}`);

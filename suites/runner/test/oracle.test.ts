@@ -52,8 +52,9 @@ const link = (entries: Array<[string, string]>) => ({ link: entries.map(([rel, u
 
 async function judge(exchanges: Exchange[], client = fakeClient(0), auth: Auth = basic): Promise<{ clauses: string[]; errors: string[] }> {
   const oracle = new Oracle(config);
-  for (const ex of exchanges) await oracle.observe({ exchange: ex, channel: 'api', auth, client, quiet: false } satisfies Observed);
-  const { findings, errors } = oracle.drain();
+  for (const ex of exchanges)
+    await oracle.observe({ exchange: ex, channel: 'api', auth, client, quiet: false, mark: { started: 0, inFlight: 0 }, scope: undefined } satisfies Observed);
+  const { findings, errors } = oracle.drain('');
   return { clauses: findings.map((f) => f.clause).sort(), errors };
 }
 
@@ -183,15 +184,25 @@ describe('the response oracle', () => {
       hmac_key_expiry_days: null,
       num_items_lists: 20,
     });
-    await oracle.observe({ exchange: control, channel: 'control', auth: basic, client: fakeClient(0), quiet: false });
+    await oracle.observe({
+      exchange: control,
+      channel: 'control',
+      auth: basic,
+      client: fakeClient(0),
+      quiet: false,
+      mark: { started: 0, inFlight: 0 },
+      scope: undefined,
+    });
     await oracle.observe({
       exchange: exchange('GET', '/version.json', 200, { version: '1' }),
       channel: 'api',
       auth: basic,
       client: fakeClient(0),
       quiet: false,
+      mark: { started: 0, inFlight: 0 },
+      scope: undefined,
     });
-    expect(oracle.drain().findings.map((f) => f.clause)).toEqual(['ERR-04']);
+    expect(oracle.drain('').findings.map((f) => f.clause)).toEqual(['ERR-04']);
     expect((await judge([exchange('GET', '/version.json', 503, { error: true, type: 'Service Unavailable', message: 'down' })])).clauses).toEqual(['STAT-01']);
   });
 

@@ -1,0 +1,112 @@
+// The gate every request of a run passes before it is sent: it keeps the requests in flight to
+// --concurrency, and it gives a section that changes server-wide state (a setting, an injected
+// fault) the target to itself. Suite files that run side by side share the target; a section
+// opened with `exclusive` waits until the requests of others in flight have ended, and others'
+// requests wait until it ends. The requests of the section itself (its async context, however
+// many it sends at once) pass.
+//
+// Decisions:
+// - Waiters are served in the order they came (phase-fair): requests queued before an exclusive
+//   section go first, those after it wait for its end; neither kind starves the other.
+// - A request "in flight" is the whole exchange including what listeners do with it (the
+//   response oracle judges it against the settings it was sent under), so a section never
+//   changes a setting under a response still being judged. The oracle's own look-ups (`quiet`)
+//   ride on the exchange they judge and do not queue.
+// - No gate is open outside a run (the project's own tests, the runner's cleanup): everything passes.
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+interface Waiter {
+  kind: 'shared' | 'exclusive';
+  wake: () => void;
+}
+
+export class Gate {
+  #inFlight = 0;
+  #holder: symbol | undefined;
+  #closed = false;
+  readonly #queue: Waiter[] = [];
+  readonly #context = new AsyncLocalStorage<symbol>();
+
+  /** At most `limit` requests of shared contexts in flight at once. */
+  constructor(readonly limit: number) {}
+
+  /** Whether the calling context holds the gate (runs inside an exclusive section). */
+  holding(): boolean {
+    return this.#holder !== undefined && this.#context.getStore() === this.#holder;
+  }
+
+  /** Waits for a slot; returns the function that gives it back. */
+  async admit(): Promise<() => void> {
+    if (this.#closed || this.holding()) return () => {};
+    if (this.#holder !== undefined || this.#queue.length > 0 || this.#inFlight >= this.limit) {
+      await new Promise<void>((wake) => this.#queue.push({ kind: 'shared', wake }));
+    } else this.#inFlight++;
+    let given = false;
+    return () => {
+      if (given || this.#closed) return;
+      given = true;
+      this.#inFlight--;
+      this.#serve();
+    };
+  }
+
+  /** Runs fn with the target to itself: nothing else in flight while it runs. Re-entrant. */
+  async exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.#closed || this.holding()) return fn();
+    if (this.#holder !== undefined || this.#queue.length > 0 || this.#inFlight > 0) {
+      await new Promise<void>((wake) => this.#queue.push({ kind: 'exclusive', wake }));
+      if (this.#closed) return fn();
+    } else this.#holder = Symbol('exclusive section');
+    try {
+      return await this.#context.run(this.#holder!, fn);
+    } finally {
+      this.#holder = undefined;
+      this.#serve();
+    }
+  }
+
+  /**
+   * Lets everything through from now on, the waiting first (after an interrupt the runner's
+   * cleanup must not wait behind a section that may never end).
+   */
+  close(): void {
+    this.#closed = true;
+    this.#holder = undefined;
+    for (const w of this.#queue.splice(0)) w.wake();
+  }
+
+  // Wakes the waiters at the head of the queue that can go now, in order.
+  #serve(): void {
+    while (this.#holder === undefined && this.#queue.length > 0) {
+      const head = this.#queue[0]!;
+      if (head.kind === 'shared') {
+        if (this.#inFlight >= this.limit) return;
+        this.#queue.shift();
+        this.#inFlight++;
+        head.wake();
+      } else {
+        if (this.#inFlight > 0) return;
+        this.#queue.shift();
+        this.#holder = Symbol('exclusive section');
+        head.wake();
+        return;
+      }
+    }
+  }
+}
+
+let open: Gate | undefined;
+
+/** The gate of the run in progress (set by the runner while suite files run), if any. */
+export function activeGate(): Gate | undefined {
+  return open;
+}
+
+export function openGate(gate: Gate | undefined): void {
+  open = gate;
+}
+
+/** Runs fn as an exclusive section of the open gate (just fn when no gate is open). */
+export function exclusive<T>(fn: () => Promise<T>): Promise<T> {
+  return open ? open.exclusive(fn) : fn();
+}
