@@ -12,10 +12,11 @@ const calls = useEndpoints(s);
 
 async function usersOfEveryRole(): Promise<Array<[string, ApiClient]>> {
   const out: Array<[string, ApiClient]> = [["the run's Admin", s.admin]];
-  for (const role of ['admin', 'it', 'project manager', 'normal user', 'read only'] as const) {
-    const user = await s.user(role, { label: `gen10-${role.replace(/\s+/g, '-')}` });
-    out.push([role, user.client]);
-    if (role === 'normal user') out.push(['normal user over HMAC', user.hmacClient]);
+  const roles = ['admin', 'it', 'project manager', 'normal user', 'read only'] as const;
+  const made = await Promise.all(roles.map((role) => s.user(role, { label: `gen10-${role.replace(/\s+/g, '-')}` })));
+  for (const [i, role] of roles.entries()) {
+    out.push([role, made[i]!.client]);
+    if (role === 'normal user') out.push(['normal user over HMAC', made[i]!.hmacClient]);
   }
   return out;
 }
@@ -37,10 +38,10 @@ const offSweep = () =>
     const users = await usersOfEveryRole();
     const off: Sweep['off'] = [];
     await s.withSettings({ api_enabled: false }, async () => {
-      for (const [who, client] of users) {
-        // Refusals change nothing, so they go out side by side (--concurrency).
-        for (const { endpoint, ex } of await calls.callEach(client, d, {}, TABLE, inFlight(s.config))) off.push({ who, endpoint, ex });
-      }
+      // Refusals change nothing, so they go out side by side, every user's at once (--concurrency
+      // bounds them all); the replies are kept in the users' and the table's order.
+      const replies = await Promise.all(users.map(([, client]) => calls.callEach(client, d, {}, TABLE, inFlight(s.config))));
+      for (const [i, [who]] of users.entries()) for (const { endpoint, ex } of replies[i]!) off.push({ who, endpoint, ex });
     });
     return { users, off, d };
   })());
@@ -58,18 +59,18 @@ clauseTest(
       offReply ??= expectClientError(ex).message;
     }
     await s.withSettings({ api_enabled: true }, async () => {
-      for (const [, client] of users) {
-        expectStatus(await client.get('/passwords.json'), 200);
-        expectStatus(await client.get('/version.json'), 200);
+      // GETs change nothing: side by side, judged in order.
+      const served = await Promise.all(users.map(([, client]) => Promise.all([client.get('/passwords.json'), client.get('/version.json')])));
+      for (const [list, version] of served) {
+        expectStatus(list, 200);
+        expectStatus(version, 200);
       }
       // Every GET of the table for the Admin over Basic and a Normal user over HMAC.
-      for (const [who, client] of users.filter(([who]) => who === "the run's Admin" || who === 'normal user over HMAC')) {
-        for (const { endpoint, ex } of await calls.callEach(
-          client,
-          d,
-          {},
-          TABLE.filter((e) => e.method === 'GET'),
-        )) {
+      const readers = users.filter(([who]) => who === "the run's Admin" || who === 'normal user over HMAC');
+      const gets = TABLE.filter((e) => e.method === 'GET');
+      const replies = await Promise.all(readers.map(([, client]) => calls.callEach(client, d, {}, gets, inFlight(s.config))));
+      for (const [i, [who]] of readers.entries()) {
+        for (const { endpoint, ex } of replies[i]!) {
           const message = (ex.json as { message?: unknown } | undefined)?.message;
           if (ex.response?.status === 403 && (message === offReply || (typeof message === 'string' && API_DISABLED.test(message)))) {
             violation(ex, `${label(endpoint)} served to ${who} once API access is on again`, `the refusal given while it was off: ${JSON.stringify(message)}`);

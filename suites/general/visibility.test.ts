@@ -90,8 +90,14 @@ clauseTest(
       [`/passwords/search/${search}`, [password, archivedPassword]],
       [`/projects/${project}/passwords`, [password]],
     ];
+    // Reads change nothing (and the file runs alone): side by side, judged in order.
+    const adminLists = await Promise.all(lists.map(([base]) => idsOfList(s.admin, base).catch((e: unknown) => e as Error)));
     const adminIds = new Map<string, Set<number> | undefined>();
-    for (const [base] of lists) adminIds.set(base, await idsOfList(s.admin, base));
+    for (const [i, [base]] of lists.entries()) {
+      const ids = adminLists[i];
+      if (ids instanceof Error) throw ids;
+      adminIds.set(base, ids);
+    }
     // Each id is judged in the lists where the Admin sees it: elsewhere its absence proves nothing.
     const judged: Array<[string, number[]]> = [];
     for (const [base, hidden] of lists) {
@@ -103,10 +109,19 @@ clauseTest(
       judged.map(([base]) => base),
     );
     if (judged.length === 0) t.unverifiable('the Admin saw the objects in none of the lists');
-    for (const role of ['normal user', 'read only', 'project manager'] as const) {
-      const user = await s.user(role, { label: `gen09-lists-${role.replace(/\s+/g, '-')}` });
-      for (const [base, hidden] of judged) {
-        const ids = await idsOfList(user.client, base);
+    const roles = ['normal user', 'read only', 'project manager'] as const;
+    const seenBy = await Promise.all(
+      roles.map(async (role) => {
+        const user = await s.user(role, { label: `gen09-lists-${role.replace(/\s+/g, '-')}` });
+        const ids = await Promise.all(judged.map(([base]) => idsOfList(user.client, base).catch((e: unknown) => e as Error)));
+        return { user, ids, shown: await user.client.get(`/projects/${project}.json`) };
+      }),
+    );
+    for (const [r, role] of roles.entries()) {
+      const { user, shown } = seenBy[r]!;
+      for (const [j, [base, hidden]] of judged.entries()) {
+        const ids = seenBy[r]!.ids[j];
+        if (ids instanceof Error) throw ids;
         const leaked = hidden.filter((id) => ids?.has(id));
         if (leaked.length > 0)
           violation(
@@ -116,7 +131,6 @@ clauseTest(
           );
       }
       // By id too: the project (the product's path; a 404 is a refusal as good as a 403).
-      const shown = await user.client.get(`/projects/${project}.json`);
       if (shown.response && shown.response.status >= 200 && shown.response.status < 300)
         violation(shown, `a refusal of project ${project} to a new ${role}`, `status ${shown.response.status}`);
     }

@@ -1,5 +1,5 @@
 // The gate every request of a run passes before it is sent: it keeps the requests in flight to
-// --concurrency, and it gives a section that changes server-wide state (a setting, an injected
+// --concurrency (all of them, a section's too), and it gives a section that changes server-wide state (a setting, an injected
 // fault) the target to itself. Suite files that run side by side share the target; a section
 // opened with `exclusive` waits until the requests of others in flight have ended, and others'
 // requests wait until it ends. The requests of the section itself (its async context, however
@@ -25,9 +25,11 @@ export class Gate {
   #holder: symbol | undefined;
   #closed = false;
   readonly #queue: Waiter[] = [];
+  /** The holder's requests waiting for a slot: served before anyone else. */
+  readonly #holderQueue: Array<() => void> = [];
   readonly #context = new AsyncLocalStorage<symbol>();
 
-  /** At most `limit` requests of shared contexts in flight at once. */
+  /** At most `limit` requests in flight at once. */
   constructor(readonly limit: number) {}
 
   /** Whether the calling context holds the gate (runs inside an exclusive section). */
@@ -37,8 +39,11 @@ export class Gate {
 
   /** Waits for a slot; returns the function that gives it back. */
   async admit(): Promise<() => void> {
-    if (this.#closed || this.holding()) return () => {};
-    if (this.#holder !== undefined || this.#queue.length > 0 || this.#inFlight >= this.limit) {
+    if (this.#closed) return () => {};
+    if (this.holding()) {
+      if (this.#inFlight >= this.limit) await new Promise<void>((wake) => this.#holderQueue.push(wake));
+      else this.#inFlight++;
+    } else if (this.#holder !== undefined || this.#queue.length > 0 || this.#inFlight >= this.limit) {
       await new Promise<void>((wake) => this.#queue.push({ kind: 'shared', wake }));
     } else this.#inFlight++;
     let given = false;
@@ -73,10 +78,15 @@ export class Gate {
     this.#closed = true;
     this.#holder = undefined;
     for (const w of this.#queue.splice(0)) w.wake();
+    for (const wake of this.#holderQueue.splice(0)) wake();
   }
 
   // Wakes the waiters at the head of the queue that can go now, in order.
   #serve(): void {
+    while (this.#holder !== undefined && this.#holderQueue.length > 0 && this.#inFlight < this.limit) {
+      this.#inFlight++;
+      this.#holderQueue.shift()!();
+    }
     while (this.#holder === undefined && this.#queue.length > 0) {
       const head = this.#queue[0]!;
       if (head.kind === 'shared') {

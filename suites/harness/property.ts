@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { SetupError, ViolationError } from './assert.ts';
 import type { ClauseTestContext } from './clause-test.ts';
-import { DEPTH_FACTOR } from './config.ts';
+import { DEPTH_FACTOR, inFlight } from './config.ts';
+import { inOrder } from './in-order.ts';
 
 export interface PropertyRun<Ts> {
   numRuns: number;
@@ -18,15 +19,41 @@ export interface PropertyRun<Ts> {
  * as a harness error. The failure is rethrown as the error its counterexample raised (a
  * ViolationError keeps its exchange, a SetupError stays a failed setup) with fast-check's replay
  * data added: seed, path and the shrunk counterexample.
+ *
+ * Decision (--concurrency N > 1): the runs go out N at once. They are the runs fast-check would
+ * make one after another from the same seed (the examples, then `fc.sample` of the property);
+ * when one fails, fast-check replays from the first failing run in order (`path`) and shrinks
+ * one run after another, so the failure reported is the one --concurrency 1 reports. A run that
+ * skips its case (fc.pre) sends the property back to fast-check's own loop. The runs of a
+ * property are independent requests (refusals, reads, objects of their own).
  */
 export async function checkProperty<Ts>(t: ClauseTestContext, property: fc.IAsyncProperty<Ts>, run: PropertyRun<Ts>): Promise<void> {
   const numRuns = Math.max(1, Math.round(run.numRuns * DEPTH_FACTOR[t.config.depth ?? 'standard']));
-  const out = await fc.check(property, {
+  const params = {
     seed: t.config.seed,
     numRuns,
     ...(run.examples ? { examples: run.examples } : {}),
     ...(run.timeLimitMs ? { interruptAfterTimeLimit: run.timeLimitMs } : {}),
-  });
+  };
+  const side = inFlight(t.config);
+  let path: string | undefined;
+  if (side > 1 && !run.timeLimitMs) {
+    const examples = (run.examples ?? []).slice(0, numRuns);
+    const inputs = [...examples, ...(numRuns > examples.length ? fc.sample(property, { seed: t.config.seed, numRuns: numRuns - examples.length }) : [])];
+    // After a failure no new run starts (one after another, none after it would have run).
+    let failed = false;
+    const results = await inOrder(inputs, side, async (input) => {
+      if (failed) return 'not run' as const;
+      const r = await property.run(input);
+      if (r !== null) failed = true;
+      return r;
+    });
+    const first = results.findIndex((r) => r !== null && r !== 'not run');
+    if (first < 0) return;
+    // A skipped case (fc.pre) makes fast-check generate others: its own loop decides.
+    if (!results.some((r) => r !== null && r !== 'not run' && fc.PreconditionFailure.isFailure(r))) path = String(first);
+  }
+  const out = await fc.check(property, { ...params, ...(path !== undefined ? { path } : {}) });
   if (!out.failed) return;
   const replay =
     `property failed after ${out.numRuns} run(s), shrunk ${out.numShrinks} time(s); ` +

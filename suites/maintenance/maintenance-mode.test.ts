@@ -29,12 +29,24 @@ async function askInMaintenance(): Promise<Array<{ what: string; ex: Exchange }>
   if (hmac) callers.push(['Admin over HMAC', hmac]);
   const out: Array<{ what: string; ex: Exchange }> = [];
   await s.withSettings({ maintenance_mode: true }, async () => {
-    for (const [who, client] of callers) {
-      // Refusals change nothing, so they go out side by side (--concurrency).
-      for (const { endpoint, ex } of await calls.callEach(client, d, {}, TABLE, inFlight(s.config))) out.push({ what: `${who}: ${label(endpoint)}`, ex });
-      out.push({ what: `${who}: GET /pmv6-unknown.json`, ex: await client.get('/pmv6-unknown.json') });
-      out.push({ what: `${who}: PATCH /passwords.json`, ex: await client.request({ method: 'PATCH', path: '/passwords.json', json: {} }) });
-      out.push({ what: `${who} without Content-Type: GET /passwords.json`, ex: await client.get('/passwords.json', { contentType: null }) });
+    // Refusals change nothing, so they go out side by side, every caller's at once (--concurrency
+    // bounds them all); the replies are kept in the callers' and the table's order.
+    const replies = await Promise.all(
+      callers.map(async ([, client]) => ({
+        table: await calls.callEach(client, d, {}, TABLE, inFlight(s.config)),
+        others: await Promise.all([
+          client.get('/pmv6-unknown.json'),
+          client.request({ method: 'PATCH', path: '/passwords.json', json: {} }),
+          client.get('/passwords.json', { contentType: null }),
+        ]),
+      })),
+    );
+    for (const [i, [who]] of callers.entries()) {
+      const { table, others } = replies[i]!;
+      for (const { endpoint, ex } of table) out.push({ what: `${who}: ${label(endpoint)}`, ex });
+      out.push({ what: `${who}: GET /pmv6-unknown.json`, ex: others[0]! });
+      out.push({ what: `${who}: PATCH /passwords.json`, ex: others[1]! });
+      out.push({ what: `${who} without Content-Type: GET /passwords.json`, ex: others[2]! });
     }
   });
   return out;

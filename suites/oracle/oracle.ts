@@ -384,7 +384,8 @@ export class Oracle {
     const { header, size: known } = this.sizeOf(ex);
     const outOfRange = header !== undefined && known === undefined;
     if (ex.response.status === 404) {
-      if (addr.page === undefined || outOfRange) return;
+      // A page's existence is judged by its list's count: not while writes move it (no look-up then).
+      if (addr.page === undefined || outOfRange || !unchangedSince(o.mark)) return;
       const count = await this.countOf(o, addr, header);
       if (!count || !unchangedSince(o.mark)) return;
       const per = known ?? count.num_items_per_page;
@@ -418,6 +419,7 @@ export class Oracle {
     let size = known;
     let count: Count | undefined;
     if (size === undefined) {
+      if (!unchangedSince(o.mark)) return;
       count = await this.countOf(o, addr, header);
       size = count?.num_items_per_page;
       if (size === undefined || size < 1) return;

@@ -15,7 +15,7 @@ const created: number[] = [];
 
 beforeAll(async () => {
   const project = await s.fixtures.createProject();
-  for (let i = 0; i < ITEMS; i++) created.push(await s.fixtures.createPassword(project));
+  created.push(...(await s.fixtures.createPasswords(project, ITEMS)));
 });
 
 const sizeHeader = (size: string | number | undefined): Record<string, string> => (size === undefined ? {} : { 'X-Page-Size': String(size) });

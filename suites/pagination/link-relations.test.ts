@@ -17,7 +17,7 @@ beforeAll(async () => {
   const missing = Math.max(0, 4 * SIZE - 1 - current.num_items);
   if (missing > 0) {
     const project = await s.fixtures.createProject();
-    for (let i = 0; i < missing; i++) await s.fixtures.createPassword(project);
+    await s.fixtures.createPasswords(project, missing);
   }
   count = expectSchema(await s.admin.get(`${LIST}/count.json`, { headers: { 'X-Page-Size': String(SIZE) } }), 'count') as Count;
 });

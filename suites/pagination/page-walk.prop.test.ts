@@ -41,8 +41,7 @@ function datasets(): Promise<Prepared> {
       if (status === undefined || status < 200 || status > 299) {
         throw new SetupError(`granting a user access to a project: expected 2XX, got ${status ?? grant.error}`, { exchange: grant });
       }
-      const ids: number[] = [];
-      for (let i = 0; i < n; i++) ids.push(await s.fixtures.createPassword(project));
+      const ids = await s.fixtures.createPasswords(project, n);
       sets.set(n, { n, ids, client: user.client });
     }
     return { ok: true, sets };

@@ -122,7 +122,7 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
           await runFile(file, declared);
         }
       };
-      await Promise.all(Array.from({ length: Math.min(concurrency, beside.length) }, lane));
+      await Promise.all(Array.from({ length: Math.min(concurrency * 2, beside.length) }, lane));
       for (const [file, declared] of loaded) if (!(declared instanceof Error) && declared.alone !== undefined) await runFile(file, declared);
     })();
     let graceOver: (() => void) | undefined;

@@ -48,6 +48,9 @@ const address = proxy.address();
 if (address === null || typeof address === 'string') throw new Error('proxy did not listen');
 const target = `http://127.0.0.1:${address.port}`;
 
+// Requests in flight, sampled every 10 ms: how much of the allowed concurrency the run used, second by second.
+const samples: number[] = [];
+const sampler = setInterval(() => samples.push(inFlight), 10);
 const started = performance.now();
 const wallByFile = new Map<string, number>();
 let fileStarted = started;
@@ -68,6 +71,7 @@ const result = await runSuites(
   },
 );
 const wallMs = performance.now() - started;
+clearInterval(sampler);
 await new Promise<void>((resolve) => proxy.close(() => resolve()));
 await upstream.close();
 
@@ -82,8 +86,11 @@ console.log(
 console.log(
   `verdict: ${failing.length === 0 ? 'no clause failed or warned' : `failed or warned: ${failing.join(' ')}`}; cleanup left ${result.cleanup?.leftovers.length ?? '?'} objects`,
 );
-console.log('longest chains of sequential requests (suite files run one request after another):');
-for (const [file, n] of byFile.slice(0, 10)) console.log(`  ${String(n).padStart(5)}  ${((n * delay) / 1000).toFixed(1).padStart(6)} s at least  ${file}`);
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+console.log(`requests in flight: ${mean(samples).toFixed(1)} on average of ${concurrency} allowed; by 2 s of the run:`);
+const perBucket = 200;
+const buckets = Array.from({ length: Math.ceil(samples.length / perBucket) }, (_, i) => mean(samples.slice(i * perBucket, (i + 1) * perBucket)).toFixed(1));
+for (let i = 0; i < buckets.length; i += 10) console.log(`  ${String(i * 2).padStart(3)} s  ${buckets.slice(i, i + 10).join('  ')}`);
 console.log('longest tests:');
 for (const t of [...result.tests].sort((a, b) => b.durationMs - a.durationMs).slice(0, 12))
   console.log(`  ${((t.durationMs / 1000).toFixed(1) + ' s').padStart(8)}  ${t.file.replace(/^suites\//, '')}: ${t.title.slice(0, 90)}`);
