@@ -37,6 +37,17 @@ function serverWide(what: string): void {
   if (gate && !gate.holding()) throw new Error(`harness: control ${what} outside an exclusive section (Session.withSettings) while suite files run`);
 }
 
+/**
+ * The settings the control protocol last showed, by its URL. Within a run settings change only
+ * through these clients (inside exclusive sections), so the last answer is the state: a section
+ * starts from it instead of asking again. The runner forgets it at the start and end of a run.
+ */
+const shown = new Map<string, Settings>();
+
+export function forgetShownSettings(): void {
+  shown.clear();
+}
+
 /** Control protocol v1 (ARCHITECTURE.md): bearer token, JSON bodies, at {base}/__control. */
 export class ControlClient {
   readonly url: string;
@@ -75,13 +86,23 @@ export class ControlClient {
     return body as T;
   }
 
-  getSettings(): Promise<Settings> {
-    return this.callJson('GET', '/settings', 200, undefined, ['api_enabled', 'auth_methods']);
+  async getSettings(): Promise<Settings> {
+    const settings = await this.callJson<Settings>('GET', '/settings', 200, undefined, ['api_enabled', 'auth_methods']);
+    shown.set(this.url, settings);
+    return settings;
   }
 
-  putSettings(partial: Partial<Settings>): Promise<Settings> {
+  /** The settings as the last answer showed them, or asked for. */
+  async currentSettings(): Promise<Settings> {
+    return shown.get(this.url) ?? this.getSettings();
+  }
+
+  async putSettings(partial: Partial<Settings>): Promise<Settings> {
     serverWide('PUT /settings');
-    return this.callJson('PUT', '/settings', 200, partial, ['api_enabled', 'auth_methods']);
+    shown.delete(this.url);
+    const settings = await this.callJson<Settings>('PUT', '/settings', 200, partial, ['api_enabled', 'auth_methods']);
+    shown.set(this.url, settings);
+    return settings;
   }
 
   async createUser(user: { username: string; password: string; role: Role; api_only?: boolean; active?: boolean }): Promise<CreatedUser> {
@@ -112,6 +133,7 @@ export class ControlClient {
   /** Settings back to defaults; data kept. */
   async reset(): Promise<void> {
     serverWide('POST /reset');
+    shown.delete(this.url);
     await this.call('POST', '/reset', 204);
   }
 

@@ -85,14 +85,18 @@ export function useSession(): Session {
       if (init().config.readOnly) throw new ReadOnlyError('the check would change settings');
       if (!control) throw new SetupError('changing settings needs the control protocol');
       // With the target to itself: files side by side never see the changed setting.
+      // Settings already as asked are not sent again, and only settings that differ at the end
+      // are put back (the section still holds the target: no other file's section changes them).
       return exclusive(async () => {
-        const before = await control.getSettings();
-        await control.putSettings(settings);
+        const keys = Object.keys(settings) as Array<keyof Settings>;
+        const before = await control.currentSettings();
+        if (keys.some((k) => settings[k] !== before[k])) await control.putSettings(settings);
         try {
           return await fn();
         } finally {
-          const restore = Object.fromEntries(Object.keys(settings).map((k) => [k, before[k as keyof Settings]])) as Partial<Settings>;
-          await control.putSettings(restore);
+          const now = await control.currentSettings();
+          const back = keys.filter((k) => now[k] !== before[k]);
+          if (back.length > 0) await control.putSettings(Object.fromEntries(back.map((k) => [k, before[k]])) as Partial<Settings>);
         }
       });
     },

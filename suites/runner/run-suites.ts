@@ -2,6 +2,7 @@ import type { Outcome } from '../../core/outcomes.ts';
 import { OUTCOMES } from '../../core/outcomes.ts';
 import { CLAUSES, type Clause } from '../catalogue/clauses.ts';
 import { inFlight, type RunConfig, setRunConfig } from '../harness/config.ts';
+import { forgetShownSettings } from '../harness/control.ts';
 import type { CleanupReport } from '../harness/fixtures.ts';
 import { Gate, openGate } from '../harness/gate.ts';
 import { clauseOutcome, type RunProgress, type TestResult } from '../harness/results.ts';
@@ -21,6 +22,12 @@ import { errorText, type FileRun, loadSuiteFile, runSuiteFile, suiteFiles } from
 export const INTERRUPT_GRACE_MS = 3_000;
 export const CLEANUP_REQUEST_MS = 2_000;
 export const CLEANUP_BUDGET_MS = 6_000;
+/**
+ * Files side by side: this many for each request the gate lets be in flight. A file mostly
+ * waits on one request at a time, and between two of them on its own work or on a section of
+ * another file; a second file per slot keeps the slots busy (measured: bench:field).
+ */
+export const FILES_PER_REQUEST = 2;
 
 export interface ClauseResult {
   clause: Clause;
@@ -67,14 +74,14 @@ export interface RunSuitesOptions {
 // every exchange of the run.
 //
 // Decision (--concurrency N, suites/harness/gate.ts): at most N requests in flight. With N > 1
-// the files that may run side by side do, N at once (a file is mostly a chain of requests, each
-// waiting for the last); then each file that declares `runsAlone` runs with nothing else in
-// flight. A setting is changed only inside an exclusive section (`Session.withSettings`), so
+// the files that may run side by side do, 2N at once (FILES_PER_REQUEST); then each file that
+// declares `runsAlone` runs with nothing else in flight, in the order of their paths. A setting is changed only inside an exclusive section (`Session.withSettings`), so
 // files side by side never see a changed setting. With N = 1 every file runs in turn, in
 // the order of their paths, as one chain of requests.
 export async function runSuites(config: RunConfig, options: RunSuitesOptions = {}): Promise<RunResult> {
   const started = Date.now();
   const sentBefore = requestsSent();
+  forgetShownSettings();
   const settingsBefore = await snapshotSettings(config);
   const collector = new Collector(options.onModuleDone, options.onTestDone, options.onProgress);
   const signal = options.signal;
@@ -108,22 +115,25 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
       collector.fileDone(run, oracle.drain(file), scope.sent);
     };
     const all = (async () => {
-      const loaded: Array<[string, SuiteDeclarations | Error]> = [];
-      for (const file of files) loaded.push([file, await loadSuiteFile(file).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))))]);
+      const load = (file: string) => loadSuiteFile(file).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))));
       if (concurrency <= 1) {
-        for (const [file, declared] of loaded) await runFile(file, declared);
+        for (const file of files) await runFile(file, await load(file));
         return;
       }
-      const beside = loaded.filter(([, d]) => d instanceof Error || d.alone === undefined);
+      // Each lane loads the next file and runs it, unless it runs alone: those wait for the end.
+      const alone: Array<[string, SuiteDeclarations]> = [];
       let next = 0;
       const lane = async () => {
-        while (next < beside.length) {
-          const [file, declared] = beside[next++]!;
-          await runFile(file, declared);
+        while (next < files.length) {
+          const file = files[next++]!;
+          const declared = await load(file);
+          if (!(declared instanceof Error) && declared.alone !== undefined) alone.push([file, declared]);
+          else await runFile(file, declared);
         }
       };
-      await Promise.all(Array.from({ length: Math.min(concurrency * 2, beside.length) }, lane));
-      for (const [file, declared] of loaded) if (!(declared instanceof Error) && declared.alone !== undefined) await runFile(file, declared);
+      await Promise.all(Array.from({ length: Math.min(FILES_PER_REQUEST * concurrency, files.length) }, lane));
+      alone.sort((a, b) => files.indexOf(a[0]) - files.indexOf(b[0]));
+      for (const [file, declared] of alone) await runFile(file, declared);
     })();
     let graceOver: (() => void) | undefined;
     const grace = new Promise<'grace over'>((resolve) => {
@@ -143,6 +153,7 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
     // After an interrupt a file may still hold the gate: the cleanup below must not wait on it.
     gate.close();
     openGate(undefined);
+    forgetShownSettings();
     activateOracle(undefined);
     setRunConfig(undefined);
     stopObserving();

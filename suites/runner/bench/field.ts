@@ -52,8 +52,7 @@ const target = `http://127.0.0.1:${address.port}`;
 const samples: number[] = [];
 const sampler = setInterval(() => samples.push(inFlight), 10);
 const started = performance.now();
-const wallByFile = new Map<string, number>();
-let fileStarted = started;
+const endedAt = new Map<string, number>();
 const result = await runSuites(
   {
     ...upstream.config,
@@ -64,9 +63,7 @@ const result = await runSuites(
   },
   {
     onModuleDone: (file) => {
-      const now = performance.now();
-      wallByFile.set(file, now - fileStarted);
-      fileStarted = now;
+      endedAt.set(file, performance.now() - started);
     },
   },
 );
@@ -94,6 +91,7 @@ for (let i = 0; i < buckets.length; i += 10) console.log(`  ${String(i * 2).padS
 console.log('longest tests:');
 for (const t of [...result.tests].sort((a, b) => b.durationMs - a.durationMs).slice(0, 12))
   console.log(`  ${((t.durationMs / 1000).toFixed(1) + ' s').padStart(8)}  ${t.file.replace(/^suites\//, '')}: ${t.title.slice(0, 90)}`);
-console.log('requests by suite file (and the time from the end of the file before to its end):');
-for (const [file, n] of byFile.filter(([, n]) => n > 0))
-  console.log(`  ${String(n).padStart(5)}  ${(((wallByFile.get(file) ?? 0) / 1000).toFixed(1) + ' s').padStart(8)}  ${file}`);
+console.log('suite files in the order they ended (time since the start, requests):');
+const requestsOf = new Map(byFile);
+for (const [file, at] of [...endedAt].sort((a, b) => a[1] - b[1]))
+  if ((requestsOf.get(file) ?? 0) > 0) console.log(`  ${`${(at / 1000).toFixed(1)} s`.padStart(8)}  ${String(requestsOf.get(file)).padStart(5)}  ${file}`);
