@@ -20,9 +20,9 @@ export interface PropertyRun<Ts> {
  * ViolationError keeps its exchange, a SetupError stays a failed setup) with fast-check's replay
  * data added: seed, path and the shrunk counterexample.
  *
- * Decision (--concurrency N > 1): the runs go out N at once. They are the runs fast-check would
- * make one after another from the same seed (the examples, then `fc.sample` of the property);
- * when one fails, fast-check replays from the first failing run in order (`path`) and shrinks
+ * Decision (--concurrency N > 1): the runs go out N at once. They are the runs fast-check makes
+ * one after another from the same seed: a first fc.check whose runs only record their input
+ * (generation does not depend on the outcome of a run); when one fails, fast-check replays from the first failing run in order (`path`) and shrinks
  * one run after another, so the failure reported is the one --concurrency 1 reports. A run that
  * skips its case (fc.pre) sends the property back to fast-check's own loop. The runs of a
  * property are independent requests (refusals, reads, objects of their own).
@@ -38,8 +38,16 @@ export async function checkProperty<Ts>(t: ClauseTestContext, property: fc.IAsyn
   const side = inFlight(t.config);
   let path: string | undefined;
   if (side > 1 && !run.timeLimitMs) {
-    const examples = (run.examples ?? []).slice(0, numRuns);
-    const inputs = [...examples, ...(numRuns > examples.length ? fc.sample(property, { seed: t.config.seed, numRuns: numRuns - examples.length }) : [])];
+    const inputs: Ts[] = [];
+    const record: fc.IAsyncProperty<Ts> = Object.create(property, {
+      run: {
+        value: async (input: Ts) => {
+          inputs.push(input);
+          return null;
+        },
+      },
+    });
+    await fc.check(record, params);
     // After a failure no new run starts (one after another, none after it would have run).
     let failed = false;
     const results = await inOrder(inputs, side, async (input) => {
@@ -55,8 +63,10 @@ export async function checkProperty<Ts>(t: ClauseTestContext, property: fc.IAsyn
   }
   const out = await fc.check(property, { ...params, ...(path !== undefined ? { path } : {}) });
   if (!out.failed) return;
+  // Replayed from its path, the failing run is the replay's first: the runs before it passed.
+  const runs = out.numRuns + (path !== undefined ? Number(path) : 0);
   const replay =
-    `property failed after ${out.numRuns} run(s), shrunk ${out.numShrinks} time(s); ` +
+    `property failed after ${runs} run(s), shrunk ${out.numShrinks} time(s); ` +
     `counterexample ${fc.stringify(out.counterexample)}; seed ${out.seed}, path "${out.counterexamplePath}" ` +
     `(replay: pmv6 run --seed ${out.seed}, or fc.check with { seed: ${out.seed}, path: "${out.counterexamplePath}" })`;
   const e = out.errorInstance;

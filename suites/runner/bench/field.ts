@@ -90,7 +90,7 @@ const buckets = Array.from({ length: Math.ceil(samples.length / perBucket) }, (_
 for (let i = 0; i < buckets.length; i += 10) console.log(`  ${String(i * 2).padStart(3)} s  ${buckets.slice(i, i + 10).join('  ')}`);
 console.log('longest tests:');
 for (const t of [...result.tests].sort((a, b) => b.durationMs - a.durationMs).slice(0, 12))
-  console.log(`  ${((t.durationMs / 1000).toFixed(1) + ' s').padStart(8)}  ${t.file.replace(/^suites\//, '')}: ${t.title.slice(0, 90)}`);
+  console.log(`  ${(`${(t.durationMs / 1000).toFixed(1)} s`).padStart(8)}  ${t.file.replace(/^suites\//, '')}: ${t.title.slice(0, 90)}`);
 console.log('suite files in the order they ended (time since the start, requests):');
 const requestsOf = new Map(byFile);
 for (const [file, at] of [...endedAt].sort((a, b) => a[1] - b[1]))

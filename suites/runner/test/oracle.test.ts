@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import type { Exchange } from '../../../core/exchange.ts';
 import type { ApiClient, ApiRequest, Auth } from '../../harness/client.ts';
 import type { RunConfig } from '../../harness/config.ts';
-import type { Observed } from '../../harness/traffic.ts';
+import { inScope, type Observed, requestStarting, type WriteMark, writeMark } from '../../harness/traffic.ts';
 import { describesStatus, Oracle, saysCredentialsWrong } from '../../oracle/oracle.ts';
 
 const TARGET = 'https://pm.test';
@@ -50,10 +50,15 @@ function exchange(
 const items = (k: number) => Array.from({ length: k }, (_, i) => ({ id: i + 1 }));
 const link = (entries: Array<[string, string]>) => ({ link: entries.map(([rel, url]) => `<${url}>; rel="${rel}"`).join(', ') });
 
-async function judge(exchanges: Exchange[], client = fakeClient(0), auth: Auth = basic): Promise<{ clauses: string[]; errors: string[] }> {
+async function judge(
+  exchanges: Exchange[],
+  client = fakeClient(0),
+  auth: Auth = basic,
+  mark: () => WriteMark = writeMark,
+): Promise<{ clauses: string[]; errors: string[] }> {
   const oracle = new Oracle(config);
   for (const ex of exchanges)
-    await oracle.observe({ exchange: ex, channel: 'api', auth, client, quiet: false, mark: { started: 0, inFlight: 0 }, scope: undefined } satisfies Observed);
+    await oracle.observe({ exchange: ex, channel: 'api', auth, client, quiet: false, mark: mark(), scope: undefined } satisfies Observed);
   const { findings, errors } = oracle.drain('');
   return { clauses: findings.map((f) => f.clause).sort(), errors };
 }
@@ -123,6 +128,55 @@ describe('the response oracle', () => {
     const full = exchange('GET', '/groups.json', 200, items(5), link([['self', `${API}/groups.json`]]), { 'X-Page-Size': '5' });
     expect((await judge([full], fakeClient(12, asked))).clauses).toEqual(['PAG-07']);
     expect(asked).toEqual(['/groups/count.json']);
+  });
+
+  test("judges a page's position only when no write overlapped the page and its count (files side by side)", async () => {
+    const full = () =>
+      exchange(
+        'GET',
+        '/groups.json',
+        200,
+        items(5),
+        link([
+          ['self', `${API}/groups.json`],
+          ['prev', `${API}/groups.json`],
+        ]),
+        { 'X-Page-Size': '5' },
+      );
+    expect((await judge([full()], fakeClient(12))).clauses).toEqual(['PAG-03', 'PAG-07']);
+    // A write was in flight when the page was asked for: the position is left alone, the first page's prev is not.
+    const asked: string[] = [];
+    expect((await judge([full()], fakeClient(12, asked), basic, () => ({ ...writeMark(), inFlight: 1 }))).clauses).toEqual(['PAG-03']);
+    expect(asked).toEqual([]);
+    // A write started (and ended) after the page was asked for, before its count came back.
+    const writing = fakeClient(12);
+    const racing = {
+      ...writing,
+      withAuth: () => racing,
+      request: (req: ApiRequest) => {
+        requestStarting('POST')();
+        return writing.request(req);
+      },
+    } as unknown as ApiClient;
+    expect((await judge([full()], racing)).clauses).toEqual(['PAG-03']);
+    // With no write since, the count read before is used again and the page judged.
+    const again: string[] = [];
+    expect((await judge([full(), full()], fakeClient(12, again))).clauses).toEqual(['PAG-03', 'PAG-07']);
+    expect(again).toEqual(['/groups/count.json']);
+  });
+
+  test('keeps findings by the suite file whose traffic broke the clause', async () => {
+    const oracle = new Oracle(config);
+    const bad = exchange('GET', '/passwords.json', 400, { message: 'no error field' });
+    const observed = { exchange: bad, channel: 'api', auth: basic, client: fakeClient(0), quiet: false, mark: writeMark(), scope: undefined } as const;
+    await inScope({ file: 'a.test.ts', sent: 0 }, async () => {
+      await oracle.observe(observed);
+      expect(oracle.pending(['RES-14'])?.clause).toBe('RES-14');
+    });
+    await inScope({ file: 'b.test.ts', sent: 0 }, async () => expect(oracle.pending(['RES-14'])).toBeUndefined());
+    expect(oracle.drain('b.test.ts').findings).toEqual([]);
+    expect(oracle.drain('a.test.ts').findings.map((f) => f.clause)).toContain('RES-14');
+    expect(oracle.drain('a.test.ts').findings).toEqual([]);
   });
 
   test('finds next on an exactly filled last page', async () => {
