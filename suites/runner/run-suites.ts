@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Outcome } from '../../core/outcomes.ts';
 import { OUTCOMES } from '../../core/outcomes.ts';
 import { CLAUSES, type Clause } from '../catalogue/clauses.ts';
@@ -86,6 +87,13 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
   const collector = new Collector(options.onModuleDone, options.onTestDone, options.onProgress);
   const signal = options.signal;
   let interrupted = signal?.aborted ?? false;
+  // The files' tests listen to the run's stop, every file running at once (the caller's signal
+  // keeps one listener, not one per test in flight).
+  const stopFiles = new AbortController();
+  setMaxListeners(0, stopFiles.signal);
+  const fileSignal = signal ? stopFiles.signal : undefined;
+  if (signal?.aborted) stopFiles.abort(signal.reason);
+  else signal?.addEventListener('abort', () => stopFiles.abort(signal.reason), { once: true });
   const files = suiteFiles(options.files?.include ?? CONFORMANCE_INCLUDE, options.files?.exclude ?? CONFORMANCE_EXCLUDE);
   collector.runStart(files.length);
   // An error no test or hook caught (a rejection nobody awaited) is the harness's, never the server's.
@@ -107,7 +115,12 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
       try {
         if (declared instanceof Error) throw declared;
         const go = () =>
-          runSuiteFile(file, declared, { signal, testTimeoutMs: timeoutMs, hookTimeoutMs: timeoutMs, onCaseDone: (c) => collector.caseDone(file, c) }, scope);
+          runSuiteFile(
+            file,
+            declared,
+            { signal: fileSignal, testTimeoutMs: timeoutMs, hookTimeoutMs: timeoutMs, onCaseDone: (c) => collector.caseDone(file, c) },
+            scope,
+          );
         run = declared.alone === undefined ? await go() : await gate.exclusive(go);
       } catch (e) {
         run = { file, cases: [], errors: [`the file did not load: ${errorText(e)}`], meta: {} };
