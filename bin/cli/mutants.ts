@@ -12,6 +12,8 @@ that test its clause, on its own embedded server; mutants run in parallel child 
 Options:
   --only IDS     run only these mutants, comma-separated
   --jobs N       child processes in parallel (default 2)
+  --concurrency N  requests in flight in each mutant's run (default: the run's default, 8);
+                 1 runs every file in turn: a mutant must be killed at both
   --json         print the matrix as JSON
   --list         list the mutants (id, clause, description) and exit
 
@@ -21,6 +23,7 @@ export async function mutants(argv: string[]): Promise<number> {
   const { values } = parse(argv, {
     only: { type: 'string' },
     jobs: { type: 'string' },
+    concurrency: { type: 'string' },
     json: { type: 'boolean', default: false },
     list: { type: 'boolean', default: false },
   });
@@ -29,6 +32,7 @@ export async function mutants(argv: string[]): Promise<number> {
     return 0;
   }
   const jobs = intOption('jobs', values.jobs, 1, 16) ?? 2;
+  const concurrency = intOption('concurrency', values.concurrency, 1, 64);
   let selected = MUTANTS;
   if (values.only !== undefined) {
     const ids = values.only
@@ -45,6 +49,7 @@ export async function mutants(argv: string[]): Promise<number> {
   }
   const matrix = await runMatrix(selected, {
     jobs,
+    ...(concurrency !== undefined ? { concurrency } : {}),
     ...(values.json
       ? {}
       : {

@@ -43,8 +43,10 @@ Options (secrets are better given in the environment, which other users cannot s
   --seed N                seed for generated data (default: random, printed)
   --depth D               how many cases each property test generates: quick (a fifth),
                           standard (default) or deep (four times); printed with the seed
-  --concurrency N         requests a test may have in flight at once where they are
-                          independent of each other (default ${DEFAULT_CONCURRENCY}; 1: one after another)
+  --concurrency N         requests in flight at once (default ${DEFAULT_CONCURRENCY}): suite files side by
+                          side, those that read whole lists or the log alone, settings
+                          changed with the target to themselves; the same verdict at any N
+                          (1: every file in turn, one request after another)
   --report-dir DIR        write DIR/results.json, junit.xml, report.html and summary.md
                           (summary.md also to $GITHUB_STEP_SUMMARY when that is set)
   --expectations FILE     known deviations, {"PAG-03": "reason", ...}: a listed failure is an
