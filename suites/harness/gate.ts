@@ -15,6 +15,13 @@
 // - No gate is open outside a run (the project's own tests, the runner's cleanup): everything passes.
 import { AsyncLocalStorage } from 'node:async_hooks';
 
+/**
+ * The exclusive section the calling context runs in. One for the process: every instance of
+ * AsyncLocalStorage that has run stays in every later promise's bookkeeping (a worker that runs a
+ * hundred runs would carry a hundred).
+ */
+const sections = new AsyncLocalStorage<symbol>();
+
 interface Waiter {
   kind: 'shared' | 'exclusive';
   wake: () => void;
@@ -27,14 +34,13 @@ export class Gate {
   readonly #queue: Waiter[] = [];
   /** The holder's requests waiting for a slot: served before anyone else. */
   readonly #holderQueue: Array<() => void> = [];
-  readonly #context = new AsyncLocalStorage<symbol>();
 
   /** At most `limit` requests in flight at once. */
   constructor(readonly limit: number) {}
 
   /** Whether the calling context holds the gate (runs inside an exclusive section). */
   holding(): boolean {
-    return this.#holder !== undefined && this.#context.getStore() === this.#holder;
+    return this.#holder !== undefined && sections.getStore() === this.#holder;
   }
 
   /** Waits for a slot; returns the function that gives it back. */
@@ -63,7 +69,7 @@ export class Gate {
       if (this.#closed) return fn();
     } else this.#holder = Symbol('exclusive section');
     try {
-      return await this.#context.run(this.#holder!, fn);
+      return await sections.run(this.#holder!, fn);
     } finally {
       this.#holder = undefined;
       this.#serve();

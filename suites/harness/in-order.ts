@@ -21,3 +21,35 @@ export async function inOrder<T, R>(items: readonly T[], limit: number, fn: (ite
   if (failure) throw failure.error;
   return results;
 }
+
+/**
+ * `fn` over every item, at most `limit` calls ahead of the caller, each result handed over in
+ * the items' order as soon as it and those before it are in: `for await (const [item, r] of
+ * ahead(...))`. When the loop ends early (a check threw), no new call starts, and the ones
+ * already started settle before the loop's error goes on: a failing server costs no more
+ * requests than one after another would have sent, plus those in flight.
+ */
+export async function* ahead<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): AsyncGenerator<[T, R]> {
+  const started: Array<Promise<R>> = [];
+  let consumed = 0;
+  const launch = () => {
+    while (started.length < items.length && started.length - consumed < Math.max(1, limit)) {
+      const i = started.length;
+      const p = fn(items[i]!, i);
+      p.catch(() => {});
+      started.push(p);
+    }
+  };
+  try {
+    launch();
+    while (consumed < items.length) {
+      const result = await started[consumed]!;
+      const item = items[consumed]!;
+      consumed++;
+      launch();
+      yield [item, result];
+    }
+  } finally {
+    await Promise.allSettled(started.slice(consumed));
+  }
+}

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { inOrder } from '../in-order.ts';
+import { ahead, inOrder } from '../in-order.ts';
 
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -45,5 +45,42 @@ describe('inOrder', () => {
 
   test('no items, no calls', async () => {
     expect(await inOrder([], 4, async () => 1)).toEqual([]);
+  });
+});
+
+describe('ahead', () => {
+  test('hands the results over in order, at most `limit` calls ahead of the loop', async () => {
+    let inFlight = 0;
+    let peak = 0;
+    const seen: number[] = [];
+    for await (const [n, r] of ahead([1, 2, 3, 4, 5, 6], 3, async (n) => {
+      peak = Math.max(peak, ++inFlight);
+      await tick(n % 2 === 0 ? 1 : 6);
+      inFlight--;
+      return n * 10;
+    })) {
+      expect(r).toBe(n * 10);
+      seen.push(n);
+    }
+    expect(seen).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(peak).toBe(3);
+  });
+
+  test('a loop that ends early starts no new call, and the calls started settle before its error goes on', async () => {
+    const started: number[] = [];
+    const settled: number[] = [];
+    const loop = (async () => {
+      for await (const [n] of ahead([1, 2, 3, 4, 5, 6, 7, 8], 2, async (n) => {
+        started.push(n);
+        await tick(5);
+        settled.push(n);
+        return n;
+      })) {
+        if (n === 2) throw new Error('violation on 2');
+      }
+    })();
+    await expect(loop).rejects.toThrow('violation on 2');
+    expect(started).toEqual([1, 2, 3, 4]);
+    expect(settled.sort()).toEqual([1, 2, 3, 4]);
   });
 });
