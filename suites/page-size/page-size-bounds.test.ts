@@ -1,7 +1,9 @@
 import type { Exchange } from '../../core/exchange.ts';
 import { expectErrorObject, expectResponse, expectSchema, expectStatus, SetupError, violation } from '../harness/assert.ts';
 import { type ClauseTestContext, clauseTest } from '../harness/clause-test.ts';
+import { inFlight } from '../harness/config.ts';
 import type { Settings } from '../harness/control.ts';
+import { ahead } from '../harness/in-order.ts';
 import { type Count, itemIds } from '../harness/pages.ts';
 import { useSession } from '../harness/session.ts';
 import { beforeAll, runsAlone } from '../harness/suite-api.ts';
@@ -19,6 +21,11 @@ beforeAll(async () => {
 });
 
 const sizeHeader = (size: string | number | undefined): Record<string, string> => (size === undefined ? {} : { 'X-Page-Size': String(size) });
+
+/** The first page with each X-Page-Size, --concurrency ahead of the checks (reads, in the file that runs alone). */
+function firstPages<T extends string | number>(sizes: readonly T[]): AsyncGenerator<[T, Exchange]> {
+  return ahead(sizes, inFlight(s.config), (size) => list(size));
+}
 
 function list(size?: string | number, page?: number): Promise<Exchange> {
   return s.admin.get(page === undefined ? `${LIST}.json` : `${LIST}/page/${page}.json`, { headers: sizeHeader(size) });
@@ -75,8 +82,7 @@ const ABOVE = ['1001', '1000000'];
 const NOT_UNSIGNED_INTEGERS = ['abc', '', '-5', '5.5', '0x10', ' 7', '+7', '7abc'];
 
 clauseTest('SIZE-05', 'accept X-Page-Size 5 and 1000 and return pages of that many items', async () => {
-  for (const size of AT) {
-    const ex = await list(size);
+  for await (const [size, ex] of firstPages(AT)) {
     expectStatus(ex, 200);
     expectPageOf(ex, size, `the first page with X-Page-Size ${size}`);
   }
@@ -86,7 +92,7 @@ clauseTest('SIZE-05', 'accept X-Page-Size 5 and 1000 and return pages of that ma
 });
 
 clauseTest('SIZE-03', 'return as many items as X-Page-Size asks for on a page', async () => {
-  for (const size of INSIDE) expectPageOf(await list(size), size, `the first page with X-Page-Size ${size}`);
+  for await (const [size, ex] of firstPages(INSIDE)) expectPageOf(ex, size, `the first page with X-Page-Size ${size}`);
   const first = expectPageOf(await list(6, 1), 6, 'page 1 with X-Page-Size 6');
   const ex = await list(6, 2);
   const second = expectPageOf(ex, 6, 'page 2 with X-Page-Size 6', 2);
@@ -115,15 +121,15 @@ clauseTest('SIZE-04', 'keep the page size of a request without X-Page-Size uncha
 });
 
 clauseTest('SIZE-06', 'record the reply to X-Page-Size 4, 1 and 0', async (t) => {
-  for (const value of BELOW) expectRefusalOrList(t, await list(value), `X-Page-Size ${JSON.stringify(value)}`);
+  for await (const [value, ex] of firstPages(BELOW)) expectRefusalOrList(t, ex, `X-Page-Size ${JSON.stringify(value)}`);
 });
 
 clauseTest('SIZE-07', 'record the reply to X-Page-Size 1001 and 1000000', async (t) => {
-  for (const value of ABOVE) expectRefusalOrList(t, await list(value), `X-Page-Size ${JSON.stringify(value)}`);
+  for await (const [value, ex] of firstPages(ABOVE)) expectRefusalOrList(t, ex, `X-Page-Size ${JSON.stringify(value)}`);
 });
 
 clauseTest('SIZE-08', 'record the reply to X-Page-Size values that are not unsigned integers', async (t) => {
-  for (const value of NOT_UNSIGNED_INTEGERS) expectRefusalOrList(t, await list(value), `X-Page-Size ${JSON.stringify(value)}`);
+  for await (const [value, ex] of firstPages(NOT_UNSIGNED_INTEGERS)) expectRefusalOrList(t, ex, `X-Page-Size ${JSON.stringify(value)}`);
 });
 
 clauseTest('SIZE-09', 'compute num_items_per_page and num_pages of count.json from X-Page-Size 5, 7 and 1000', async () => {

@@ -71,7 +71,9 @@ async function probe(t: ClauseTestContext): Promise<List[]> {
   const out: List[] = [];
   const notes: Record<string, string> = {};
   // Growing one list adds to others (a favorite project is a project too), so every list is
-  // grown first and probed afterwards.
+  // grown first and probed afterwards. The subjects are made one after another (they make the
+  // file's objects on first use); the counts are read side by side, then every list short of
+  // GROW_TO items grows, side by side: a list grown by another's growth may end with more.
   const bases: Array<[Endpoint, string]> = [];
   for (const endpoint of PAGINATED) {
     // --read-only: the lists that need no object of the run are still checked, as they are.
@@ -84,15 +86,16 @@ async function probe(t: ClauseTestContext): Promise<List[]> {
       notes[label(endpoint)] = `not probed: ${subject}`;
       continue;
     }
-    const base = listBase(endpoint, subject);
-    bases.push([endpoint, base]);
-    const countEx = await countOf(base);
-    const n = (countEx.json as Partial<Count> | undefined)?.num_items;
-    if (countEx.response?.status === 200 && typeof n === 'number' && n < GROW_TO && endpoint.grow && !s.config.readOnly) {
-      const why = await calls.grow(endpoint, GROW_TO - n);
-      if (why) notes[label(endpoint)] = `not grown: ${why}`;
-    }
+    bases.push([endpoint, listBase(endpoint, subject)]);
   }
+  const before = await all(bases, ([, base]) => countOf(base));
+  const why = await all([...bases.keys()], async (i) => {
+    const [endpoint] = bases[i]!;
+    const n = (before[i]!.json as Partial<Count> | undefined)?.num_items;
+    if (before[i]!.response?.status !== 200 || typeof n !== 'number' || n >= GROW_TO || !endpoint.grow || s.config.readOnly) return undefined;
+    return calls.grow(endpoint, GROW_TO - n);
+  });
+  for (const [i, [endpoint]] of bases.entries()) if (why[i]) notes[label(endpoint)] = `not grown: ${why[i]}`;
   const read = await all(bases, async ([, base]) => ({ countEx: await countOf(base), first: await getPage(s.admin, base, undefined, SIZE) }));
   for (const [i, [endpoint, base]] of bases.entries()) {
     const { countEx, first } = read[i]!;
