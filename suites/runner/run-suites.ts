@@ -127,27 +127,7 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
       }
       collector.fileDone(run, oracle.drain(file), scope.sent);
     };
-    const all = (async () => {
-      const load = (file: string) => loadSuiteFile(file).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))));
-      if (concurrency <= 1) {
-        for (const file of files) await runFile(file, await load(file));
-        return;
-      }
-      // Each lane loads the next file and runs it, unless it runs alone: those wait for the end.
-      const alone: Array<[string, SuiteDeclarations]> = [];
-      let next = 0;
-      const lane = async () => {
-        while (next < files.length) {
-          const file = files[next++]!;
-          const declared = await load(file);
-          if (!(declared instanceof Error) && declared.alone !== undefined) alone.push([file, declared]);
-          else await runFile(file, declared);
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(FILES_PER_REQUEST * concurrency, files.length) }, lane));
-      alone.sort((a, b) => files.indexOf(a[0]) - files.indexOf(b[0]));
-      for (const [file, declared] of alone) await runFile(file, declared);
-    })();
+    const all = scheduleFiles(files, concurrency, runFile);
     let graceOver: (() => void) | undefined;
     const grace = new Promise<'grace over'>((resolve) => {
       if (!signal) return;
@@ -186,6 +166,35 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
   result.requestsByFile = collector.run.requestsByFile;
   if (interrupted) result.interrupted = true;
   return result;
+}
+
+/**
+ * Loads and runs every file: at concurrency 1 in turn, in path order; otherwise 2N at once
+ * (each lane loads the next file and runs it), then the files that run alone, in path order.
+ */
+async function scheduleFiles(
+  files: string[],
+  concurrency: number,
+  runFile: (file: string, declared: SuiteDeclarations | Error) => Promise<void>,
+): Promise<void> {
+  const load = (file: string) => loadSuiteFile(file).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))));
+  if (concurrency <= 1) {
+    for (const file of files) await runFile(file, await load(file));
+    return;
+  }
+  const alone: Array<[string, SuiteDeclarations]> = [];
+  let next = 0;
+  const lane = async () => {
+    while (next < files.length) {
+      const file = files[next++]!;
+      const declared = await load(file);
+      if (!(declared instanceof Error) && declared.alone !== undefined) alone.push([file, declared]);
+      else await runFile(file, declared);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(FILES_PER_REQUEST * concurrency, files.length) }, lane));
+  alone.sort((a, b) => files.indexOf(a[0]) - files.indexOf(b[0]));
+  for (const [file, declared] of alone) await runFile(file, declared);
 }
 
 export function summarise(config: RunConfig, started: number, run: Pick<CollectedRun, 'tests' | 'harnessErrors'>): RunResult {
