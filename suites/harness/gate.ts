@@ -12,6 +12,9 @@
 //   response oracle judges it against the settings it was sent under), so a section never
 //   changes a setting under a response still being judged. The oracle's own look-ups (`quiet`)
 //   ride on the exchange they judge and do not queue.
+// - A section must not wait on a request another context started and has not yet sent (it would
+//   wait for the section's own end): the settings sections make what they need before they open.
+//   Should one do, the test's deadline ends it as a harness error, never a hang.
 // - No gate is open outside a run (the project's own tests, the runner's cleanup): everything passes.
 import { AsyncLocalStorage } from 'node:async_hooks';
 
