@@ -10,7 +10,8 @@
  * - The position of a list page (only, first, middle, last) comes from the page itself where it
  *   can: fewer items than the page size is the last page, none on page 1 is no data. A full page
  *   needs the list's count: the oracle asks count.json once per list, credentials and page size
- *   while nothing has changed (any write, any 401, any control write starts a new epoch). The log
+ *   while nothing has changed (any write, any 401, any control write starts a new epoch), unless
+ *   the run has just read that count itself. The log
  *   grows while it is read, so a full log page is judged only where its position cannot matter.
  * - Suite files run side by side (--concurrency), and one file's write changes the lists another
  *   reads. What a page's position or its list's count decides is judged only when no write
@@ -108,6 +109,11 @@ function identity(auth: Auth): string {
     case 'none':
       return 'none';
   }
+}
+
+/** Which look-ups answer alike: the same credentials, list and X-Page-Size. */
+function countKey(auth: Auth, addr: ListAddress, header: string | undefined): string {
+  return `${identity(auth)}|${addr.base}|${header ?? ''}`;
 }
 
 /** The same credentials without a test's deliberate distortions (old timestamps, changed hashes). */
@@ -344,7 +350,7 @@ export class Oracle {
 
   private async countOf(o: Observed, addr: ListAddress, header: string | undefined): Promise<Count | undefined> {
     if (o.quiet) return undefined;
-    const key = `${identity(o.auth)}|${addr.base}|${header ?? ''}`;
+    const key = countKey(o.auth, addr, header);
     const cached = this.counts.get(key);
     if (cached && cached.epoch === this.epoch && !addr.volatile && unchangedSince(cached.mark)) return cached.count;
     const client: ApiClient = o.client.withAuth(plain(o.auth));
@@ -375,7 +381,14 @@ export class Oracle {
 
   private async list(o: Observed, ex: Responded, addr: ListAddress): Promise<void> {
     if (addr.kind === 'count') {
-      if (ex.response.status === 200) this.count(ex);
+      if (ex.response.status !== 200) return;
+      this.count(ex);
+      // A count the run read itself is the answer a look-up for the same credentials and page
+      // size would get: kept as one, while no write has overlapped it.
+      if (!o.quiet && !addr.volatile && validate('count', ex.json).length === 0 && unchangedSince(o.mark)) {
+        const key = countKey(o.auth, addr, headerValue(ex.request.headers, 'x-page-size'));
+        this.counts.set(key, { epoch: this.epoch, mark: o.mark, count: ex.json as Count });
+      }
       return;
     }
     if (!(await this.isPaginated(o, ex, addr))) return;

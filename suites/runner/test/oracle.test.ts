@@ -165,6 +165,26 @@ describe('the response oracle', () => {
     expect(again).toEqual(['/groups/count.json']);
   });
 
+  test('takes a count the run read itself as the look-up it would make (same credentials and page size)', async () => {
+    const count = (n: number, size: string) =>
+      exchange(
+        'GET',
+        '/groups/count.json',
+        200,
+        { num_items: n, num_pages: Math.ceil(n / Number(size)), num_items_per_page: Number(size) },
+        {},
+        { 'X-Page-Size': size },
+      );
+    const full = exchange('GET', '/groups.json', 200, items(5), link([['self', `${API}/groups.json`]]), { 'X-Page-Size': '5' });
+    const asked: string[] = [];
+    // The run read the count with X-Page-Size 5: the full page is judged against it, no look-up.
+    expect((await judge([count(12, '5'), full], fakeClient(12, asked))).clauses).toEqual(['PAG-07']);
+    expect(asked).toEqual([]);
+    // Another page size's count is not this one's.
+    expect((await judge([count(12, '7'), full], fakeClient(12, asked))).clauses).toEqual(['PAG-07']);
+    expect(asked).toEqual(['/groups/count.json']);
+  });
+
   test('keeps findings by the suite file whose traffic broke the clause', async () => {
     const oracle = new Oracle(config);
     const bad = exchange('GET', '/passwords.json', 400, { message: 'no error field' });
