@@ -1,6 +1,8 @@
 import { expectResponse, expectSchema, expectStatus, violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import type { ApiClient } from '../harness/client.ts';
+import { inFlight } from '../harness/config.ts';
+import { ahead } from '../harness/in-order.ts';
 import { type Count, itemIds } from '../harness/pages.ts';
 import { useSession } from '../harness/session.ts';
 import { runsAlone } from '../harness/suite-api.ts';
@@ -91,13 +93,8 @@ clauseTest(
       [`/projects/${project}/passwords`, [password]],
     ];
     // Reads change nothing (and the file runs alone): side by side, judged in order.
-    const adminLists = await Promise.all(lists.map(([base]) => idsOfList(s.admin, base).catch((e: unknown) => e as Error)));
     const adminIds = new Map<string, Set<number> | undefined>();
-    for (const [i, [base]] of lists.entries()) {
-      const ids = adminLists[i];
-      if (ids instanceof Error) throw ids;
-      adminIds.set(base, ids);
-    }
+    for await (const [[base], ids] of ahead(lists, inFlight(s.config), ([base]) => idsOfList(s.admin, base))) adminIds.set(base, ids);
     // Each id is judged in the lists where the Admin sees it: elsewhere its absence proves nothing.
     const judged: Array<[string, number[]]> = [];
     for (const [base, hidden] of lists) {

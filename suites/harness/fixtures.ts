@@ -102,12 +102,12 @@ export class Fixtures {
     return this.create('project', client, '/projects.json', { name: this.name('project'), parent_id: 0, ...fields });
   }
 
-  /** POST /passwords.json → 201 {id}, with realistic optional fields */
   /** `n` passwords in a project, --concurrency at once; their ids in the order they were asked for. */
   createPasswords(projectId: number, n: number): Promise<number[]> {
     return inOrder([...Array(n).keys()], inFlight(this.cfg), () => this.createPassword(projectId));
   }
 
+  /** POST /passwords.json → 201 {id}, with realistic optional fields */
   async createPassword(projectId: number, fields: Record<string, unknown> = {}, client: ApiClient = this.admin): Promise<number> {
     this.writable('a password');
     const f = this.faker;

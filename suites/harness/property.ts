@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { SetupError, ViolationError } from './assert.ts';
 import type { ClauseTestContext } from './clause-test.ts';
 import { DEPTH_FACTOR, inFlight } from './config.ts';
-import { inOrder } from './in-order.ts';
+import { ahead } from './in-order.ts';
 
 export interface PropertyRun<Ts> {
   numRuns: number;
@@ -22,10 +22,11 @@ export interface PropertyRun<Ts> {
  *
  * Decision (--concurrency N > 1): the runs go out N at once. They are the runs fast-check makes
  * one after another from the same seed: a first fc.check whose runs only record their input
- * (generation does not depend on the outcome of a run); when one fails, fast-check replays from the first failing run in order (`path`) and shrinks
- * one run after another, so the failure reported is the one --concurrency 1 reports. A run that
- * skips its case (fc.pre) sends the property back to fast-check's own loop. The runs of a
- * property are independent requests (refusals, reads, objects of their own).
+ * (generation does not depend on the outcome of a run). The outcomes are taken in order; at the
+ * first run that did not pass, no new run starts: a failure is replayed by fast-check from its
+ * path and shrunk one run after another, so the failure reported is the one --concurrency 1
+ * reports; a skipped case (fc.pre) makes fast-check generate others, so its own loop decides.
+ * The runs of a property are independent requests (refusals, reads, objects of their own).
  */
 export async function checkProperty<Ts>(t: ClauseTestContext, property: fc.IAsyncProperty<Ts>, run: PropertyRun<Ts>): Promise<void> {
   const numRuns = Math.max(1, Math.round(run.numRuns * DEPTH_FACTOR[t.config.depth ?? 'standard']));
@@ -48,18 +49,15 @@ export async function checkProperty<Ts>(t: ClauseTestContext, property: fc.IAsyn
       },
     });
     await fc.check(record, params);
-    // After a failure no new run starts (one after another, none after it would have run).
-    let failed = false;
-    const results = await inOrder(inputs, side, async (input) => {
-      if (failed) return 'not run' as const;
-      const r = await property.run(input);
-      if (r !== null) failed = true;
-      return r;
-    });
-    const first = results.findIndex((r) => r !== null && r !== 'not run');
-    if (first < 0) return;
-    // A skipped case (fc.pre) makes fast-check generate others: its own loop decides.
-    if (!results.some((r) => r !== null && r !== 'not run' && fc.PreconditionFailure.isFailure(r))) path = String(first);
+    let index = 0;
+    let outcome: Awaited<ReturnType<typeof property.run>> = null;
+    for await (const [, r] of ahead(inputs, side, (input) => property.run(input))) {
+      outcome = r;
+      if (r !== null) break;
+      index++;
+    }
+    if (outcome === null) return;
+    if (!fc.PreconditionFailure.isFailure(outcome)) path = String(index);
   }
   const out = await fc.check(property, { ...params, ...(path !== undefined ? { path } : {}) });
   if (!out.failed) return;

@@ -40,8 +40,6 @@ export interface Observed {
   quiet: boolean;
   /** The writes when the request was sent. */
   mark: WriteMark;
-  /** The scope that sent it, if a runner named one. */
-  scope: TrafficScope | undefined;
 }
 
 export type Listener = (o: Observed) => void | Promise<void>;
@@ -58,13 +56,14 @@ export function onExchange(fn: Listener): () => void {
   return () => listeners.delete(fn);
 }
 
-/** Called by the client after every exchange, answered or not; listeners run in order and are awaited. */
-export async function emitExchange(o: Omit<Observed, 'scope'>): Promise<void> {
+/**
+ * Called by the client after every exchange, answered or not; listeners run in order and are
+ * awaited, in the context that sent the request (`currentScope()` names its file and test).
+ */
+export async function emitExchange(o: Observed): Promise<void> {
   sent++;
-  const scope = scopes.getStore();
-  for (let s = scope; s; s = s.parent) s.sent++;
-  const observed: Observed = { ...o, scope };
-  for (const fn of listeners) await fn(observed);
+  for (let s = scopes.getStore(); s; s = s.parent) s.sent++;
+  for (const fn of listeners) await fn(o);
 }
 
 /** Requests sent by this process so far (API, control and the oracle's look-ups). */
@@ -93,16 +92,13 @@ export function writeMark(): WriteMark {
   return { started: writesStarted, inFlight: writesInFlight };
 }
 
-/** Called by the client as a request goes out; returns the function to call when it has ended. */
+/** Called by the client as a request goes out; returns the function to call, once, when it has ended. */
 export function requestStarting(method: string): () => void {
   const m = method.toUpperCase();
   if (m === 'GET' || m === 'HEAD') return () => {};
   writesStarted++;
   writesInFlight++;
-  let ended = false;
   return () => {
-    if (ended) return;
-    ended = true;
     writesInFlight--;
   };
 }

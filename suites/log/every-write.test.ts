@@ -46,10 +46,19 @@ async function writeEach(t: ClauseTestContext): Promise<Write[]> {
   await logPage(s, t);
   const { drift } = await countDrift(s, t);
   const quiet = await readsAddNothing(t, drift);
-  const pageThenCount = async (): Promise<[Awaited<ReturnType<typeof logPage>>, number]> =>
-    quiet ? Promise.all([logPage(s, t), logCount(s, t)]) : [await logPage(s, t), await logCount(s, t)];
-  const countThenPage = async (): Promise<[number, Awaited<ReturnType<typeof logPage>>]> =>
-    quiet ? Promise.all([logCount(s, t), logPage(s, t)]) : [await logCount(s, t), await logPage(s, t)];
+  // The log's first page and count, side by side when reading adds nothing, else in this order.
+  const readLog = async (order: 'page first' | 'count first') => {
+    if (quiet) {
+      const [page, count] = await Promise.all([logPage(s, t), logCount(s, t)]);
+      return { page, count };
+    }
+    if (order === 'page first') {
+      const page = await logPage(s, t);
+      return { page, count: await logCount(s, t) };
+    }
+    const count = await logCount(s, t);
+    return { page: await logPage(s, t), count };
+  };
   const out: Write[] = [];
   const left: Record<string, string> = {};
   for (const endpoint of WRITING) {
@@ -58,10 +67,10 @@ async function writeEach(t: ClauseTestContext): Promise<Write[]> {
       left[label(endpoint)] = subject;
       continue;
     }
-    const [pageBefore, before] = await pageThenCount();
+    const { page: pageBefore, count: before } = await readLog('page first');
     const seen = new Set(pageBefore.entries.map((e) => JSON.stringify(e)));
     const ex = await calls.call(s.admin, endpoint, subject);
-    const [after, pageAfter] = await countThenPage();
+    const { page: pageAfter, count: after } = await readLog('count first');
     if (notServed(endpoint, ex) || !isSuccess(ex)) {
       left[label(endpoint)] = `answered ${ex.response?.status ?? ex.error}`;
       continue;

@@ -11,14 +11,15 @@
  *   can: fewer items than the page size is the last page, none on page 1 is no data. A full page
  *   needs the list's count: the oracle asks count.json once per list, credentials and page size
  *   while nothing has changed (any write, any 401, any control write starts a new epoch), unless
- *   the run has just read that count itself. The log
- *   grows while it is read, so a full log page is judged only where its position cannot matter.
+ *   the run has just read that count itself. The log grows while it is read, so a full log page
+ *   is judged only where its position cannot matter.
  * - Suite files run side by side (--concurrency), and one file's write changes the lists another
  *   reads. What a page's position or its list's count decides is judged only when no write
  *   overlapped the page and its count look-up (`unchangedSince`); the rest of the page (its
  *   Link syntax, its size, its body) always. A run at --concurrency 1 judges every page; the
  *   files that read whole lists run alone, so every list is judged somewhere at any concurrency.
- * - Findings are kept by the suite file whose traffic broke the clause (the request's scope).
+ * - Findings are kept by the suite file whose traffic broke the clause: an exchange is judged in
+ *   the context that sent it, whose traffic scope names the file.
  * - Settings (maintenance, API switch, default page size, auth methods) are known only from the
  *   control protocol's answers; without them the checks that need them do not run.
  * - Link targets are resolved against the request URL (RFC 8288 §3.2) and compared by their path
@@ -184,7 +185,7 @@ export class Oracle {
     } catch (e) {
       // A crash in the oracle is ours, never the server's violation.
       if (!(e instanceof ViolationError)) {
-        const file = o.scope?.file ?? '';
+        const file = currentScope()?.file ?? '';
         this.errors.set(file, [...(this.errors.get(file) ?? []), `response oracle: ${(e as Error)?.stack?.split('\n').slice(0, 4).join(' | ') ?? String(e)}`]);
       }
     }

@@ -2,7 +2,7 @@ import type { Level } from '../catalogue/clauses.ts';
 import { type RunConfig, setRunConfig } from '../harness/config.ts';
 import type { SuiteDeclarations } from '../harness/suite-api.ts';
 import { CONFORMANCE_EXCLUDE, CONFORMANCE_INCLUDE } from './layout.ts';
-import { loadSuiteFile, suiteFiles } from './suite-runner.ts';
+import { errorText, loadSuiteFile, suiteFiles } from './suite-runner.ts';
 
 export interface DeclaredTest {
   /** the suite file, relative to the package root: suites/pagination/links.test.ts */
@@ -39,7 +39,7 @@ export async function declaredTests(): Promise<DeclaredTest[]> {
       try {
         declared = await loadSuiteFile(file);
       } catch (e) {
-        throw new Error(`collecting ${file} failed: ${e instanceof Error ? e.message : String(e)}`);
+        throw new Error(`collecting ${file} failed: ${errorText(e)}`);
       }
       for (const test of declared.tests) {
         out.push({ file, ids: test.meta.clauses, level: test.meta.level, behaviour: test.meta.behaviour, runs: test.body !== undefined });

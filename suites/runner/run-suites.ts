@@ -6,6 +6,7 @@ import { inFlight, type RunConfig, setRunConfig } from '../harness/config.ts';
 import { forgetShownSettings } from '../harness/control.ts';
 import type { CleanupReport } from '../harness/fixtures.ts';
 import { Gate, openGate } from '../harness/gate.ts';
+import { inOrder } from '../harness/in-order.ts';
 import { clauseOutcome, type RunProgress, type TestResult } from '../harness/results.ts';
 import type { SuiteDeclarations } from '../harness/suite-api.ts';
 import { onExchange, requestsSent } from '../harness/traffic.ts';
@@ -76,9 +77,10 @@ export interface RunSuitesOptions {
 //
 // Decision (--concurrency N, suites/harness/gate.ts): at most N requests in flight. With N > 1
 // the files that may run side by side do, 2N at once (FILES_PER_REQUEST); then each file that
-// declares `runsAlone` runs with nothing else in flight, in the order of their paths. A setting is changed only inside an exclusive section (`Session.withSettings`), so
-// files side by side never see a changed setting. With N = 1 every file runs in turn, in
-// the order of their paths, as one chain of requests.
+// declares `runsAlone` runs with nothing else in flight, in the order of their paths. A setting
+// is changed only inside an exclusive section (`Session.withSettings`), so files side by side
+// never see a changed setting. With N = 1 every file runs in turn, in the order of their paths,
+// as one chain of requests.
 export async function runSuites(config: RunConfig, options: RunSuitesOptions = {}): Promise<RunResult> {
   const started = Date.now();
   const sentBefore = requestsSent();
@@ -91,7 +93,6 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
   // keeps one listener, not one per test in flight).
   const stopFiles = new AbortController();
   setMaxListeners(0, stopFiles.signal);
-  const fileSignal = signal ? stopFiles.signal : undefined;
   if (signal?.aborted) stopFiles.abort(signal.reason);
   else signal?.addEventListener('abort', () => stopFiles.abort(signal.reason), { once: true });
   const files = suiteFiles(options.files?.include ?? CONFORMANCE_INCLUDE, options.files?.exclude ?? CONFORMANCE_EXCLUDE);
@@ -118,7 +119,7 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
           runSuiteFile(
             file,
             declared,
-            { signal: fileSignal, testTimeoutMs: timeoutMs, hookTimeoutMs: timeoutMs, onCaseDone: (c) => collector.caseDone(file, c) },
+            { signal: stopFiles.signal, testTimeoutMs: timeoutMs, hookTimeoutMs: timeoutMs, onCaseDone: (c) => collector.caseDone(file, c) },
             scope,
           );
         run = declared.alone === undefined ? await go() : await gate.exclusive(go);
@@ -182,19 +183,14 @@ async function scheduleFiles(
     for (const file of files) await runFile(file, await load(file));
     return;
   }
-  const alone: Array<[string, SuiteDeclarations]> = [];
-  let next = 0;
-  const lane = async () => {
-    while (next < files.length) {
-      const file = files[next++]!;
-      const declared = await load(file);
-      if (!(declared instanceof Error) && declared.alone !== undefined) alone.push([file, declared]);
-      else await runFile(file, declared);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(FILES_PER_REQUEST * concurrency, files.length) }, lane));
-  alone.sort((a, b) => files.indexOf(a[0]) - files.indexOf(b[0]));
-  for (const [file, declared] of alone) await runFile(file, declared);
+  // runFile never throws; a file that runs alone is kept for the end, in its place in the list.
+  const alone = await inOrder(files, FILES_PER_REQUEST * concurrency, async (file) => {
+    const declared = await load(file);
+    if (!(declared instanceof Error) && declared.alone !== undefined) return declared;
+    await runFile(file, declared);
+    return undefined;
+  });
+  for (const [i, declared] of alone.entries()) if (declared) await runFile(files[i]!, declared);
 }
 
 export function summarise(config: RunConfig, started: number, run: Pick<CollectedRun, 'tests' | 'harnessErrors'>): RunResult {

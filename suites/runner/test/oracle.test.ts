@@ -57,8 +57,7 @@ async function judge(
   mark: () => WriteMark = writeMark,
 ): Promise<{ clauses: string[]; errors: string[] }> {
   const oracle = new Oracle(config);
-  for (const ex of exchanges)
-    await oracle.observe({ exchange: ex, channel: 'api', auth, client, quiet: false, mark: mark(), scope: undefined } satisfies Observed);
+  for (const ex of exchanges) await oracle.observe({ exchange: ex, channel: 'api', auth, client, quiet: false, mark: mark() } satisfies Observed);
   const { findings, errors } = oracle.drain('');
   return { clauses: findings.map((f) => f.clause).sort(), errors };
 }
@@ -188,7 +187,7 @@ describe('the response oracle', () => {
   test('keeps findings by the suite file whose traffic broke the clause', async () => {
     const oracle = new Oracle(config);
     const bad = exchange('GET', '/passwords.json', 400, { message: 'no error field' });
-    const observed = { exchange: bad, channel: 'api', auth: basic, client: fakeClient(0), quiet: false, mark: writeMark(), scope: undefined } as const;
+    const observed = { exchange: bad, channel: 'api', auth: basic, client: fakeClient(0), quiet: false, mark: writeMark() } as const;
     await inScope({ file: 'a.test.ts', sent: 0 }, async () => {
       await oracle.observe(observed);
       expect(oracle.pending(['RES-14'])?.clause).toBe('RES-14');
@@ -265,7 +264,6 @@ describe('the response oracle', () => {
       client: fakeClient(0),
       quiet: false,
       mark: { started: 0, inFlight: 0 },
-      scope: undefined,
     });
     await oracle.observe({
       exchange: exchange('GET', '/version.json', 200, { version: '1' }),
@@ -274,7 +272,6 @@ describe('the response oracle', () => {
       client: fakeClient(0),
       quiet: false,
       mark: { started: 0, inFlight: 0 },
-      scope: undefined,
     });
     expect(oracle.drain('').findings.map((f) => f.clause)).toEqual(['ERR-04']);
     expect((await judge([exchange('GET', '/version.json', 503, { error: true, type: 'Service Unavailable', message: 'down' })])).clauses).toEqual(['STAT-01']);
