@@ -162,14 +162,17 @@ export function changedSince(server: ReferenceServer, before: { pre: Map<Kind, S
   return out;
 }
 
-/** Objects of a run (named `pmv6-…`) the installation holds, by kind. */
-export function runObjects(server: ReferenceServer): Array<{ kind: Kind; id: number; name: string }> {
+/**
+ * Objects of the run the installation holds: every object that did not exist before it (each
+ * case has a server of its own), whatever it is named now; files too (a file whose container is
+ * gone is gone with it).
+ */
+export function runObjects(server: ReferenceServer, before: { pre: Map<Kind, Set<number>> }): Array<{ kind: Kind; id: number; name: string }> {
   const out: Array<{ kind: Kind; id: number; name: string }> = [];
   for (const [table, kind] of Object.entries(ENTITIES)) {
-    if (kind === 'file') continue; // files go with their containers
     const col = kind === 'user' ? 'username' : 'name';
-    const rs = server.store.db.prepare(`SELECT id, ${col} AS name FROM ${table} WHERE ${col} LIKE 'pmv6-%'`).all() as Array<{ id: number; name: string }>;
-    for (const r of rs) out.push({ kind, id: r.id, name: r.name });
+    const rs = server.store.db.prepare(`SELECT id, ${col} AS name FROM ${table}`).all() as Array<{ id: number; name: string }>;
+    for (const r of rs) if (!before.pre.get(kind)!.has(r.id) && !(kind === 'user' && r.id === server.adminId)) out.push({ kind, id: r.id, name: r.name });
   }
   return out;
 }

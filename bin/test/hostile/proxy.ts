@@ -19,6 +19,13 @@ export interface Behaviour {
    * BIG_ROUNDED (the id a client that parses ids as doubles sends) reach `big`, a pre-existing project.
    */
   rewriteCreations?: { victims: Partial<Record<Kind, number>>; perKind: number; big?: number };
+  /**
+   * The target is served under this base path (e.g. `/pm`): it is stripped before forwarding and
+   * put into every Link URL. Requests outside it are answered `[]` and listed in `outside`.
+   */
+  basePath?: string;
+  /** With `basePath`: Link URLs keep the server's paths, outside the base path (same origin). */
+  linksOutsideBase?: boolean;
   /** Every URL of every Link header points at this origin instead (another listener). */
   foreignLinks?: string;
   /** These GET {control}/settings (1-based, in order of arrival) are answered 500 with an HTML page. */
@@ -48,6 +55,8 @@ export interface Hostile {
   url: string;
   /** Requests received, by `METHOD path`. */
   seen: string[];
+  /** Requests outside `basePath`, with whether they carried credentials. */
+  outside: Array<{ method: string; url: string; authorization: boolean }>;
   /** Secrets the proxy saw go by: Authorization values and private keys in control replies. */
   observed: Set<string>;
   close(): Promise<void>;
@@ -55,7 +64,8 @@ export interface Hostile {
 
 const API = '/index.php/api/v6/';
 
-function kindOf(method: string, path: string): Kind | undefined {
+/** The kind of object a request creates (a POST of a creation path), or undefined. */
+export function kindOf(method: string, path: string): Kind | undefined {
   if (method !== 'POST') return undefined;
   if (path === '/__control/users') return 'user';
   if (!path.startsWith(API)) return undefined;
@@ -99,6 +109,7 @@ export async function startHostile(upstream: string, behaviour: Behaviour = {}):
   const up = new URL(upstream);
   const seen: string[] = [];
   const observed = new Set<string>();
+  const outside: Hostile['outside'] = [];
   const sockets = new Set<Socket>();
   const created = new Map<Kind, number>();
   let settingsReads = 0;
@@ -126,6 +137,14 @@ export async function startHostile(upstream: string, behaviour: Behaviour = {}):
   async function handle(req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> {
     const method = req.method ?? 'GET';
     let path = req.url ?? '/';
+    const base = behaviour.basePath;
+    if (base) {
+      if (!path.startsWith(`${base}/`)) {
+        outside.push({ method, url: path, authorization: req.headers.authorization !== undefined });
+        return send(res, 200, { 'content-type': 'application/json; charset=utf-8' }, '[]');
+      }
+      path = path.slice(base.length);
+    }
     seen.push(`${method} ${path.split('?')[0]}`);
     const auth = req.headers.authorization;
     if (typeof auth === 'string') observed.add(auth);
@@ -178,6 +197,7 @@ export async function startHostile(upstream: string, behaviour: Behaviour = {}):
     const link = headers.link;
     if (typeof link === 'string') {
       let l = link;
+      if (base && !behaviour.linksOutsideBase) l = l.replace(/<(https?:\/\/[^/>]+)/g, `<$1${base}`);
       if (behaviour.foreignLinks) l = l.replace(/<https?:\/\/[^/>]+/g, `<${behaviour.foreignLinks}`);
       if (behaviour.longLink) l = l.replace(/>/, `>${'; x=""'.repeat(behaviour.longLink)}`);
       headers.link = l;
@@ -221,6 +241,7 @@ export async function startHostile(upstream: string, behaviour: Behaviour = {}):
     url,
     seen,
     observed,
+    outside,
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
