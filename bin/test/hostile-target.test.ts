@@ -244,7 +244,6 @@ describe('pmv6 run against a hostile target (issue 24)', () => {
     TEST_MS,
   );
 
-  let creations = 0;
   test.concurrent(
     'Link targets on the same origin outside the base path: no request with credentials leaves it',
     async () => {
@@ -259,33 +258,44 @@ describe('pmv6 run against a hostile target (issue 24)', () => {
     TEST_MS,
   );
 
-  const moments: Array<[string, (method: string, path: string, body: string, on: boolean) => boolean, Behaviour['delay']?]> = [
+  /** What a case has seen of the run so far, for the moment to send SIGINT. */
+  interface Seen {
+    maintenance: boolean;
+    maintenanceWasOn: boolean;
+    creations: number;
+  }
+  const api = (p: string) => p.startsWith('/index.php/api/v6/');
+  const moments: Array<[string, (method: string, path: string, body: string, seen: Seen) => boolean, Behaviour['delay']?]> = [
     ['as maintenance is turned on', maintenanceOn],
-    ['while maintenance is on', (m, p, _b, on) => on && m === 'GET' && p.startsWith('/index.php/api/v6/')],
+    ['while maintenance is on', (m, p, _b, seen) => seen.maintenance && m === 'GET' && api(p)],
     ['as maintenance is turned off', maintenanceOff],
     ['while the request turning maintenance on is in flight (applied 1.5 s later)', maintenanceOn, { match: maintenanceOn, ms: 1_500 }],
     [
       'while creations are in flight (each applied 1.5 s later)',
-      (m, p) => kindOf(m, p) !== undefined && ++creations === 5,
+      (m, p, _b, seen) => kindOf(m, p) !== undefined && ++seen.creations === 5,
       { match: (m, p) => kindOf(m, p) !== undefined, ms: 1_500 },
     ],
-    ['during the cleanup', (m, p) => m === 'DELETE' && p.startsWith('/index.php/api/v6/')],
+    // The file's cleanup, after its maintenance section.
+    ['during the cleanup', (m, p, _b, seen) => m === 'DELETE' && api(p) && seen.maintenanceWasOn],
   ];
   for (const [moment, when, delay] of moments) {
     test.concurrent(
       `Ctrl-C ${moment}: maintenance off, settings as before or printed, leftovers true`,
       async () => {
         let sent = false;
-        let on = false;
+        const seen: Seen = { maintenance: false, maintenanceWasOn: false, creations: 0 };
         const c: Case = await setUp(() => ({
           ...(delay ? { delay } : {}),
           onRequest: (method, path, body) => {
-            if (maintenanceOn(method, path, body)) on = true;
-            if (!sent && when(method, path, body, on)) {
+            if (maintenanceOn(method, path, body)) seen.maintenance = true;
+            if (!sent && when(method, path, body, seen)) {
               sent = true;
               c.child?.kill('SIGINT');
             }
-            if (maintenanceOff(method, path, body)) on = false;
+            if (maintenanceOff(method, path, body)) {
+              seen.maintenance = false;
+              seen.maintenanceWasOn = true;
+            }
           },
         }));
         try {
