@@ -1,7 +1,7 @@
 import { redactExchange, scrub } from '../../core/redact.ts';
 import { type Clause, clauseById, type Level } from '../catalogue/clauses.ts';
 import { selects } from '../catalogue/selection.ts';
-import { isReadOnlyRefusal, READ_ONLY_NOTE, SetupError, ViolationError } from './assert.ts';
+import { isReadOnlyRefusal, READ_ONLY_NOTE, SettingsLockedError, SetupError, ViolationError } from './assert.ts';
 import { getRunConfig, type RunConfig } from './config.ts';
 import { toCurl } from './curl.ts';
 import type { FailureRecord, TestMeta } from './results.ts';
@@ -69,6 +69,8 @@ export function clauseTest(
       if (e instanceof TestSkipped) throw e;
       // --read-only: the check would have created, changed or deleted something; nothing was sent.
       if (isReadOnlyRefusal(e)) skipWith('disabled', READ_ONLY_NOTE);
+      // The settings could not be read at the start of the run: none is changed.
+      if (e instanceof SettingsLockedError) skipWith('skipped-unverifiable', e.message);
       own.failure = failureRecord(e);
       throw e;
     }

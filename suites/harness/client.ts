@@ -4,6 +4,7 @@ import { signedUri } from '../../core/signed-uri.js';
 import { basicAuthorization, hmacSign } from '../../core/signers.ts';
 import { ReadOnlyError } from './assert.ts';
 import { activeGate } from './gate.ts';
+import { guardRequest } from './ownership.ts';
 import { type Channel, emitExchange, requestStarting, writeMark } from './traffic.ts';
 
 export type HmacParts = { uri: string; timestamp: string; body: string; hash: string };
@@ -184,10 +185,11 @@ export class ApiClient {
   }
 
   async request(req: ApiRequest): Promise<Exchange> {
-    const url = req.url ?? this.apiUrl(req.path);
     if (this.readOnly && !['GET', 'HEAD', 'OPTIONS'].includes(req.method.toUpperCase())) {
-      throw new ReadOnlyError(`the check would send ${req.method} ${url}`);
+      throw new ReadOnlyError(`the check would send ${req.method} ${req.url ?? this.apiUrl(req.path)}`);
     }
+    // Ownership (suites/harness/ownership.ts): a write to an id the run did not verify is never sent.
+    const url = guardRequest(req.method, req.url ?? this.apiUrl(req.path), this.channel === 'control' ? this.target : `${this.target}${API_PREFIX}`);
     const body: Buffer | undefined =
       req.rawBody !== undefined
         ? Buffer.isBuffer(req.rawBody)

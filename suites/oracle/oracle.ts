@@ -37,6 +37,7 @@ import { failureRecord } from '../harness/clause-test.ts';
 import { API_PREFIX, type ApiClient, type Auth } from '../harness/client.ts';
 import type { RunConfig } from '../harness/config.ts';
 import type { Settings } from '../harness/control.ts';
+import type { Foreign } from '../harness/ownership.ts';
 import type { FailureRecord } from '../harness/results.ts';
 import { validate } from '../harness/schemas.ts';
 import { currentScope, type Observed, unchangedSince, type WriteMark, writeMark } from '../harness/traffic.ts';
@@ -213,6 +214,18 @@ export class Oracle {
     finding.count++;
     if (finding.failures.length < KEEP) finding.failures.push(failureRecord(new ViolationError({ expected, actual, ...(ex ? { exchange: ex } : {}) })));
     mine.set(clause, finding);
+  }
+
+  /**
+   * A creation answered with an id whose read-back shows another object (suites/harness/ownership.ts):
+   * §2 "Successful creation returns an object with `id` (… the new project id)", and the same for
+   * passwords. Other kinds have no such clause: their fixture's setup failure names the cause.
+   */
+  foreignCreation(f: Foreign): void {
+    const clause = f.kind === 'project' ? 'RES-04' : f.kind === 'password' ? 'RES-08' : undefined;
+    if (!clause || !f.finding) return;
+    const ex = f.creation ?? f.readBack;
+    this.report(clause, ex, `the id of the new ${f.kind} (${JSON.stringify(clip(f.sent, 80))})`, `id ${clip(f.id, 40)}, whose read-back shows ${f.shown}`);
   }
 
   /** The API path below /index.php/api/v6 of a URL on the target, or undefined. */

@@ -26,14 +26,15 @@ describe('runner cleanup: settings restore and the final sweep', () => {
   };
 
   test('puts back the settings that differ from the start of the run, and only those', async () => {
-    const before = await snapshotSettings(t.config);
+    const before = (await snapshotSettings(t.config)).settings;
     expect(before).toMatchObject({ api_enabled: true, maintenance_mode: false });
     await control.putSettings({ maintenance_mode: true, num_items_lists: 7 });
     const r = await restoreSettings(t.config, before);
     expect(r.restored.sort()).toEqual(['maintenance_mode', 'num_items_lists']);
+    expect(r.unrestored).toBeUndefined();
     expect(await control.getSettings()).toEqual(before);
     expect(await restoreSettings(t.config, before)).toEqual({ restored: [] });
-    expect(await snapshotSettings({ ...t.config, readOnly: true })).toBeUndefined();
+    expect(await snapshotSettings({ ...t.config, readOnly: true })).toEqual({});
   });
 
   test("the sweep deletes exactly this run's objects (pmv6-<run>-…), archived ones too, and leaves everything else", async () => {
@@ -52,8 +53,9 @@ describe('runner cleanup: settings restore and the final sweep', () => {
     const group = await create('/groups.json', { name: 'pmv6-abc123-t1-group-7' });
     const otherGroup = await create('/groups.json', { name: 'customer-group' });
 
-    const report = await sweep(t.config);
+    const report = await sweep(t.config, undefined);
     expect(report.leftovers).toEqual([]);
+    expect(report.unknown).toEqual([]);
     expect(report.deleted.map((d) => `${d.kind}:${d.id}`).sort()).toEqual(
       [
         `password:${minePassword}`,
@@ -71,7 +73,7 @@ describe('runner cleanup: settings restore and the final sweep', () => {
     expect((await admin.get(`/passwords/${foreignPassword}.json`)).response?.status).toBe(200);
     expect((await admin.get(`/users/${otherUser.id}.json`)).response?.status).toBe(200);
     expect((await admin.get(`/users/${user.id}.json`)).response?.status).toBe(404);
-    expect(await sweep({ ...t.config, readOnly: true })).toEqual({ deleted: [], leftovers: [] });
+    expect(await sweep({ ...t.config, readOnly: true }, undefined)).toEqual({ deleted: [], leftovers: [], unknown: [] });
   });
 
   test('merging: what the sweep removed is no longer a leftover; the text lists leftovers by id and name', () => {
@@ -82,7 +84,11 @@ describe('runner cleanup: settings restore and the final sweep', () => {
         { kind: 'user' as const, id: 3, name: 'pmv6-r-c', reason: 'DELETE users/3.json answered 405' },
       ],
     };
-    const merged = mergeCleanup(files, { deleted: [{ kind: 'password', id: 2, name: 'pmv6-r-b' }], leftovers: [] });
+    const merged = mergeCleanup(files, {
+      deleted: [{ kind: 'password', id: 2, name: 'pmv6-r-b' }],
+      leftovers: [{ kind: 'user', id: 3, name: 'pmv6-r-c', reason: 'still listed after the sweep' }],
+      unknown: [],
+    });
     expect(merged.deleted).toHaveLength(2);
     expect(merged.leftovers).toEqual([files.leftovers[1]]);
     const text = cleanupText(merged, { restored: ['maintenance_mode'] });
