@@ -21,10 +21,13 @@ const RSS_LIMIT = 300 * 1024 * 1024;
 /** --timeout of every case: short, so the cases that wait on deadlines stay fast. */
 const TIMEOUT_MS = 2_000;
 /**
- * The bound on a run's wall time here: the selected suite files on a loaded machine (measured: at
- * most ~40 s each alone), or, against a target that stops answering, a few deadlines per file.
+ * A guard that every case ends at all: a few selected areas take 5 to 30 s here, several times
+ * that on a machine loaded many times over. The bound the CLI states for a target that stops
+ * answering is checked apart, against the target's last answer (statedHangBoundMs).
  */
-const WALL_MS = 100_000;
+const WALL_MS = 300_000;
+/** Beyond the hang bound the CLI states: its process's exit, and this test's view of it. */
+const HANG_SLACK_MS = 3_000;
 /** A case's own deadline: it may wait for a slot behind the others first. */
 const TEST_MS = 600_000;
 /** Children at once: more only queue for the 2 shared cores. */
@@ -52,6 +55,8 @@ interface Outcome {
   stdout: string;
   stderr: string;
   ms: number;
+  /** When the CLI ended (epoch ms). */
+  endedAt: number;
   memory: TreeMemory;
   files: Record<string, string>;
 }
@@ -130,7 +135,7 @@ async function runCli(c: Case, args: string[], name: string): Promise<Outcome> {
       child.stdout.on('data', (d) => (stdout += d));
       child.stderr.on('data', (d) => (stderr += d));
       const memory = watchTreeMemory(child.pid!);
-      const kill = setTimeout(() => child.kill('SIGKILL'), WALL_MS + 30_000);
+      const kill = setTimeout(() => child.kill('SIGKILL'), WALL_MS + 60_000);
       child.on('error', reject);
       child.on('close', (code) => {
         clearTimeout(kill);
@@ -140,7 +145,7 @@ async function runCli(c: Case, args: string[], name: string): Promise<Outcome> {
         } catch {
           // no report written (an interrupted run, or one that ended before its reports)
         }
-        resolve({ code, stdout, stderr, ms: Date.now() - started, memory: memory.stop(), files });
+        resolve({ code, stdout, stderr, ms: Date.now() - started, endedAt: Date.now(), memory: memory.stop(), files });
       });
     });
   } finally {
@@ -151,10 +156,20 @@ async function runCli(c: Case, args: string[], name: string): Promise<Outcome> {
 const context = (r: Outcome) =>
   `exit ${r.code} after ${r.ms} ms, process tree ${treeMemoryText(r.memory)}\nstderr: ${r.stderr.slice(-1500)}\nstdout: ${r.stdout.slice(-2500)}`;
 
-/** The leftover count the CLI printed (the last cleanup line), or undefined when it printed none. */
-function printedLeftovers(r: Outcome): number | undefined {
-  const all = [...`${r.stdout}\n${r.stderr}`.matchAll(/(\d+) left over/g)];
-  return all.length > 0 ? Number(all[all.length - 1]![1]) : undefined;
+/**
+ * The leftover count the CLI printed on its last cleanup line: exact, or a lower bound when it
+ * says some lists could not be read ("at least M left over (unknown: …)").
+ */
+function printedLeftovers(r: Outcome): { count: number; atLeast: boolean } | undefined {
+  const all = [...`${r.stdout}\n${r.stderr}`.matchAll(/(at least )?(\d+) left over/g)];
+  const last = all[all.length - 1];
+  return last ? { count: Number(last[2]), atLeast: last[1] !== undefined } : undefined;
+}
+
+/** The bound the CLI states for a target that stops answering, in ms after its last answer. */
+function statedHangBoundMs(r: Outcome): number | undefined {
+  const m = /ends the run within (\d+) s after its last answer/.exec(r.stdout);
+  return m ? Number(m[1]) * 1000 : undefined;
 }
 
 /**
@@ -175,15 +190,20 @@ async function problems(c: Case, r: Outcome, opts: { codes?: number[] } = {}): P
   }
   for (const q of c.proxy.outside.filter((o) => o.authorization)) out.push(`a request with credentials left the base path: ${q.method} ${q.url}`);
   const settingsAfter = await c.inst.settings();
+  // A setting not as before is printed first and loudly, one "!!!" line each, with the request
+  // that puts it back.
   for (const k of Object.keys(c.settingsBefore)) {
-    if (JSON.stringify(settingsAfter[k]) !== JSON.stringify(c.settingsBefore[k]) && !output.includes(k)) {
-      out.push(`setting ${k} left at ${JSON.stringify(settingsAfter[k])} (was ${JSON.stringify(c.settingsBefore[k])}) and not printed`);
+    const printed = new RegExp(`^!!!\\s+${k}: `, 'm').test(r.stderr) && /^!!! put them back with/m.test(r.stderr);
+    if (JSON.stringify(settingsAfter[k]) !== JSON.stringify(c.settingsBefore[k]) && !printed) {
+      out.push(`setting ${k} left at ${JSON.stringify(settingsAfter[k])} (was ${JSON.stringify(c.settingsBefore[k])}) and not printed with its restore`);
     }
   }
   const held = runObjects(c.inst.server, c.before);
   const printed = printedLeftovers(r);
-  if ((printed !== undefined || held.length > 0) && printed !== held.length) {
-    out.push(`printed ${printed ?? 'no'} leftover count; the target holds ${held.length}: ${held.map((h) => `${h.kind} ${h.id}`).join(', ')}`);
+  const truthful = printed && (printed.atLeast ? held.length >= printed.count : held.length === printed.count);
+  if ((printed !== undefined || held.length > 0) && !truthful) {
+    const said = printed ? `${printed.atLeast ? 'at least ' : ''}${printed.count}` : 'no';
+    out.push(`printed ${said} left over; the target holds ${held.length}: ${held.map((h) => `${h.kind} ${h.id} ${h.name}`).join(', ')}`);
   }
   out.push(...leaks(c, r));
   return out;
@@ -350,12 +370,21 @@ describe('pmv6 run against a hostile target (issue 24)', () => {
   );
 
   test.concurrent(
-    'the target stops answering mid-run: the CLI ends within its bound and its leftover count is true',
+    'the target stops answering mid-run: the CLI ends within the bound it states and its leftover count is true',
     async () => {
       const c = await setUp(() => ({ hangAfter: 60 }));
       try {
         const r = await runCli(c, ['--only', 'OPS'], 'hang');
-        expect(await problems(c, r), context(r)).toEqual([]);
+        const found = await problems(c, r, { codes: [2] });
+        const bound = statedHangBoundMs(r);
+        const last = c.proxy.lastAnswerAt();
+        if (bound === undefined) found.push('no bound stated for a target that stops answering');
+        // Decision: HANG_SLACK_MS for what the bound cannot cover (the process's exit, the
+        // sampling of this test on a loaded machine).
+        else if (last !== undefined && r.endedAt - last > bound + HANG_SLACK_MS) {
+          found.push(`ended ${r.endedAt - last} ms after the target's last answer; the CLI states ${bound} ms`);
+        }
+        expect(found, context(r)).toEqual([]);
       } finally {
         await tearDown(c);
       }

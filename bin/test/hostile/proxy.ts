@@ -55,6 +55,8 @@ export interface Hostile {
   url: string;
   /** Requests received, by `METHOD path`. */
   seen: string[];
+  /** When the proxy last sent an answer (epoch ms), or undefined. */
+  lastAnswerAt(): number | undefined;
   /** Requests outside `basePath`, with whether they carried credentials. */
   outside: Array<{ method: string; url: string; authorization: boolean }>;
   /** Secrets the proxy saw go by: Authorization values and private keys in control replies. */
@@ -116,6 +118,11 @@ export async function startHostile(upstream: string, behaviour: Behaviour = {}):
   let settingsWrites = 0;
   let bigReal: string | undefined;
   let requests = 0;
+  let lastAnswer: number | undefined;
+  const answer = (res: ServerResponse, status: number, headers: Record<string, string>, text: string) => {
+    lastAnswer = Date.now();
+    send(res, status, headers, text);
+  };
   const pad = behaviour.padGets ? 'p'.repeat(behaviour.padGets) : '';
 
   const server = createServer((req, res) => {
@@ -141,7 +148,7 @@ export async function startHostile(upstream: string, behaviour: Behaviour = {}):
     if (base) {
       if (!path.startsWith(`${base}/`)) {
         outside.push({ method, url: path, authorization: req.headers.authorization !== undefined });
-        return send(res, 200, { 'content-type': 'application/json; charset=utf-8' }, '[]');
+        return answer(res, 200, { 'content-type': 'application/json; charset=utf-8' }, '[]');
       }
       path = path.slice(base.length);
     }
@@ -151,10 +158,10 @@ export async function startHostile(upstream: string, behaviour: Behaviour = {}):
     behaviour.onRequest?.(method, path, body.toString('utf8'));
     const bare = path.split('?')[0]!;
     if (bare === '/__control/settings' && method === 'GET' && behaviour.failSettingsReads?.includes(++settingsReads)) {
-      return send(res, 500, { 'content-type': 'text/html; charset=utf-8' }, HTML_500);
+      return answer(res, 500, { 'content-type': 'text/html; charset=utf-8' }, HTML_500);
     }
     if (bare === '/__control/settings' && method === 'PUT' && behaviour.failSettingsWrites?.includes(++settingsWrites)) {
-      return send(res, 500, { 'content-type': 'text/html; charset=utf-8' }, HTML_500);
+      return answer(res, 500, { 'content-type': 'text/html; charset=utf-8' }, HTML_500);
     }
     const rewrite = behaviour.rewriteCreations;
     let namesBig = false;
@@ -203,7 +210,7 @@ export async function startHostile(upstream: string, behaviour: Behaviour = {}):
       headers.link = l;
     }
     if (behaviour.echo) ({ headers, text } = echo([...(auth ? [auth] : []), ...behaviour.echo()], headers, text, isJson));
-    send(res, status, headers, text);
+    answer(res, status, headers, text);
   }
 
   function forward(
@@ -241,6 +248,7 @@ export async function startHostile(upstream: string, behaviour: Behaviour = {}):
     url,
     seen,
     observed,
+    lastAnswerAt: () => lastAnswer,
     outside,
     close: () =>
       new Promise<void>((resolve) => {
