@@ -709,17 +709,14 @@ class EndpointSession implements EndpointCalls {
 
   /**
    * Keeps the fixtures' list of what the run made up to date with a successful create or delete.
-   * A creation is the run's once read back (suites/harness/ownership.ts): personal passwords by
-   * the client that made them (only their owner sees them), anything else by the Admin.
+   * A creation is the run's once read back (suites/harness/ownership.ts): by the client that
+   * made it (only their owner sees personal passwords), else by the Admin.
    */
   async #track(e: Endpoint, d: EndpointData, body: Record<string, unknown> | undefined, ex: Exchange, client: ApiClient): Promise<void> {
     const id = (ex.json as { id?: unknown } | undefined)?.id;
     if (e.creates && (typeof id === 'number' || typeof id === 'string')) {
       const name = body?.['username'] ?? body?.['name'] ?? body?.['file_name'];
-      const owned = await this.#s.fixtures.track(e.creates, id, typeof name === 'string' ? name : '(unnamed)', {
-        creation: ex,
-        ...(e.creates === 'my_password' ? { reader: client } : {}),
-      });
+      const owned = await this.#s.fixtures.track(e.creates, id, typeof name === 'string' ? name : '(unnamed)', { creation: ex, reader: client });
       if (!owned) this.#foreign.add(ex);
     }
     if (e.deletes) {

@@ -107,12 +107,12 @@ export class Fixtures {
     const problems = validate('created', ex.json);
     const id = exactId(ex);
     if (problems.length > 0 || id === undefined) throw new SetupError(`creating a ${kind}: ${problems.join('; ') || 'no integer id'}`, { exchange: ex });
-    await this.verify(kind, id, String(body['name']), ex);
+    await this.verify(kind, id, String(body['name']), ex, [client, this.admin]);
     return Number(id);
   }
 
   /**
-   * Reads a created object back (as the Admin, or `reader` for what only its creator sees) and
+   * Reads a created object back (as its creator, else the Admin: `readers` in order) and
    * records it as the run's when it shows the run's name; otherwise a SetupError naming the id,
    * which is never written to (suites/harness/ownership.ts).
    */
@@ -121,10 +121,10 @@ export class Fixtures {
     id: string,
     name: string,
     creation?: Exchange,
-    reader: ApiClient = this.admin,
+    readers: readonly ApiClient[] = [this.admin],
     acceptUnreadable = false,
   ): Promise<void> {
-    const verdict = await verifyCreated(this.ledger, reader, { kind, id, name, ...(creation ? { creation } : {}) }, { acceptUnreadable });
+    const verdict = await verifyCreated(this.ledger, readers, { kind, id, name, ...(creation ? { creation } : {}) }, { acceptUnreadable });
     if (verdict.owned) {
       this.created.push({ kind, id, name });
       return;
@@ -198,7 +198,7 @@ export class Fixtures {
       this.untouched.push({ kind: 'user', id: reportId(created.id_text), name: username, reason });
       throw new SetupError(reason);
     }
-    await this.verify('user', created.id_text, username, undefined, this.admin, true);
+    await this.verify('user', created.id_text, username, undefined, [this.admin], true);
     return {
       id: created.id,
       username,
@@ -212,14 +212,14 @@ export class Fixtures {
 
   /**
    * Records an object a test created itself (not through these fixtures), once read back (as
-   * `reader`, default the Admin) showing the run's name, so cleanup() deletes it and reports it
+   * `reader`, then the Admin) showing the run's name, so cleanup() deletes it and reports it
    * with the rest. `creation` (the exchange that created it) gives the id exactly as sent. False
    * when the id does not show the run's name: it is reported and never written to.
    */
   async track(kind: FixtureKind, id: number | string, name: string, opts: { creation?: Exchange; reader?: ApiClient } = {}): Promise<boolean> {
     const text = (opts.creation && exactId(opts.creation)) ?? String(id);
     try {
-      await this.verify(kind, text, name, opts.creation, opts.reader ?? this.admin);
+      await this.verify(kind, text, name, opts.creation, opts.reader ? [opts.reader, this.admin] : [this.admin]);
       return true;
     } catch (e) {
       if (e instanceof SetupError) return false;
