@@ -55,6 +55,8 @@ export interface Hostile {
   url: string;
   /** Requests received, by `METHOD path`. */
   seen: string[];
+  /** Creation replies the proxy rewrote to a pre-existing object's id. */
+  rewritten: Array<{ kind: Kind; id: number }>;
   /** When the proxy last sent an answer (epoch ms), or undefined. */
   lastAnswerAt(): number | undefined;
   /** Requests outside `basePath`, with whether they carried credentials. */
@@ -118,6 +120,7 @@ export async function startHostile(upstream: string, behaviour: Behaviour = {}):
   let settingsWrites = 0;
   let bigReal: string | undefined;
   let requests = 0;
+  const rewritten: Hostile['rewritten'] = [];
   let lastAnswer: number | undefined;
   const answer = (res: ServerResponse, status: number, headers: Record<string, string>, text: string) => {
     lastAnswer = Date.now();
@@ -192,6 +195,7 @@ export async function startHostile(upstream: string, behaviour: Behaviour = {}):
         text = text.replace(/"id"\s*:\s*\d+/, `"id":${BIG_ID}`);
       } else if (n <= rewrite.perKind && rewrite.victims[kind] !== undefined) {
         text = text.replace(/"id"\s*:\s*\d+/, `"id":${rewrite.victims[kind]}`);
+        rewritten.push({ kind, id: rewrite.victims[kind]! });
       }
     }
     if (namesBig && bigReal) text = text.replace(new RegExp(`"id"\\s*:\\s*${bigReal}\\b`), `"id":${BIG_ID}`);
@@ -249,6 +253,7 @@ export async function startHostile(upstream: string, behaviour: Behaviour = {}):
     seen,
     observed,
     lastAnswerAt: () => lastAnswer,
+    rewritten,
     outside,
     close: () =>
       new Promise<void>((resolve) => {
