@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { ENCODER_NAMES, ENCODERS } from '../../../core/test/encodings.ts';
 
 // A hostile target: an HTTP proxy on loopback in front of the reference server that misbehaves the
 // way real servers and proxies do, one switchable behaviour per case (README.md here).
@@ -80,24 +81,16 @@ export function kindOf(method: string, path: string): Kind | undefined {
   return undefined;
 }
 
-/** The forms a careless server echoes a secret in (hex in either case and space-separated too). */
+/**
+ * The forms a careless server echoes a secret in: the raw text and every encoder of
+ * core/test/encodings.ts (JSON, percent, base64 and base64url, HTML, hex in either case and
+ * separated, ...), nested once.
+ */
 export function echoForms(secret: string): string[] {
-  const bytes = Buffer.from(secret, 'utf8');
-  const hex = bytes.toString('hex');
-  const spaced = hex.match(/../g)!.join(' ');
-  const html = secret.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#039;');
-  return [
-    secret,
-    JSON.stringify(secret).slice(1, -1),
-    encodeURIComponent(secret),
-    bytes.toString('base64'),
-    bytes.toString('base64url'),
-    html,
-    hex,
-    hex.toUpperCase(),
-    spaced,
-    spaced.toUpperCase(),
-  ];
+  const hex = Buffer.from(secret, 'utf8').toString('hex');
+  // Issue 24's hex forms, named here too so they are echoed whatever the encoders' list holds.
+  const issue = [hex, hex.toUpperCase(), hex.match(/../g)!.join(' '), hex.match(/../g)!.join(' ').toUpperCase()];
+  return [...new Set([secret, ...ENCODER_NAMES.map((n) => ENCODERS[n](secret)), ...issue])];
 }
 
 /** Header-safe forms only (printable ASCII). */
@@ -213,7 +206,7 @@ export async function startHostile(upstream: string, behaviour: Behaviour = {}):
       if (behaviour.longLink) l = l.replace(/>/, `>${'; x=""'.repeat(behaviour.longLink)}`);
       headers.link = l;
     }
-    if (behaviour.echo) ({ headers, text } = echo([...(auth ? [auth] : []), ...behaviour.echo()], headers, text, isJson));
+    if (behaviour.echo) ({ headers, text } = echo([...(auth ? [auth] : []), ...behaviour.echo()], requests, headers, text, isJson));
     answer(res, status, headers, text);
   }
 
@@ -281,22 +274,30 @@ function padded(text: string, pad: string): string {
   return text;
 }
 
-/** Secrets echoed in headers (their forms a header can carry): the first few, under Node's 16 KB of headers. */
-const HEADER_SECRETS = 4;
+/** Bytes of echo headers in one reply: well under Node's 16 KB of headers. */
+const HEADER_BYTES = 8 * 1024;
 
-/** Every form of every secret in the body; in the headers, those of the first HEADER_SECRETS. */
-function echo(secrets: string[], headers: Record<string, string>, text: string, isJson: boolean): { headers: Record<string, string>; text: string } {
-  const forms = secrets.flatMap(echoForms);
+const rotate = <T>(items: T[], by: number): T[] => (items.length === 0 ? items : [...items.slice(by % items.length), ...items.slice(0, by % items.length)]);
+
+/**
+ * Every form of every secret in the body, and in headers those forms a header can carry up to
+ * HEADER_BYTES. Decision: the n-th reply starts at another secret and form, so a client that keeps
+ * only the first kilobytes of a body or a few headers still meets every form in some reply.
+ */
+function echo(secrets: string[], n: number, headers: Record<string, string>, text: string, isJson: boolean): { headers: Record<string, string>; text: string } {
+  const forms = rotate(secrets.flatMap(echoForms), n * 7);
   const h = { ...headers };
-  secrets
-    .slice(0, HEADER_SECRETS)
+  let budget = HEADER_BYTES;
+  rotate(secrets, n)
     .flatMap(echoForms)
     .filter(headerSafe)
     .forEach((f, i) => {
+      if (f.length + 16 > budget) return;
+      budget -= f.length + 16;
       h[`x-echo-${i}`] = f;
     });
   if (!isJson) return { headers: h, text: `${text}\n${forms.join('\n')}` };
-  const field = `"pmv6_echo":${JSON.stringify(forms)},"message_echo":${JSON.stringify(forms.join(' | '))}`;
+  const field = `"pmv6_echo":${JSON.stringify(forms)},"message_echo":${JSON.stringify(forms.slice(0, 20).join(' | '))}`;
   const t = text.trimStart();
   if (t.startsWith('{')) return { headers: h, text: t === '{}' ? `{${field}}` : `{${field},${t.slice(1)}` };
   if (t.startsWith('[{')) return { headers: h, text: `[{${field},${t.slice(2)}` };
