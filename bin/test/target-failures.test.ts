@@ -74,10 +74,12 @@ describe('failures of the target', () => {
     const r = await cli(['run', '--target', target, '--timeout', '300', '--only', 'VER'], ENV);
     // About 15 s alone (most of it loading the suite files); bounded well below the hang it replaces.
     expect(r.ms).toBeLessThan(40_000);
+    // It answers version.json between the deadlines: not a target that stopped answering.
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/fail \[VER-\d+\]|✗ \[VER-\d+\]|\[VER-\d+\] MUST/);
     expect(r.stdout).toMatch(/timed out after 300 ms/);
-    expect(r.stdout).toMatch(/cleanup: deleted 0 objects created by the run; 0 left over/);
+    // The sweep could read no list: the leftovers are unknown, never "0 left over".
+    expect(r.stdout).toMatch(/cleanup: deleted 0 objects created by the run; at least 0 left over \(unknown: \d+ lists could not be read\)/);
   }, 50_000);
 
   test('a target that dies during the run: the run ends, cleanup is reported, exit 2 with one line why', async () => {
@@ -99,7 +101,7 @@ describe('failures of the target', () => {
     );
     expect(killed).toBe(true);
     expect(r.ms).toBeLessThan(40_000);
-    expect(r.stdout).toMatch(/cleanup: deleted \d+ objects? created by the run; \d+ left over/);
+    expect(r.stdout).toMatch(/cleanup: deleted \d+ objects? created by the run; (at least )?\d+ left over/);
     expect(r.stderr).toMatch(/the target failed during the run: cannot reach .*ECONNREFUSED/);
     expect(r.code).toBe(2);
   }, 50_000);
