@@ -266,7 +266,9 @@ export async function sweep(config: RunConfig, ledger: Ledger | undefined, limit
       }
     }
     // What the target holds afterwards: the lists read again (not what the run believes it deleted).
-    for (const { kind, lists } of LISTS) {
+    for (const { kind, lists: all } of LISTS) {
+      // A list that could not be read is unknown already: not asked again (a hung target costs a deadline each).
+      const lists = all.filter((l) => !report.unknown.some((u) => u.list === l));
       const { found, unknown } = await listNamed(admin, kind, lists, prefix, limits);
       for (const u of unknown)
         if (!report.unknown.some((k) => k.list === u.list))
