@@ -14,7 +14,7 @@ import { installControl } from './control.ts';
 import { CountPairing } from './count-pairing.ts';
 import { credentialsOf, type KitSnapshot, Ledger, PROBE_HEADER } from './ledger.ts';
 import { pathOf, type ReceivedRequest, single } from './request.ts';
-import { checkRequest } from './rules.ts';
+import { checkRequest, isReadinessProbe } from './rules.ts';
 import {
   cannedReply,
   describeScenario,
@@ -124,7 +124,7 @@ export async function createClientKit(opts: ClientKitOptions): Promise<ClientKit
 
   app.addHook('onResponse', (req, reply, done) => {
     const rec = received.get(req);
-    if (rec === undefined) return done();
+    if (rec === undefined || isReadinessProbe(rec, basePath)) return done();
     try {
       rec.status = reply.statusCode;
       const client = ledger.client(
