@@ -227,6 +227,8 @@ async function runAndReport(target: Target, request: RunRequest, log: (line: str
       `${config.control ? ', control protocol on' : ', no control protocol: settings-dependent clauses are unverifiable'}`,
   );
   if (config.readOnly) log('read-only run: checks that would create, change or delete data are disabled');
+  // Signals are handled from here: a Ctrl-C while the suites load still cleans up and exits 130.
+  const stop = interruption();
   // Decision: the runner and the suites are loaded only once a run starts, so a bad flag, path or
   // target costs a fraction of the memory and of the start-up time.
   const { runSuites, hangBoundMs } = await import('../../suites/runner/run-suites.ts');
@@ -234,7 +236,6 @@ async function runAndReport(target: Target, request: RunRequest, log: (line: str
     `a target that stops answering ends the run within ${Math.ceil(hangBoundMs(config.timeoutMs) / 1000)} s after its last answer (3 deadlines of --timeout in a row)`,
   );
   const bar = progress(process.stdout, { quiet: request.quiet, clean: scrub });
-  const stop = interruption();
   const result = await runSuites(config, { onModuleDone: bar.module, onTestDone: bar.test, onProgress: bar.tick, signal: stop.signal }).finally(stop.release);
   bar.done();
   // Settings not as before the run come first and loudly (also under --quiet): every user may be locked out.

@@ -61,7 +61,8 @@ export function lockSettings(reason: string | undefined): void {
   locked = reason;
 }
 
-function changeable(what: string): void {
+/** Throws SettingsLockedError when the run must change no setting. */
+export function changeable(what: string): void {
   if (locked !== undefined) throw new SettingsLockedError(`${locked} (control ${what} not sent)`);
 }
 
