@@ -188,3 +188,33 @@ describe('bounded whatever the reply', () => {
     }
   });
 });
+
+describe('the load iterations follow no Link outside the API', () => {
+  test('walk stops at a rel="next" on another origin: a failed check, nothing sent there', async () => {
+    const sent: string[] = [];
+    const checks: Record<string, boolean> = {};
+    const api = 'http://127.0.0.1:8080/index.php/api/v6';
+    const io = {
+      api,
+      runTag: 't',
+      sampleBody: () => false,
+      check: (name: string, ok: boolean) => {
+        checks[name] = (checks[name] ?? true) && ok;
+        return ok;
+      },
+      send: async (_method: string, url: string) => {
+        sent.push(url);
+        if (url.endsWith('count.json')) return { status: 200, link: undefined, body: JSON.stringify({ num_items: 10, num_pages: 2, num_items_per_page: 5 }) };
+        return {
+          status: 200,
+          link: `<${api}/passwords.json>; rel="self", <http://elsewhere.test/index.php/api/v6/passwords/page/2.json>; rel="next"`,
+          body: undefined,
+        };
+      },
+    };
+    const { walk } = await import('../../../load/k6/lib/iterations.js');
+    await walk(io as never, { pageSizes: [5] } as never, 0);
+    expect(sent.some((u) => u.includes('elsewhere'))).toBe(false);
+    expect(checks['walk: rel="next" stays on the target']).toBe(false);
+  });
+});
