@@ -825,11 +825,59 @@ export function redactJsonText(text: string): string {
   return scrub(JSON.stringify(redactValue(parsed), null, text.includes('\n') ? 2 : undefined));
 }
 
+/**
+ * Query parameters whose values are credentials whatever they hold (`?password=`, `?api_key=`,
+ * `?token=`, …). Decision: the name decides, not the value: a password nobody registered (a
+ * client's own) is hidden too.
+ */
+export const CREDENTIAL_PARAMETER = /pass|pwd|secret|token|credential|auth|private.?key|api.?key|access.?key|^key$|signature|^sig$|session/i;
+
+/** The query's parameters whose names are credential names, decoded: `[name, value]`. */
+export function queryCredentials(url: string): Array<[string, string]> {
+  const q = url.indexOf('?');
+  if (q < 0) return [];
+  const out: Array<[string, string]> = [];
+  for (const part of url
+    .slice(q + 1)
+    .split('#')[0]!
+    .split(/[&;]/)) {
+    const eq = part.indexOf('=');
+    if (eq <= 0) continue;
+    const name = formDecode(part.slice(0, eq));
+    if (CREDENTIAL_PARAMETER.test(name)) out.push([name, formDecode(part.slice(eq + 1))]);
+  }
+  return out;
+}
+
+function formDecode(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * The value of every credential-named parameter of a query string in `text` hidden (a URL, or a
+ * message that quotes one): `?password=x&page=2` → `?password=«redacted»&page=2`.
+ */
+export function hideQueryCredentials(text: string): string {
+  if (!text.includes('=')) return text;
+  return text.replace(/([?&;])([^&;=\s"'<>?#]+)=(«redacted[^»]*»|[^&;\s"'<>#]*)/g, (m, sep: string, name: string, value: string) =>
+    value !== '' && !value.startsWith('«redacted') && CREDENTIAL_PARAMETER.test(formDecode(name)) ? `${sep}${name}=«redacted»` : m,
+  );
+}
+
+/** A URL scrubbed, and the value of every credential-named query parameter hidden. */
+export function redactUrl(url: string): string {
+  return hideQueryCredentials(scrub(url));
+}
+
 export function redactExchange(ex: Exchange): Exchange {
   const out: Exchange = {
     request: {
       method: ex.request.method,
-      url: scrub(ex.request.url),
+      url: redactUrl(ex.request.url),
       headers: redactHeaders(ex.request.headers),
     },
     durationMs: ex.durationMs,

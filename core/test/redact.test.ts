@@ -2,11 +2,13 @@ import { beforeEach, describe, expect, test } from 'vitest';
 import type { Exchange } from '../exchange.ts';
 import {
   clearSecrets,
+  hideQueryCredentials,
   lastScanBytes,
   lastSearchSteps,
   redactExchange,
   redactHeaders,
   redactJsonText,
+  redactUrl,
   registerCredentials,
   registerSecret,
   scrub,
@@ -158,6 +160,23 @@ describe('scrub: work linear in the bytes scanned', () => {
     scrub(text);
     expect(lastSearchSteps).toBeLessThanOrEqual(2 * (text.length + lastScanBytes));
     expect(lastSearchSteps / few).toBeLessThan(3);
+  });
+});
+
+describe('query-string credentials', () => {
+  test('the value of a credential-named parameter is hidden, registered or not; other parameters stay', () => {
+    expect(redactUrl('http://h/a.json?password=unregistered-1&page=2&api_key=k1&sort=name')).toBe(
+      'http://h/a.json?password=«redacted»&page=2&api_key=«redacted»&sort=name',
+    );
+    expect(redactUrl('/x?Pass%77ord=a+b&access_token=t#frag')).toBe('/x?Pass%77ord=«redacted»&access_token=«redacted»#frag');
+    expect(redactUrl(`/x?token=${TOKEN}`)).toBe('/x?token=«redacted:control token»');
+    expect(redactUrl('/x?monkey=banana&q=1')).toBe('/x?monkey=banana&q=1');
+    expect(hideQueryCredentials('"/v6/version.json?pwd=abc&x=1" was sent')).toBe('"/v6/version.json?pwd=«redacted»&x=1" was sent');
+  });
+
+  test('redactExchange hides them in the request URL', () => {
+    const ex: Exchange = { request: { method: 'GET', url: 'http://h/v.json?secret=s3&n=1', headers: {} }, durationMs: 1 };
+    expect(redactExchange(ex).request.url).toBe('http://h/v.json?secret=«redacted»&n=1');
   });
 });
 
