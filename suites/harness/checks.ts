@@ -1,5 +1,4 @@
 import { type Exchange, headerValue } from '../../core/exchange.ts';
-import { clip } from '../../core/redact.ts';
 import { expectResponse, notJson, SetupError, violation } from './assert.ts';
 import { type ControlClient, changeable, type Settings } from './control.ts';
 import { exclusive } from './gate.ts';
