@@ -143,14 +143,24 @@ export class Ledger {
 }
 
 let active: Ledger | undefined;
+/**
+ * The ledger of the run a context belongs to: the runner runs its files and its cleanup inside
+ * `withLedger`, so a file still running after its run has ended keeps its (stopped) ledger and
+ * sends nothing, whatever runs next in the process.
+ */
+const ledgers = new AsyncLocalStorage<Ledger>();
 
-/** The run's ledger (runSuites opens it for the run, its cleanup included). */
+/** A ledger for every context (the project's own tests); runs use withLedger. */
 export function openLedger(ledger: Ledger | undefined): void {
   active = ledger;
 }
 
+export function withLedger<T>(ledger: Ledger, fn: () => T): T {
+  return ledgers.run(ledger, fn);
+}
+
 export function activeLedger(): Ledger | undefined {
-  return active;
+  return ledgers.getStore() ?? active;
 }
 
 function decode(segment: string): string {
@@ -185,7 +195,7 @@ export function idsInPath(path: string): Array<{ kind: OwnedKind; id: string; at
  * the request is left as it is.
  */
 export function guardRequest(method: string, url: string, base: string): string {
-  const ledger = active;
+  const ledger = activeLedger();
   if (!ledger) return url;
   if (ledger.stopped !== undefined && !cleanupContext.getStore()) {
     throw new RunStoppedError(`harness: ${method.toUpperCase()} not sent: ${ledger.stopped}`);

@@ -7,7 +7,7 @@ import { forgetShownSettings, lockSettings } from '../harness/control.ts';
 import type { CleanupReport } from '../harness/fixtures.ts';
 import { Gate, openGate } from '../harness/gate.ts';
 import { inOrder } from '../harness/in-order.ts';
-import { asCleanup, Ledger, openLedger } from '../harness/ownership.ts';
+import { asCleanup, Ledger, withLedger } from '../harness/ownership.ts';
 import { clauseOutcome, type RunProgress, type TestResult } from '../harness/results.ts';
 import type { SuiteDeclarations } from '../harness/suite-api.ts';
 import { onExchange, requestsSent } from '../harness/traffic.ts';
@@ -114,7 +114,6 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
   // The ledger of what the run made (suites/harness/ownership.ts): every write is checked against
   // it, and the final sweep works from it.
   const ledger = new Ledger(config.runId);
-  openLedger(ledger);
   // The files' tests listen to the run's stop, every file running at once (the caller's signal
   // keeps one listener, not one per test in flight).
   const stopFiles = new AbortController();
@@ -173,7 +172,7 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
       }
       collector.fileDone(run, oracle.drain(file), scope.sent);
     };
-    const all = scheduleFiles(files, concurrency, runFile);
+    const all = withLedger(ledger, () => scheduleFiles(files, concurrency, runFile));
     let graceOver: (() => void) | undefined;
     const grace = new Promise<'grace over'>((resolve) => {
       graceStart = () => {
@@ -201,22 +200,23 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
   ledger.stop('the run has ended');
   const stopped = interrupted || hung !== undefined;
   const limits = stopped ? { requestMs: CLEANUP_REQUEST_MS, until: Date.now() + CLEANUP_BUDGET_MS } : undefined;
-  const { settings, swept } = await asCleanup(async () => {
-    // A write still in flight (a PUT of Maintenance Mode) must land before the settings are read.
-    const settled = await writesSettled(stopped ? CLEANUP_REQUEST_MS : 0);
-    // Settings first: a run stopped in maintenance mode or with the API off could delete nothing.
-    let restore = await restoreSettings(config, settingsBefore, limits);
-    const swept = await sweep(config, ledger, limits);
-    // A write that was still in flight may have landed since: the settings are read (and put back) again.
-    if (!settled)
-      restore = await restoreSettings(
-        config,
-        settingsBefore,
-        limits ? { ...limits, until: Math.max(limits.until, Date.now() + CLEANUP_REQUEST_MS) } : undefined,
-      );
-    return { settings: restore, swept };
-  });
-  openLedger(undefined);
+  const { settings, swept } = await withLedger(ledger, () =>
+    asCleanup(async () => {
+      // A write still in flight (a PUT of Maintenance Mode) must land before the settings are read.
+      const settled = await writesSettled(stopped ? CLEANUP_REQUEST_MS : 0);
+      // Settings first: a run stopped in maintenance mode or with the API off could delete nothing.
+      let restore = await restoreSettings(config, settingsBefore, limits);
+      const swept = await sweep(config, ledger, limits);
+      // A write that was still in flight may have landed since: the settings are read (and put back) again.
+      if (!settled)
+        restore = await restoreSettings(
+          config,
+          settingsBefore,
+          limits ? { ...limits, until: Math.max(limits.until, Date.now() + CLEANUP_REQUEST_MS) } : undefined,
+        );
+      return { settings: restore, swept };
+    }),
+  );
   lockSettings(undefined);
   // Files side by side end in any order: the tests are reported in the files' order.
   const order = new Map(files.map((f, i) => [f, i]));
