@@ -4,6 +4,7 @@ import { type Expectations, loadExpectations } from '../../core/expectations.ts'
 import { registerSecret, scrub } from '../../core/redact.ts';
 import { progress, verdictText } from '../../reporters/console.ts';
 import { resultsDocument } from '../../reporters/results-json.ts';
+import { forTerminal } from '../../reporters/terminal.ts';
 import { writeReports } from '../../reporters/write-reports.ts';
 import { clauseById, clausesMatching } from '../../suites/catalogue/clauses.ts';
 import { selectsIds } from '../../suites/catalogue/selection.ts';
@@ -110,7 +111,7 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   const log = (line: string) => {
-    if (!parsed.quiet) process.stdout.write(`${scrub(line)}\n`);
+    if (!parsed.quiet) process.stdout.write(`${forTerminal(line)}\n`);
   };
   return withTarget(
     'run',
@@ -232,7 +233,7 @@ async function runAndReport(target: Target, request: RunRequest, log: (line: str
   const { runSuites } = await import('../../suites/runner/run-suites.ts');
   const result = await runSuites(config, { onModuleDone: bar.module, onTestDone: bar.test, onProgress: bar.tick, signal: stop.signal }).finally(stop.release);
   bar.done();
-  const cleanupLine = result.cleanup ? scrub(cleanupText(result.cleanup, result.settings)) : '';
+  const cleanupLine = result.cleanup ? forTerminal(cleanupText(result.cleanup, result.settings)) : '';
   if (result.interrupted || stop.received) {
     const signal = stop.received ?? 'SIGINT';
     process.stderr.write(`pmv6 run: interrupted by ${signal}: no verdict\n`);
@@ -263,7 +264,7 @@ async function runAndReport(target: Target, request: RunRequest, log: (line: str
       await preflight(config);
     } catch (e) {
       if (!(e instanceof TargetError)) throw e;
-      process.stderr.write(`pmv6 run: the target failed during the run: ${scrub(e.message)}\n`);
+      process.stderr.write(`pmv6 run: the target failed during the run: ${forTerminal(e.message)}\n`);
       return 2;
     }
   }
