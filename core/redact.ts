@@ -716,16 +716,38 @@ export function clip(text: string | undefined, limit: number, ellipsis = ''): st
   return clean.length > limit ? `${clean.slice(0, limit)}${ellipsis}` : clean;
 }
 
+/**
+ * Decision: a text is scanned in windows of WINDOW characters, each overlapping the next by
+ * OVERLAP, so the memory of a scan is bounded whatever the text's size (its decoded views and
+ * their spans are several times a window). An encoded secret is found whole when it spans at most
+ * OVERLAP characters: a 64-character key under 8 layers of base64 spans under 700, under 3
+ * layers of HTML numeric references about 14,000.
+ */
+const WINDOW = 256 * 1024;
+const OVERLAP = 32 * 1024;
+
 /** scrub with a given budget of view bytes (tests show the fail-closed path with a small one). */
 export function scrubWithin(text: string, budget: number): string {
   if (matcher === null) matcher = buildMatcher();
   let out = text;
   if (matcher && text.length > 0) {
     const spans: Span[] = [];
-    const scan: Scan = { m: matcher, spans, seen: new Map(), cleanRuns: new Map(), budget };
     const steps = matcher.steps;
-    explore(rootView(text), 0, scan);
-    lastScanBytes = budget - scan.budget;
+    lastScanBytes = 0;
+    for (let from = 0; from < text.length; from += WINDOW) {
+      const to = Math.min(text.length, from + WINDOW + OVERLAP);
+      const share = text.length <= WINDOW + OVERLAP ? budget : Math.floor((budget * (to - from)) / text.length);
+      const found: Span[] = [];
+      const scan: Scan = { m: matcher, spans: found, seen: new Map(), cleanRuns: new Map(), budget: share };
+      explore(rootView(from === 0 && to === text.length ? text : text.slice(from, to)), 0, scan);
+      lastScanBytes += share - scan.budget;
+      for (const span of found) {
+        span[0] += from;
+        span[1] += from;
+        spans.push(span);
+      }
+      if (to === text.length) break;
+    }
     lastSearchSteps = matcher.steps - steps;
     if (spans.length > 0) {
       spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);

@@ -4,6 +4,7 @@ import { type Expectations, loadExpectations } from '../../core/expectations.ts'
 import { registerSecret, scrub } from '../../core/redact.ts';
 import { progress, verdictText } from '../../reporters/console.ts';
 import { resultsDocument } from '../../reporters/results-json.ts';
+import { forTerminal } from '../../reporters/terminal.ts';
 import { writeReports } from '../../reporters/write-reports.ts';
 import { clauseById, clausesMatching } from '../../suites/catalogue/clauses.ts';
 import { selectsIds } from '../../suites/catalogue/selection.ts';
@@ -112,7 +113,7 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   const log = (line: string) => {
-    if (!parsed.quiet) process.stdout.write(`${scrub(line)}\n`);
+    if (!parsed.quiet) process.stdout.write(`${forTerminal(line)}\n`);
   };
   return withTarget(
     'run',
@@ -239,11 +240,11 @@ async function runAndReport(target: Target, request: RunRequest, log: (line: str
   const result = await runSuites(config, { onModuleDone: bar.module, onTestDone: bar.test, onProgress: bar.tick, signal: stop.signal }).finally(stop.release);
   bar.done();
   // Settings not as before the run come first and loudly (also under --quiet): every user may be locked out.
-  const alarm = scrub(settingsAlarm(result.settings));
+  const alarm = forTerminal(settingsAlarm(result.settings));
   if (alarm) process.stderr.write(alarm);
-  const cleanupLine = result.cleanup ? scrub(cleanupText(result.cleanup, result.settings)) : '';
+  const cleanupLine = result.cleanup ? forTerminal(cleanupText(result.cleanup, result.settings)) : '';
   if (result.stopped !== undefined && !result.interrupted && !stop.received) {
-    process.stderr.write(`pmv6 run: ${scrub(result.stopped)}: no verdict\n`);
+    process.stderr.write(`pmv6 run: ${forTerminal(result.stopped)}: no verdict\n`);
     process.stderr.write(cleanupLine);
     // A suite file still waiting on the target must not keep the process alive.
     setTimeout(() => process.exit(2), 500).unref();
@@ -279,7 +280,7 @@ async function runAndReport(target: Target, request: RunRequest, log: (line: str
       await preflight(config);
     } catch (e) {
       if (!(e instanceof TargetError)) throw e;
-      process.stderr.write(`pmv6 run: the target failed during the run: ${scrub(e.message)}\n`);
+      process.stderr.write(`pmv6 run: the target failed during the run: ${forTerminal(e.message)}\n`);
       return 2;
     }
   }

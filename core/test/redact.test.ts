@@ -152,6 +152,19 @@ describe('scrub: work linear in the bytes scanned', () => {
     expect(large.steps).toBeLessThanOrEqual(2 * large.searched);
   });
 
+  test('a large text is scanned in overlapping windows: a secret across any window boundary is hidden', () => {
+    const forms = [PRIVATE_KEY, Buffer.from(PASSWORD).toString('base64'), Buffer.from(PASSWORD).toString('hex').toUpperCase(), JSON.stringify(PASSWORD)];
+    const window = 256 * 1024;
+    for (const form of forms) {
+      for (const at of [window - 7, window + 32 * 1024 - form.length + 3, 2 * window - 1]) {
+        const text = `${'x y '.repeat(at / 4 + 1).slice(0, at)}${form}${' z'.repeat(100_000)}`;
+        const out = scrub(text);
+        expect(out.includes(form.slice(2, -2)), `${form} at ${at}`).toBe(false);
+        expect(out).toContain('«redacted:');
+      }
+    }
+  });
+
   test('many secrets sharing a long prefix (one user name per run) do not multiply the steps per byte', () => {
     const text = body(50_000);
     scrub(text);
