@@ -293,6 +293,7 @@ export class ApiClient {
       const responseHeaders: Record<string, string | string[]> = {};
       for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) responseHeaders[k] = v;
       exchange.response = { status: res.statusCode, headers: responseHeaders, body: text, validUtf8 };
+      if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) exchange.response.bom = true;
       if (text.trim() !== '') {
         try {
           exchange.json = JSON.parse(text);

@@ -40,6 +40,7 @@ import type { Settings } from '../harness/control.ts';
 import type { FailureRecord } from '../harness/results.ts';
 import { validate } from '../harness/schemas.ts';
 import { currentScope, type Observed, unchangedSince, type WriteMark, writeMark } from '../harness/traffic.ts';
+import { Relations } from '../relations/relations.ts';
 import { type ListAddress, listAddress, pageNumber } from './lists.ts';
 
 export interface OracleFinding {
@@ -154,10 +155,13 @@ export class Oracle {
   /** Product lists: whether they showed they are paginated (a Link header, or a count object). */
   private readonly paginated = new Map<string, boolean>();
   private readonly apiRoot: string;
+  /** The relations between answers (suites/relations/): judged here, reported as the oracle's findings. */
+  private readonly between: Relations;
 
   constructor(private readonly config: RunConfig) {
     const target = new URL(config.target);
     this.apiRoot = `${target.origin}${target.pathname.replace(/\/+$/, '')}${API_PREFIX}`;
+    this.between = new Relations(config, () => this.settings);
   }
 
   /** A file's findings and oracle errors so far, forgotten here ('' for traffic outside any file). */
@@ -194,6 +198,7 @@ export class Oracle {
   private learn(ex: Exchange): void {
     const path = new URL(ex.request.url).pathname;
     if (ex.request.method !== 'GET') this.epoch++;
+    this.between.learn(ex);
     if (!ex.response || ex.response.status >= 300) return;
     // Decision: after a reset the settings are unknown until the control protocol shows them
     // again; assuming the spec's defaults would judge a target whose reset differs by them.
@@ -234,6 +239,7 @@ export class Oracle {
     // Every call gets one of §7's three kinds, whatever its method (HEAD has no body to judge);
     // the rest is judged on the methods of §1 rule 1.
     if (method !== 'HEAD') this.body(r);
+    await this.between.observe(o, path, (clause, e, expected, actual) => this.report(clause, e, expected, actual));
     const settings = this.settings;
     if (settings?.maintenance_mode) {
       if (status !== 503) this.report('ERR-04', ex, 'status 503 while the installation is in Maintenance Mode (all requests)', `status ${status}`);
