@@ -9,7 +9,7 @@ import { type EndpointData, fillPath, type IdKind, TABLE, useEndpoints } from '.
 import { deletePath } from '../harness/fixtures.ts';
 import { inOrder } from '../harness/in-order.ts';
 import { useSession } from '../harness/session.ts';
-import { beforeAll, runsAlone } from '../harness/suite-api.ts';
+import { afterAll, beforeAll, runsAlone } from '../harness/suite-api.ts';
 import { oracleTest } from '../oracle/probe.ts';
 
 runsAlone('its relations compare answers read one after another in one state; a write of a file beside it would leave them unjudged');
@@ -34,6 +34,12 @@ const GONE: Array<{ kind: IdKind; list: string; also?: string; favorite?: string
 
 const reads = TABLE.filter((e) => e.method === 'GET' && !e.path.startsWith('/log'));
 
+/** What the HMAC user made for itself (the fixtures delete as the run's Admin): deleted after the file. */
+const own: Array<() => Promise<unknown>> = [];
+afterAll(async () => {
+  for (const undo of own.splice(0)) await undo();
+});
+
 // The traffic goes out before the tests, which ask the oracle about it: a relation broken
 // anywhere in it fails its clause's test below.
 beforeAll(async () => {
@@ -48,7 +54,16 @@ beforeAll(async () => {
   if (d.ids.password !== undefined) await s.admin.post(`/favorite_passwords/${d.ids.password}.json`);
   if (d.ids.project !== undefined) await s.admin.post(`/favorite_projects/${d.ids.project}.json`);
   const hmac = await s.adminHmac();
-  if (hmac) await calls.callEach(hmac, d, {}, reads, inFlight(s.config));
+  if (hmac) {
+    // Personal passwords and favorites belong to their user: the HMAC user gets one of each, so
+    // that its lists have an item to compare with the same lists over Basic.
+    const mine = await hmac.post('/my_passwords.json', { name: s.fixtures.name('hmac-my-password'), username: 'pmv6' });
+    const id = (mine.json as { id?: unknown } | undefined)?.id;
+    if (typeof id === 'number') own.push(() => hmac.delete(`/my_passwords/${id}.json`));
+    if (d.ids.password !== undefined) await hmac.post(`/favorite_passwords/${d.ids.password}.json`);
+    if (d.ids.project !== undefined) await hmac.post(`/favorite_projects/${d.ids.project}.json`);
+    await calls.callEach(hmac, d, {}, reads, inFlight(s.config));
+  }
   await deleteAndRead(d);
 });
 
