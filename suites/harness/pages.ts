@@ -1,8 +1,8 @@
 import type { Exchange } from '../../core/exchange.ts';
 import { parseLinkHeader, relMap } from '../../core/link.ts';
 import { clip } from '../../core/redact.ts';
-import { expectHeader, expectStatus, violation } from './assert.ts';
-import type { ApiClient } from './client.ts';
+import { expectHeader, expectStatus, UnverifiableError, violation } from './assert.ts';
+import { API_PREFIX, type ApiClient, isUnder } from './client.ts';
 
 export const RELS = ['self', 'prev', 'next', 'first', 'last'] as const;
 
@@ -46,9 +46,33 @@ export function sameItems(a: readonly number[], b: readonly number[]): boolean {
   return x.every((v, i) => v === y[i]);
 }
 
-/** A Link target as an absolute URL: resolved against the URL of the request that got it (RFC 8288 §3.2). */
+/** The API root (`{target}/index.php/api/v6`) of the request that got `ex`. */
+function apiRootOf(ex: Exchange): string {
+  const u = ex.request.url;
+  const at = u.indexOf(`${API_PREFIX}/`);
+  return at < 0 ? u : u.slice(0, at + API_PREFIX.length);
+}
+
+/**
+ * A Link target as an absolute URL: resolved against the URL of the request that got it (RFC
+ * 8288 §3.2). A target outside the API root the request went to (another origin, another base
+ * path) is never followed: the harness's credentials go only to the target. The test cannot make
+ * its check (UnverifiableError); the oracle reports the Link under PAG-08 with the exchange.
+ */
 export function linkTarget(ex: Exchange, url: string): string {
-  return new URL(url, ex.request.url).href;
+  let href: string;
+  try {
+    href = new URL(url, ex.request.url).href;
+  } catch {
+    throw new UnverifiableError(`the Link URL <${clip(url, 200)}> of ${clip(ex.request.url, 200)} does not resolve; not followed`);
+  }
+  const root = apiRootOf(ex);
+  if (!isUnder(href, root)) {
+    throw new UnverifiableError(
+      `the Link URL <${clip(url, 200)}> of ${clip(ex.request.url, 200)} is outside the target (${root}/); not followed (PAG-08 reports it)`,
+    );
+  }
+  return href;
 }
 
 export async function getPage(client: ApiClient, list: string, page: number | undefined, size: number): Promise<Exchange> {

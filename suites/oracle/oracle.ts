@@ -22,8 +22,11 @@
  *   the context that sent it, whose traffic scope names the file.
  * - Settings (maintenance, API switch, default page size, auth methods) are known only from the
  *   control protocol's answers; without them the checks that need them do not run.
- * - Link targets are resolved against the request URL (RFC 8288 §3.2) and compared by their path
- *   below /index.php/api/v6: a server behind a proxy may name its public origin.
+ * - Link targets are resolved against the request URL (RFC 8288 §3.2). A target outside the API
+ *   root the run was given (another origin, another base path) fails PAG-08 ("Each entry is the
+ *   URL of a page"): the run cannot follow it without sending its credentials elsewhere, and it
+ *   never does (suites/harness/client.ts refuses such a request). A server behind a proxy that
+ *   names its public origin is tested at that origin (--target).
  */
 import { STATUS_CODES } from 'node:http';
 import { type Exchange, headerValue } from '../../core/exchange.ts';
@@ -31,10 +34,10 @@ import { parseLinkHeader, relMap } from '../../core/link.ts';
 import { clip } from '../../core/redact.ts';
 import { clauseById } from '../catalogue/clauses.ts';
 import { selects } from '../catalogue/selection.ts';
-import { ViolationError } from '../harness/assert.ts';
+import { notJson, ViolationError } from '../harness/assert.ts';
 import { API_DISABLED, declaredCharset, MAINTENANCE_MESSAGE, PAGE_TOO_HIGH } from '../harness/checks.ts';
 import { failureRecord } from '../harness/clause-test.ts';
-import { API_PREFIX, type ApiClient, type Auth } from '../harness/client.ts';
+import { API_PREFIX, type ApiClient, type Auth, isUnder } from '../harness/client.ts';
 import type { RunConfig } from '../harness/config.ts';
 import type { Settings } from '../harness/control.ts';
 import type { FailureRecord } from '../harness/results.ts';
@@ -190,7 +193,10 @@ export class Oracle {
       // A crash in the oracle is ours, never the server's violation.
       if (!(e instanceof ViolationError)) {
         const file = currentScope()?.file ?? '';
-        this.errors.set(file, [...(this.errors.get(file) ?? []), `response oracle: ${(e as Error)?.stack?.split('\n').slice(0, 4).join(' | ') ?? String(e)}`]);
+        this.errors.set(file, [
+          ...(this.errors.get(file) ?? []),
+          clip(`response oracle: ${(e as Error)?.stack?.split('\n').slice(0, 4).join(' | ') ?? String(e)}`, 2048, '…'),
+        ]);
       }
     }
   }
@@ -275,7 +281,8 @@ export class Oracle {
       else if (typeof id !== 'number' || !Number.isInteger(id))
         this.report(creation.res, ex, 'an object with the new id as an integer', clip(ex.response.body, 120) || 'no body');
     }
-    if (success && ex.response.body.trim() !== '' && (ex.json === null || typeof ex.json !== 'object')) {
+    // A body nested too deep to read is GEN-03's finding alone (an array or object it may be).
+    if (success && ex.response.body.trim() !== '' && !ex.jsonTooDeep && (ex.json === null || typeof ex.json !== 'object')) {
       this.report(
         'STAT-05',
         ex,
@@ -284,7 +291,7 @@ export class Oracle {
       );
     }
     if (status === 500 && (ex.json === null || typeof ex.json !== 'object' || Array.isArray(ex.json))) {
-      this.report('STAT-08', ex, 'a JSON object describing the error', ex.json === undefined ? 'a body that is not JSON' : clip(JSON.stringify(ex.json), 100));
+      this.report('STAT-08', ex, 'a JSON object describing the error', ex.json === undefined ? notJson(r) : clip(JSON.stringify(ex.json), 100));
     }
     if (method === 'GET' && (status === 200 || status === 404)) {
       const addr = listAddress(path);
@@ -300,7 +307,7 @@ export class Oracle {
     const charset = declaredCharset(contentType);
     if (body !== '' && charset !== undefined && !/^utf-?8$/i.test(charset))
       this.report('GEN-04', ex, 'charset UTF-8 when a charset is declared', `Content-Type: ${contentType}`);
-    if (body.trim() !== '' && ex.json === undefined) this.report('GEN-03', ex, 'a JSON body', `a body that is not JSON: ${JSON.stringify(clip(body, 120))}`);
+    if (body.trim() !== '' && ex.json === undefined) this.report('GEN-03', ex, 'a JSON body', notJson(ex));
   }
 
   private messageIs(ex: Responded, clause: string, want: string | RegExp, when: string): void {
@@ -314,12 +321,7 @@ export class Oracle {
     const status = ex.response.status;
     const body = ex.json;
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-      this.report(
-        'STAT-06',
-        ex,
-        `the error object as the body of the ${status} reply`,
-        body === undefined ? 'a body that is not JSON' : clip(JSON.stringify(body), 120),
-      );
+      this.report('STAT-06', ex, `the error object as the body of the ${status} reply`, body === undefined ? notJson(ex) : clip(JSON.stringify(body), 120));
       return;
     }
     const o = body as Record<string, unknown>;
@@ -422,7 +424,7 @@ export class Oracle {
       return;
     }
     if (!Array.isArray(ex.json)) {
-      if (addr.source === 'spec')
+      if (addr.source === 'spec' && !ex.jsonTooDeep)
         this.report('EP-05', ex, 'a JSON array: the requested page of the list', ex.json === undefined ? 'a body that is not JSON' : typeof ex.json);
       return;
     }
@@ -516,9 +518,20 @@ export class Oracle {
       if (urls.length > 1) this.report('PAG-08', ex, `one rel="${rel}" entry`, `${urls.length} rel="${rel}" entries`);
       out.set(rel, urls[0]!);
     }
+    let outside = 0;
     for (const entry of parsed.entries) {
-      const path = resolve(entry.url, ex.request.url)?.pathname;
-      if (path === undefined || !path.endsWith('.json')) this.report('GEN-06', ex, `a Link URL ending in .json (rel="${entry.rels.join(' ')}")`, entry.url);
+      const resolved = resolve(entry.url, ex.request.url);
+      const path = resolved?.pathname;
+      if (path === undefined || !path.endsWith('.json'))
+        this.report('GEN-06', ex, `a Link URL ending in .json (rel="${clip(entry.rels.join(' '), 100)}")`, clip(entry.url, 300, '…'));
+      // One finding a page: every entry of a rewritten header is usually outside.
+      if (resolved && !isUnder(resolved.href, this.apiRoot) && outside++ === 0)
+        this.report(
+          'PAG-08',
+          ex,
+          `Link URLs of pages of the list on the target (under ${this.apiRoot}/)`,
+          `<${clip(entry.url, 300, '…')}>; rel="${clip(entry.rels.join(' '), 100)}": outside the target, never followed with the run's credentials`,
+        );
     }
     return out;
   }
@@ -552,7 +565,8 @@ export class Oracle {
       const url = rels.get(rel);
       if (url === undefined || target === undefined || target < 1) continue;
       const resolved = resolve(url, ex.request.url);
-      const path = resolved ? this.apiPathOfAnyOrigin(resolved) : undefined;
+      // A target outside the API root is reported once in linkSyntax.
+      const path = resolved && isUnder(resolved.href, this.apiRoot) ? this.apiPathOfAnyOrigin(resolved) : undefined;
       // Decision: a URL of another list (or another resource) never names a page of this one; a
       // URL of this list's own shape (its .json, or /page/N.json) is judged by its page number;
       // one that names the page in a query is left to the tests that follow the link and compare

@@ -18,7 +18,7 @@
 import { type Exchange, headerValue } from '../../core/exchange.ts';
 import { parseLinkHeader } from '../../core/link.ts';
 import { clip } from '../../core/redact.ts';
-import { API_PREFIX, type Auth } from '../harness/client.ts';
+import type { Auth } from '../harness/client.ts';
 import type { RunConfig } from '../harness/config.ts';
 import type { Settings } from '../harness/control.ts';
 import { type Observed, unchangedSince } from '../harness/traffic.ts';
@@ -38,8 +38,6 @@ export const RELATIONS = {
   'walks-agree': 'SIZE-03',
   /** A whole walk holds as many items as count.json says. */
   'walk-count': 'SIZE-10',
-  /** Link targets are pages of this installation's API: its origin and base path. */
-  'link-home': 'PAG-08',
   /** A password deleted is no longer one "the user can access" (EP-03); other kinds by their §1 row. */
   'gone-after-delete': 'EP-03',
 } as const;
@@ -164,14 +162,12 @@ export class Relations {
   private readonly counts = new Map<string, { items: number; started: number }>();
   private readonly deleted = new Map<string, Deleted>();
   private readonly names = new Map<string, string>();
-  private readonly home: URL;
 
   constructor(
     config: RunConfig,
     private readonly settings: () => Settings | undefined,
     private readonly clock: () => number = () => performance.now(),
   ) {
-    this.home = new URL(`${config.target.replace(/\/+$/, '')}${API_PREFIX}/`);
     if (config.hmac) this.basicOf.set(config.hmac.publicKey, { user: config.user, password: config.password });
   }
 
@@ -204,7 +200,6 @@ export class Relations {
     if (method === 'HEAD') return;
     const status = res.status;
     const success = status >= 200 && status < 300;
-    this.links(ex, report);
     if (method === 'DELETE' && success) this.remember(path);
     if (method === 'POST' && success) this.created(ex, path);
     if (method === 'PUT' && success) this.renamed(ex, path);
@@ -222,23 +217,6 @@ export class Relations {
     const type = headerValue(res.headers, 'content-type');
     if (ex.json !== undefined && res.body.trim() !== '' && type !== undefined && !isJsonMediaType(type))
       report(RELATIONS['framing-media-type'], ex, 'a JSON body labelled with a JSON media type (application/json)', `Content-Type: ${type}`);
-  }
-
-  /** link-home: every Link target is a URL of this installation's API. */
-  private links(ex: Exchange, report: Report): void {
-    const value = headerValue(ex.response!.headers, 'link');
-    if (value === undefined) return;
-    for (const entry of parseLinkHeader(value).entries) {
-      let url: URL;
-      try {
-        url = new URL(entry.url, ex.request.url);
-      } catch {
-        continue;
-      }
-      const rel = `rel="${entry.rels.join(' ')}"`;
-      if (url.origin !== this.home.origin || !url.pathname.startsWith(this.home.pathname))
-        report(RELATIONS['link-home'], ex, `a ${rel} URL under ${this.home.href} (the installation's own origin and base path)`, entry.url);
-    }
   }
 
   private remember(path: string): void {

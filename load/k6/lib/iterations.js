@@ -213,6 +213,26 @@ function has(rel, name) {
   return Object.prototype.hasOwnProperty.call(rel, name);
 }
 
+/** Scheme, authority and path of an absolute http(s) URL. */
+const ABSOLUTE = /^([a-z][a-z0-9+.-]*):\/\/([^/?#]*)([^?#]*)/i;
+
+/**
+ * Whether `url` is under the API root `api` (`…/index.php/api/v6`): the same scheme and host, a
+ * path below the root's, no "." or ".." segments (also %2e) and no backslash. Both engines send
+ * credentials with every request, so a Link target elsewhere is never followed.
+ * @param {string} url @param {string} api
+ */
+export function onTarget(url, api) {
+  const u = ABSOLUTE.exec(url);
+  const a = ABSOLUTE.exec(api);
+  if (u === null || a === null) return false;
+  if (u[1].toLowerCase() !== a[1].toLowerCase() || u[2].toLowerCase() !== a[2].toLowerCase() || u[2].indexOf('@') >= 0) return false;
+  const path = u[3];
+  if (/(^|\/)(\.|%2e){1,2}(\/|$)/i.test(path) || path.indexOf('\\') >= 0) return false;
+  const root = a[3].replace(/\/+$/, '');
+  return path.indexOf(`${root}/`) === 0;
+}
+
 /**
  * Pagination rules 1-3, 7 on one page of a list with `numPages` pages at `pageSize`; the body
  * only when it was read.
@@ -261,6 +281,7 @@ export async function walk(io, scenario, n) {
   let url = start === 1 ? `${io.api}/passwords.json` : `${io.api}/passwords/page/${start}.json`;
   let walked = 0;
   for (let page = start; walked < maxPages; page++) {
+    if (page > start && !io.check('walk: rel="next" stays on the target', onTarget(url, io.api))) break;
     const r = await io.send('GET', url, { pageSize: pageSize, name: page === 1 ? NAMES.firstPage : NAMES.page, readBody: io.sampleBody() });
     const rel = checkPage(io, r, page, numPages, pageSize);
     walked++;

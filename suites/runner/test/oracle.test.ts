@@ -240,6 +240,50 @@ describe('the response oracle', () => {
     expect((await judge([query])).clauses).toEqual([]);
   });
 
+  test('fails PAG-08 for a Link target on another origin or outside the base path, once a page, with the exchange', async () => {
+    const asked: string[] = [];
+    const foreign = exchange('GET', '/passwords.json', 200, items(3), link([['self', 'https://elsewhere.test/index.php/api/v6/passwords/page/1.json']]), {
+      'X-Page-Size': '5',
+    });
+    const oracle = new Oracle(config);
+    await oracle.observe({ exchange: foreign, channel: 'api', auth: basic, client: fakeClient(3, asked), quiet: false, mark: writeMark() });
+    const [finding, ...rest] = oracle.drain('').findings;
+    expect(rest).toEqual([]);
+    expect(finding?.clause).toBe('PAG-08');
+    expect(finding?.count).toBe(1);
+    expect(finding?.failures[0]?.actual).toMatch(/^<https:\/\/elsewhere\.test\/.*outside the target, never followed/);
+    expect(finding?.failures[0]?.exchange?.response?.headers['link']).toContain('elsewhere.test');
+    expect(asked.every((p) => !p.includes('elsewhere'))).toBe(true);
+    const based = new Oracle({ ...config, target: `${TARGET}/pm` });
+    const outsideBase = exchange('GET', `${TARGET}/pm/index.php/api/v6/passwords.json`, 200, items(3), link([['self', '/index.php/api/v6/passwords.json']]), {
+      'X-Page-Size': '5',
+    });
+    await based.observe({ exchange: outsideBase, channel: 'api', auth: basic, client: fakeClient(3), quiet: false, mark: writeMark() });
+    expect(based.drain('').findings.map((f) => f.clause)).toEqual(['PAG-08']);
+  });
+
+  test('judges JSON nested too deep as GEN-03 alone, and a 14 KB Link header with a bounded finding', async () => {
+    const deep: Exchange = {
+      ...exchange('GET', '/passwords.json', 200, undefined, link([['self', `${API}/passwords.json`]]), { 'X-Page-Size': '5' }),
+      jsonTooDeep: true,
+    };
+    deep.response!.body = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    expect((await judge([deep])).clauses).toEqual(['GEN-03']);
+    const long = exchange(
+      'GET',
+      '/passwords.json',
+      200,
+      items(3),
+      { link: `<${API}/passwords.json>${';'.repeat(1_500)}x; rel="self"` },
+      { 'X-Page-Size': '5' },
+    );
+    const oracle = new Oracle(config);
+    await oracle.observe({ exchange: long, channel: 'api', auth: basic, client: fakeClient(3), quiet: false, mark: writeMark() });
+    const findings = oracle.drain('').findings;
+    expect(findings.map((f) => f.clause)).toContain('PAG-02');
+    expect(JSON.stringify(findings).length).toBeLessThan(40_000);
+  });
+
   test('wants 404 and its message above the last page', async () => {
     const empty = exchange('GET', '/projects/page/9.json', 200, [], link([['self', `${API}/projects/page/9.json`]]), { 'X-Page-Size': '5' });
     expect((await judge([empty])).clauses).toEqual(['PAG-11']);
