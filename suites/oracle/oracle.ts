@@ -77,15 +77,38 @@ const ALSO: Record<number, string[]> = {
 const letters = (text: string) => text.toLowerCase().replace(/[^a-z0-9]/g, '');
 
 /**
+ * Words that describe a status in a server's own terms (the spec paraphrases: "description of
+ * the status code"): "Access denied" describes 403 as faithfully as "Forbidden", "Resource does
+ * not exist" 404 as faithfully as "Not Found". A generic word ("Error", "Oops") describes none.
+ */
+const DESCRIBED_BY: Record<number, RegExp> = {
+  400: /\b(bad|invalid|malformed)\b/i,
+  401: /unauthori[sz]ed|unauthenticated|authenticat|credential|\blog ?in\b|sign ?in/i,
+  403: /forbidden|denied|permission|not (allowed|permitted)|disabled|refused/i,
+  404: /not found|(does ?n[o']t|not) exist|no such|unknown|missing/i,
+  405: /method/i,
+  406: /not acceptable/i,
+  409: /conflict/i,
+  413: /too (large|big|long)|size/i,
+  415: /media type|content[- ]?type|unsupported/i,
+  422: /unprocessable|invalid|validation/i,
+  429: /too many|rate/i,
+  500: /internal|server error/i,
+  503: /unavailable|maintenance/i,
+};
+
+/**
  * §2 "type | string | description of the status code": paraphrased, so the wording is SHOULD
  * (RES-18). Met by a type holding the status's number, its reason phrase (case, spaces and
- * punctuation ignored) or a word of five letters or more from it ("Unsupported content type"
- * for 415 Unsupported Media Type, "Page not found" for 404).
+ * punctuation ignored), a word of five letters or more from it ("Unsupported content type"
+ * for 415 Unsupported Media Type, "Page not found" for 404), or words of the same meaning
+ * (DESCRIBED_BY: "Access denied" for 403, "Resource does not exist" for 404).
  */
 export function describesStatus(type: string, status: number): boolean {
   const t = letters(type);
   if (t === '') return false;
   if (t.includes(String(status))) return true;
+  if (DESCRIBED_BY[status]?.test(type)) return true;
   const words = new Set(type.toLowerCase().split(/[^a-z0-9]+/));
   return [STATUS_CODES[status], ...(ALSO[status] ?? [])].some(
     (phrase) =>

@@ -131,7 +131,7 @@ clauseTest(['EP-06', 'EP-12', 'RES-11'], 'answer GET /passwords/count.json with 
 });
 
 clauseTest('SIZE-10', 'agree in count.json with the items and pages a walk along rel="next" returns', async () => {
-  const seen: number[] = [];
+  const seen: string[] = [];
   let ex = await getPage(s.admin, LIST, undefined, SIZE);
   let pages = 0;
   for (;;) {
