@@ -9,7 +9,7 @@ import { clauseById, clausesMatching } from '../../suites/catalogue/clauses.ts';
 import { selectsIds } from '../../suites/catalogue/selection.ts';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../../suites/harness/client.ts';
 import { DEFAULT_CONCURRENCY, DEPTHS, isDepth, newRunId, type RunConfig, randomSeed } from '../../suites/harness/config.ts';
-import { cleanupText } from '../../suites/runner/cleanup.ts';
+import { cleanupText, settingsAlarm } from '../../suites/runner/cleanup.ts';
 import { verdictOf } from '../../suites/runner/verdict.ts';
 import { ContainerOptionError, type ContainerOptions, containerTarget } from '../../targets/container.ts';
 import { preflight } from '../../targets/preflight.ts';
@@ -37,7 +37,9 @@ Options (secrets are better given in the environment, which other users cannot s
   --only IDS              run only these areas or clause IDs, comma-separated (AUTH,PAG-03)
   --skip IDS              skip these areas or clause IDs
   --strict                a failed SHOULD fails the run too
-  --timeout MS            deadline of each whole request, headers and body (default 10000)
+  --timeout MS            deadline of each whole request, headers and body (default 10000);
+                          3 deadlines in a row with no answer between: the target stopped
+                          answering, and the run ends within 3 × MS + 11 s after its last answer
   --max-response-bytes N  read at most N bytes of one response (default ${DEFAULT_MAX_RESPONSE_BYTES})
   --ca FILE               trust this CA certificate (PEM) for an https target
   --insecure              accept any certificate of an https target (self-signed, expired)
@@ -234,14 +236,28 @@ async function runAndReport(target: Target, request: RunRequest, log: (line: str
       `${config.control ? ', control protocol on' : ', no control protocol: settings-dependent clauses are unverifiable'}`,
   );
   if (config.readOnly) log('read-only run: checks that would create, change or delete data are disabled');
-  const bar = progress(process.stdout, { quiet: request.quiet, clean: scrub });
+  // Signals are handled from here: a Ctrl-C while the suites load still cleans up and exits 130.
   const stop = interruption();
   // Decision: the runner and the suites are loaded only once a run starts, so a bad flag, path or
   // target costs a fraction of the memory and of the start-up time.
-  const { runSuites } = await import('../../suites/runner/run-suites.ts');
+  const { runSuites, hangBoundMs } = await import('../../suites/runner/run-suites.ts');
+  log(
+    `a target that stops answering ends the run within ${Math.ceil(hangBoundMs(config.timeoutMs) / 1000)} s after its last answer (3 deadlines of --timeout in a row)`,
+  );
+  const bar = progress(process.stdout, { quiet: request.quiet, clean: scrub });
   const result = await runSuites(config, { onModuleDone: bar.module, onTestDone: bar.test, onProgress: bar.tick, signal: stop.signal }).finally(stop.release);
   bar.done();
+  // Settings not as before the run come first and loudly (also under --quiet): every user may be locked out.
+  const alarm = scrub(settingsAlarm(result.settings));
+  if (alarm) process.stderr.write(alarm);
   const cleanupLine = result.cleanup ? scrub(cleanupText(result.cleanup, result.settings)) : '';
+  if (result.stopped !== undefined && !result.interrupted && !stop.received) {
+    process.stderr.write(`pmv6 run: ${scrub(result.stopped)}: no verdict\n`);
+    process.stderr.write(cleanupLine);
+    // A suite file still waiting on the target must not keep the process alive.
+    setTimeout(() => process.exit(2), 500).unref();
+    return 2;
+  }
   if (result.interrupted || stop.received) {
     const signal = stop.received ?? 'SIGINT';
     process.stderr.write(`pmv6 run: interrupted by ${signal}: no verdict\n`);
@@ -257,7 +273,7 @@ async function runAndReport(target: Target, request: RunRequest, log: (line: str
   const text = verdictText(result, verdict, { colour });
   process.stdout.write(scrub(request.quiet ? text.split('\n').slice(-2).join('\n') : text));
   // Cleanup is reported apart from the verdict (also under --quiet when something is left).
-  if (!request.quiet || (result.cleanup?.leftovers.length ?? 0) > 0) process.stdout.write(cleanupLine);
+  if (!request.quiet || (result.cleanup?.leftovers.length ?? 0) > 0 || (result.cleanup?.unknown?.length ?? 0) > 0) process.stdout.write(cleanupLine);
   if (!request.quiet && result.requests !== undefined) process.stdout.write(`requests: ${result.requests} sent to the target\n`);
   if (request.reportDir) {
     const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };

@@ -150,6 +150,17 @@ export class ReadOnlyError extends SetupError {
   }
 }
 
+/**
+ * The run could not read the target's settings at its start, so it changes none (nothing could
+ * be put back): a check that needs a change is skipped-unverifiable with this reason.
+ */
+export class SettingsLockedError extends SetupError {
+  override name = 'SettingsLockedError';
+  constructor(readonly reason: string) {
+    super(`settings left as they are: ${reason}`);
+  }
+}
+
 /** Also when wrapped (fast-check reports a property's error inside its own). */
 export function isReadOnlyRefusal(e: unknown, depth = 0): boolean {
   if (e instanceof ReadOnlyError) return true;

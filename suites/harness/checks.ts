@@ -1,6 +1,6 @@
 import { type Exchange, headerValue } from '../../core/exchange.ts';
 import { expectResponse, notJson, SetupError, violation } from './assert.ts';
-import type { ControlClient, Settings } from './control.ts';
+import { type ControlClient, changeable, type Settings } from './control.ts';
 import { exclusive } from './gate.ts';
 import type { Session } from './session.ts';
 
@@ -70,6 +70,7 @@ export function requireControl(s: Session): ControlClient {
  */
 export function withSettingsSnapshot<T>(s: Session, fn: (control: ControlClient) => Promise<T>): Promise<T> {
   const control = requireControl(s);
+  changeable('POST /reset');
   // With the target to itself (suites/harness/gate.ts): a fault or a reset is the section's alone.
   return exclusive(async () => {
     const before: Settings = await control.getSettings();

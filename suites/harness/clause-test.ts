@@ -2,7 +2,16 @@ import { cut, KEPT_CHARS } from '../../core/exchange.ts';
 import { scrub } from '../../core/redact.ts';
 import { type Clause, clauseById, type Level } from '../catalogue/clauses.ts';
 import { selects } from '../catalogue/selection.ts';
-import { isReadOnlyRefusal, NoResponseError, PreconditionError, READ_ONLY_NOTE, SetupError, UnverifiableError, ViolationError } from './assert.ts';
+import {
+  isReadOnlyRefusal,
+  NoResponseError,
+  PreconditionError,
+  READ_ONLY_NOTE,
+  SettingsLockedError,
+  SetupError,
+  UnverifiableError,
+  ViolationError,
+} from './assert.ts';
 import { getRunConfig, type RunConfig } from './config.ts';
 import { toCurl } from './curl.ts';
 import type { FailureRecord, TestMeta } from './results.ts';
@@ -71,6 +80,8 @@ export function clauseTest(
       if (e instanceof PreconditionError) skipWith('skipped-unverifiable', e.message);
       // --read-only: the check would have created, changed or deleted something; nothing was sent.
       if (isReadOnlyRefusal(e)) skipWith('disabled', READ_ONLY_NOTE);
+      // The settings could not be read at the start of the run: none is changed.
+      if (e instanceof SettingsLockedError) skipWith('skipped-unverifiable', e.message);
       if (e instanceof UnverifiableError) skipWith('skipped-unverifiable', scrub(e.message));
       // Past its deadline (or interrupted) the runner has already ended the test as a harness
       // error; what its requests met after that (a closed client) says nothing about the server.

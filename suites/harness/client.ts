@@ -4,6 +4,7 @@ import { signedUri } from '../../core/signed-uri.js';
 import { basicAuthorization, hmacSign } from '../../core/signers.ts';
 import { ReadOnlyError } from './assert.ts';
 import { activeGate } from './gate.ts';
+import { guardRequest } from './ownership.ts';
 import { type Channel, emitExchange, requestStarting, writeMark } from './traffic.ts';
 
 export type HmacParts = { uri: string; timestamp: string; body: string; hash: string };
@@ -57,7 +58,9 @@ export interface TlsTrust {
 export const DEFAULT_CONTENT_TYPE = 'application/json; charset=utf-8';
 /** Default cap on the bytes read from one response (--max-response-bytes). */
 export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
-export const API_PREFIX = '/index.php/api/v6';
+/** The installation's API, every version; v6's is API_PREFIX. */
+export const API_ROOT = '/index.php/api';
+export const API_PREFIX = `${API_ROOT}/v6`;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -77,7 +80,7 @@ function splitUrl(url: string): { origin: string; pathAndQuery: string } {
 
 /**
  * A request to a URL outside the target: never sent. Decision: the harness client is the one
- * place every request passes, so credentials go to `{target}/index.php/api/v6/…` (the control
+ * place every request passes, so credentials go to `{target}/index.php/api/…` (the control
  * client: its control URL) and nowhere else, whatever a test, a fixture or a server's Link header
  * asks; a Link elsewhere is the server's finding (suites/harness/pages.ts, the oracle), and a
  * request that reaches this refusal is a harness error.
@@ -235,10 +238,11 @@ export class ApiClient {
   }
 
   async request(req: ApiRequest): Promise<Exchange> {
-    const url = req.url ?? this.apiUrl(req.path);
     if (this.readOnly && !['GET', 'HEAD', 'OPTIONS'].includes(req.method.toUpperCase())) {
-      throw new ReadOnlyError(`the check would send ${req.method} ${url}`);
+      throw new ReadOnlyError(`the check would send ${req.method} ${req.url ?? this.apiUrl(req.path)}`);
     }
+    // Ownership (suites/harness/ownership.ts): a write to an id the run did not verify is never sent.
+    const url = guardRequest(req.method, req.url ?? this.apiUrl(req.path), this.channel === 'control' ? this.target : `${this.target}${API_PREFIX}`);
     const body: Buffer | undefined =
       req.rawBody !== undefined
         ? Buffer.isBuffer(req.rawBody)
@@ -313,7 +317,9 @@ export class ApiClient {
     headers: Record<string, string>,
     auth: Auth,
   ): Promise<Exchange> {
-    const base = this.channel === 'control' ? this.target : `${this.target}${API_PREFIX}`;
+    // Decision: the installation's API of every version (VER-03 asks v1..v5 for version.json);
+    // Link targets are held to v6's root before any request (suites/harness/pages.ts).
+    const base = this.channel === 'control' ? this.target : `${this.target}${API_ROOT}`;
     if (!isUnder(url, base)) throw new OffTargetError(`harness: ${req.method} ${cut(url, 300)} not sent: it is outside the target (${base}/)`);
     const mark = writeMark();
     const writeEnded = requestStarting(req.method);

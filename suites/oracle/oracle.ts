@@ -40,6 +40,7 @@ import { failureRecord } from '../harness/clause-test.ts';
 import { API_PREFIX, type ApiClient, type Auth, isUnder } from '../harness/client.ts';
 import type { RunConfig } from '../harness/config.ts';
 import type { Settings } from '../harness/control.ts';
+import type { Foreign } from '../harness/ownership.ts';
 import type { FailureRecord } from '../harness/results.ts';
 import { validate } from '../harness/schemas.ts';
 import { currentScope, type Observed, unchangedSince, type WriteMark, writeMark } from '../harness/traffic.ts';
@@ -236,7 +237,11 @@ export class Oracle {
       this.settings = { ...(ex.json as Settings) };
   }
 
-  private report(clause: string, ex: Exchange | undefined, expected: string, actual: string): void {
+  private report(clause: string, ex: Exchange | undefined, expected: string, actual: string, held?: Held[]): void {
+    if (held) {
+      held.push([clause, ex, expected, actual]);
+      return;
+    }
     const c = clauseById(clause);
     if (!c || c.retired || !selects([c], this.config.selection)) return;
     // The exchange is judged in the async context that sent it: its scope names the file.
@@ -247,6 +252,18 @@ export class Oracle {
     finding.count++;
     if (finding.failures.length < KEEP) finding.failures.push(failureRecord(new ViolationError({ expected, actual, ...(ex ? { exchange: ex } : {}) })));
     mine.set(clause, finding);
+  }
+
+  /**
+   * A creation answered with an id whose read-back shows another object (suites/harness/ownership.ts):
+   * §2 "Successful creation returns an object with `id` (… the new project id)", and the same for
+   * passwords. Other kinds have no such clause: their fixture's setup failure names the cause.
+   */
+  foreignCreation(f: Foreign): void {
+    const clause = f.kind === 'project' ? 'RES-04' : f.kind === 'password' ? 'RES-08' : undefined;
+    if (!clause || !f.finding) return;
+    const ex = f.creation ?? f.readBack;
+    this.report(clause, ex, `the id of the new ${f.kind} (${JSON.stringify(clip(f.sent, 80))})`, `id ${clip(f.id, 40)}, whose read-back shows ${f.shown}`);
   }
 
   /** The API path below /index.php/api/v6 of a URL on the target, or undefined. */
@@ -380,11 +397,11 @@ export class Oracle {
     return this.settings?.num_items_lists === 20 ? 'SIZE-01' : 'SIZE-02';
   }
 
-  private async countOf(o: Observed, addr: ListAddress, header: string | undefined): Promise<Count | undefined> {
+  private async countOf(o: Observed, addr: ListAddress, header: string | undefined, fresh = false): Promise<Count | undefined> {
     if (o.quiet) return undefined;
     const key = countKey(o.auth, addr, header);
     const cached = this.counts.get(key);
-    if (cached && cached.epoch === this.epoch && !addr.volatile && unchangedSince(cached.mark)) return cached.count;
+    if (!fresh && cached && cached.epoch === this.epoch && !addr.volatile && unchangedSince(cached.mark)) return cached.count;
     const client: ApiClient = o.client.withAuth(plain(o.auth));
     const mark = writeMark();
     const ex = await client.request({
@@ -437,12 +454,15 @@ export class Oracle {
       const last = Math.max(1, Math.ceil(count.num_items / per));
       if (page > last) this.tooHighMessage(ex);
       else if (!addr.volatile && count.num_items > 0) {
+        const held: Held[] = [];
         this.report(
           addr.source === 'spec' ? 'EP-05' : 'EP-13',
           ex,
           `page ${page} of ${last} (count.json: ${count.num_items} items, ${per} a page)`,
           'status 404',
+          held,
         );
+        await this.confirmed(o, addr, header, count, held);
       }
       return;
     }
@@ -486,7 +506,7 @@ export class Oracle {
     }
     // The position from the page itself; a full page, or a page whose relations disagree with
     // that position, is settled by the list's count before anything is reported.
-    let where: Place | undefined =
+    const where: Place | undefined =
       items === 0 ? { position: 'empty', last: 1, items: 0 } : items < size ? { position: page === 1 ? 'only' : 'last', last: page, items } : undefined;
     if (where === undefined || !relationsFit(rels, page, where.position)) {
       if (addr.volatile) {
@@ -513,20 +533,42 @@ export class Oracle {
         const counted = count ? placeOf(count.num_items, size, page) : undefined;
         if (counted && counted.items !== items) {
           const clause = known === undefined ? 'SIZE-10' : this.sizeClause(header);
+          const held: Held[] = [];
           this.report(
             clause,
             ex,
             `${counted.items} items on page ${page} of ${counted.last} (count.json: ${count!.num_items} items, ${size} a page)`,
             `${items} items`,
+            held,
           );
+          await this.confirmed(o, addr, header, count!, held);
           return;
         }
-        if (counted) where = counted;
-        else if (where === undefined) return this.relations(ex, rels, page, undefined);
+        if (counted) {
+          // The position comes from the count: what it decides is reported only if the count still holds.
+          const held: Held[] = [];
+          this.relations(ex, rels, page, counted.position, held);
+          this.targets(ex, addr, rels, page, counted.last, held);
+          await this.confirmed(o, addr, header, count!, held);
+          return;
+        } else if (where === undefined) return this.relations(ex, rels, page, undefined);
       }
     }
     this.relations(ex, rels, page, where.position);
     this.targets(ex, addr, rels, page, where.last);
+  }
+
+  /**
+   * Findings that rest on a list's count, reported only when a fresh count.json still says what
+   * the one they were judged by said: other users of the installation (not the run, whose writes
+   * `unchangedSince` sees) may have moved the list between the page and the count. Asked only
+   * when there is something to report.
+   */
+  private async confirmed(o: Observed, addr: ListAddress, header: string | undefined, used: Count, held: Held[]): Promise<void> {
+    if (held.length === 0) return;
+    const again = await this.countOf(o, addr, header, true);
+    if (again === undefined || again.num_items !== used.num_items || again.num_items_per_page !== used.num_items_per_page) return;
+    for (const h of held) this.report(...h);
   }
 
   /** PAG-02 (syntax), PAG-08 (one entry per relation), GEN-06 (every URL ends in .json). */
@@ -560,23 +602,23 @@ export class Oracle {
   }
 
   /** §4 rules 1–3: the relations a page carries by its position. */
-  private relations(ex: Responded, rels: Map<string, string>, page: number, position: Position | undefined): void {
+  private relations(ex: Responded, rels: Map<string, string>, page: number, position: Position | undefined, held?: Held[]): void {
     const has = (r: string) => rels.has(r);
     const seen = relNames(rels);
     if (position === 'empty' || position === 'only') {
       if (seen !== 'self')
-        this.report(position === 'empty' ? 'PAG-06' : 'PAG-05', ex, `only rel="self" (${position === 'empty' ? 'no data' : 'one page'})`, `rels ${seen}`);
+        this.report(position === 'empty' ? 'PAG-06' : 'PAG-05', ex, `only rel="self" (${position === 'empty' ? 'no data' : 'one page'})`, `rels ${seen}`, held);
       return;
     }
     if (position === undefined) return;
-    if (position === 'last' && has('next')) this.report('PAG-04', ex, `no rel="next" on the last page (page ${page})`, `rels ${seen}`);
+    if (position === 'last' && has('next')) this.report('PAG-04', ex, `no rel="next" on the last page (page ${page})`, `rels ${seen}`, held);
     const want = WANTED[position];
     const missing = want.filter((r) => !has(r));
-    if (missing.length > 0) this.report('PAG-07', ex, `rels ${want.join(', ')} on the ${position} page (page ${page})`, `rels ${seen}`);
+    if (missing.length > 0) this.report('PAG-07', ex, `rels ${want.join(', ')} on the ${position} page (page ${page})`, `rels ${seen}`, held);
   }
 
   /** PAG-08: each relation points at the page its name says. */
-  private targets(ex: Responded, addr: ListAddress, rels: Map<string, string>, page: number, last: number | undefined): void {
+  private targets(ex: Responded, addr: ListAddress, rels: Map<string, string>, page: number, last: number | undefined, held?: Held[]): void {
     const want: Array<[string, number | undefined]> = [
       ['self', page],
       ['first', 1],
@@ -597,13 +639,13 @@ export class Oracle {
       if (path === undefined) continue;
       const list = /^(.*?)(?:\/page\/[^/]*)?\.json$/.exec(path)?.[1];
       if (list !== undefined && decoded(list) !== decoded(addr.base)) {
-        this.report('PAG-08', ex, `rel="${rel}" pointing at page ${target} of ${addr.base}.json`, `<${url}>: another list`);
+        this.report('PAG-08', ex, `rel="${rel}" pointing at page ${target} of ${addr.base}.json`, `<${url}>: another list`, held);
         continue;
       }
       const m = new RegExp(`^${escapeRegExp(addr.base)}(?:/page/(\\d+))?\\.json$`).exec(path);
       if (!m || resolved?.search) continue;
       const named = m[1] === undefined ? 1 : Math.max(1, Number(m[1]));
-      if (named !== target) this.report('PAG-08', ex, `rel="${rel}" pointing at page ${target} of ${addr.base}.json`, `<${url}>`);
+      if (named !== target) this.report('PAG-08', ex, `rel="${rel}" pointing at page ${target} of ${addr.base}.json`, `<${url}>`, held);
     }
   }
 
@@ -645,6 +687,9 @@ export class Oracle {
 }
 
 type Position = 'empty' | 'only' | 'first' | 'middle' | 'last';
+/** A finding held until its list's count is confirmed: report()'s arguments. */
+type Held = [clause: string, ex: Exchange | undefined, expected: string, actual: string];
+
 interface Place {
   position: Position;
   last: number;

@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import type { Exchange } from '../../core/exchange.ts';
-import { expectSchema, expectStatus, SetupError, violation } from '../harness/assert.ts';
+import { expectSchema, expectStatus, violation } from '../harness/assert.ts';
 import { type ClauseTestContext, clauseTest } from '../harness/clause-test.ts';
 import type { ApiClient } from '../harness/client.ts';
+import { ownPasswordList } from '../harness/own-list.ts';
 import { type Count, itemCount, itemIds, links, linkTarget, relSet, sameItems } from '../harness/pages.ts';
 import { checkProperty } from '../harness/property.ts';
 import { useSession } from '../harness/session.ts';
@@ -24,25 +25,14 @@ interface Dataset {
 type Prepared = { ok: true; sets: Map<number, Dataset> } | { ok: false; reason: string };
 let prepared: Promise<Prepared> | undefined;
 
-// Each dataset is a fresh project holding n passwords, seen by a fresh Normal user given read
-// access to that project only (PUT /projects/{id}/security.json, the product's path).
+// Each dataset is a list of the run's own (ownPasswordList): n passwords seen by a user who sees nothing else.
 function datasets(): Promise<Prepared> {
   prepared ??= (async (): Promise<Prepared> => {
-    if (!s.control) return { ok: false, reason: 'needs the control protocol to create users who see one project only' };
     const sets = new Map<number, Dataset>();
     for (const n of DATASETS) {
-      const project = await s.fixtures.createProject();
-      const user = await s.user('normal user', { label: `walker-${n}` });
-      const grant = await s.admin.put(`/projects/${project}/security.json`, { users_permissions: [[user.id, 10]] });
-      const status = grant.response?.status;
-      if (status === 404 || status === 405) {
-        return { ok: false, reason: `PUT /projects/{id}/security.json (the product's path, not in the spec) answered ${status}` };
-      }
-      if (status === undefined || status < 200 || status > 299) {
-        throw new SetupError(`granting a user access to a project: expected 2XX, got ${status ?? grant.error}`, { exchange: grant });
-      }
-      const ids = await s.fixtures.createPasswords(project, n);
-      sets.set(n, { n, ids, client: user.client });
+      const own = await ownPasswordList(s, n, `walker-${n}`);
+      if (typeof own === 'string') return { ok: false, reason: own };
+      sets.set(n, { n, ids: own.ids, client: own.client });
     }
     return { ok: true, sets };
   })();

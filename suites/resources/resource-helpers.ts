@@ -31,7 +31,7 @@ export function useCreations(s: Session): Create {
     const path = `/${kind}s.json`;
     const ex = typeof body === 'string' ? await client.request({ method: 'POST', path, rawBody: body }) : await client.post(path, body);
     const id = createdId(ex);
-    if (id !== undefined) s.fixtures.track(kind, id, typeof body === 'string' ? nameIn(body) : String(body['name'] ?? '(unnamed)'));
+    if (id !== undefined) await s.fixtures.track(kind, id, typeof body === 'string' ? nameIn(body) : String(body['name'] ?? '(unnamed)'), { creation: ex });
     return ex;
   };
 }

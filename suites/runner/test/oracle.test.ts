@@ -132,7 +132,31 @@ describe('the response oracle', () => {
     const asked: string[] = [];
     const full = exchange('GET', '/groups.json', 200, items(5), link([['self', `${API}/groups.json`]]), { 'X-Page-Size': '5' });
     expect((await judge([full], fakeClient(12, asked))).clauses).toEqual(['PAG-07']);
-    expect(asked).toEqual(['/groups/count.json']);
+    // The look-up, then the one that confirms the count before the finding is reported.
+    expect(asked).toEqual(['/groups/count.json', '/groups/count.json']);
+  });
+
+  test('reports what a count decided only when a fresh count still says the same (other users move lists the run does not write)', async () => {
+    const full = exchange('GET', '/groups.json', 200, items(5), link([['self', `${API}/groups.json`]]), { 'X-Page-Size': '5' });
+    // 12 items when the page was judged, 5 when the finding would be reported: the list moved, nothing is reported.
+    let n = 12;
+    const asked: string[] = [];
+    const counting = fakeClient(12, asked);
+    const moving = {
+      withAuth: () => moving,
+      request: async (req: ApiRequest) => {
+        const ex = await fakeClient(n, asked).request(req);
+        n = 5;
+        return ex;
+      },
+    } as unknown as ApiClient;
+    expect((await judge([full], moving)).clauses).toEqual([]);
+    expect(asked).toEqual(['/groups/count.json', '/groups/count.json']);
+    // A 404 on a page the count says exists, the same way.
+    const missing = exchange('GET', '/groups/page/2.json', 404, { error: true, type: 'Not Found', message: 'Not found' }, {}, { 'X-Page-Size': '5' });
+    n = 12;
+    expect((await judge([missing], moving)).clauses).toEqual([]);
+    expect((await judge([missing], counting)).clauses).toEqual(['EP-13']);
   });
 
   test("judges a page's position only when no write overlapped the page and its count (files side by side)", async () => {
@@ -167,7 +191,8 @@ describe('the response oracle', () => {
     // With no write since, the count read before is used again and the page judged.
     const again: string[] = [];
     expect((await judge([full(), full()], fakeClient(12, again))).clauses).toEqual(['PAG-03', 'PAG-07']);
-    expect(again).toEqual(['/groups/count.json']);
+    // One look-up, then each finding's confirmation (the second page is judged by the first's confirmed count).
+    expect(again).toEqual(['/groups/count.json', '/groups/count.json', '/groups/count.json']);
   });
 
   test('takes a count the run read itself as the look-up it would make (same credentials and page size)', async () => {
@@ -184,10 +209,12 @@ describe('the response oracle', () => {
     const asked: string[] = [];
     // The run read the count with X-Page-Size 5: the full page is judged against it, no look-up.
     expect((await judge([count(12, '5'), full], fakeClient(12, asked))).clauses).toEqual(['PAG-07']);
-    expect(asked).toEqual([]);
+    // Only the finding's confirmation.
+    expect(asked).toEqual(['/groups/count.json']);
+    asked.length = 0;
     // Another page size's count is not this one's.
     expect((await judge([count(12, '7'), full], fakeClient(12, asked))).clauses).toEqual(['PAG-07']);
-    expect(asked).toEqual(['/groups/count.json']);
+    expect(asked).toEqual(['/groups/count.json', '/groups/count.json']);
   });
 
   test('keeps findings by the suite file whose traffic broke the clause', async () => {

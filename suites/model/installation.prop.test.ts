@@ -1,0 +1,119 @@
+import { randomBytes } from 'node:crypto';
+import fc from 'fast-check';
+import { SetupError, ViolationError } from '../harness/assert.ts';
+import { isSuccess } from '../harness/checks.ts';
+import { type ClauseTestContext, clauseTest } from '../harness/clause-test.ts';
+import type { ApiClient } from '../harness/client.ts';
+import { checkProperty } from '../harness/property.ts';
+import { useSession } from '../harness/session.ts';
+import { ACTORS, type Actor, clauseOf, commandArbitraries, type Model, OUTSIDERS, type Real, type Via } from './model.ts';
+
+// Random sequences of the v6 operations by users of every role, over HTTP Basic and HMAC, each
+// answer held to a model of what the installation must then contain (./model.ts, README.md).
+// One property run serves every test of the file; each test reports the violations of its clause.
+
+const s = useSession();
+const RUNS = 8;
+const MAX_COMMANDS = 24;
+/** Read access to a project (product facts §7: PRJ permission labels), through the product's path. */
+const READ = 10;
+
+interface Shared {
+  clients: Record<Exclude<Actor, 'viewer'>, Record<Via, ApiClient>>;
+  hmac: boolean;
+}
+
+type Outcome = { ok: true } | { ok: false; clause: string | undefined; error: unknown } | { ok: 'unverifiable'; reason: string };
+let outcome: Promise<Outcome> | undefined;
+
+async function grant(project: number, user: number): Promise<number | undefined> {
+  const ex = await s.admin.put(`/projects/${project}/security.json`, { users_permissions: [[user, READ]] });
+  return ex.response?.status;
+}
+
+/** The users of every role but the viewer, once for the file; whether HMAC works; whether access can be granted. */
+async function shared(): Promise<Shared | string> {
+  if (!s.control) return 'needs the control protocol to create users of every role';
+  const users = Object.fromEntries(
+    await Promise.all(
+      ['it', ...OUTSIDERS].map(async (role) => [
+        role,
+        await s.user(role as (typeof OUTSIDERS)[number] | 'it', { label: `model-${role.replace(/\s+/g, '-')}` }),
+      ]),
+    ),
+  );
+  const adminHmac = await s.adminHmac();
+  const probe = adminHmac ? await adminHmac.get('/version.json') : undefined;
+  const hmac = probe !== undefined && isSuccess(probe);
+  const pair = (basic: ApiClient, signed: ApiClient | undefined): Record<Via, ApiClient> => ({ basic, hmac: hmac && signed ? signed : basic });
+  const project = await s.fixtures.createProject();
+  const status = await grant(project, users.it.id);
+  if (status === 404 || status === 405) return `PUT /projects/{id}/security.json (the product's path, not in the spec) answered ${status}`;
+  if (status === undefined || status < 200 || status > 299) throw new SetupError(`granting a user read access to a project: expected 2XX, got ${status}`);
+  const clients = { admin: pair(s.admin, adminHmac) } as Shared['clients'];
+  for (const role of ['it', ...OUTSIDERS] as const) clients[role] = pair(users[role].client, users[role].hmacClient);
+  return { clients, hmac };
+}
+
+/** A run's own projects and viewer (a Normal user with read access to both and nothing else). */
+async function setup(sh: Shared): Promise<{ model: Model; real: Real }> {
+  const [main, other, viewer] = await Promise.all([s.fixtures.createProject(), s.fixtures.createProject(), s.user('normal user', { label: 'model-viewer' })]);
+  for (const p of [main, other]) {
+    const status = await grant(p, viewer.id);
+    if (status === undefined || status < 200 || status > 299) throw new SetupError(`granting the viewer read access to project ${p}: got ${status}`);
+  }
+  const clients = { ...sh.clients, viewer: { basic: viewer.client, hmac: sh.hmac ? viewer.hmacClient : viewer.client } } as Real['clients'];
+  return {
+    model: { passwords: [], favorites: {}, generated: [] },
+    real: { s, clients, projects: { main, other }, sameAdmin: s.config.hmac !== undefined, prefix: `m${randomBytes(4).toString('hex')}`, counter: { n: 0 } },
+  };
+}
+
+function runModel(t: ClauseTestContext): Promise<Outcome> {
+  outcome ??= (async (): Promise<Outcome> => {
+    const sh = await shared();
+    if (typeof sh === 'string') return { ok: 'unverifiable', reason: sh };
+    t.observe('HMAC', sh.hmac ? 'every command over HMAC is signed' : 'HMAC not accepted (AUTH-03): the commands over HMAC go over Basic');
+    const property = fc.asyncProperty(fc.commands(commandArbitraries(), { maxCommands: MAX_COMMANDS, size: 'max' }), async (cmds) => {
+      await fc.asyncModelRun(() => setup(sh), cmds);
+    });
+    try {
+      await checkProperty(t, property, { numRuns: RUNS });
+      return { ok: true };
+    } catch (e) {
+      return { ok: false, clause: e instanceof ViolationError ? clauseOf(e) : undefined, error: e };
+    }
+  })();
+  return outcome;
+}
+
+/** The test of one clause: the shared run's violation of it, if that is where the run stopped. */
+function modelTest(id: string, behaviour: string): void {
+  clauseTest(
+    id,
+    behaviour,
+    async (t) => {
+      const o = await runModel(t);
+      if (o.ok === true) return;
+      if (o.ok === 'unverifiable') return t.unverifiable(o.reason);
+      // A failure that names no clause (no response, a failed setup) is reported once, by the first test.
+      if (o.clause === id || (o.clause === undefined && id === FIRST)) throw o.error;
+      if (o.clause === undefined) t.unverifiable('the model run ended on an error reported under EP-03');
+      t.unverifiable(`the model run stopped at a violation of ${o.clause} before it could judge this clause further`);
+    },
+    { timeout: 300_000 },
+  );
+}
+
+const OF = `in random sequences of creates, updates, archives, locks, moves, favorites, deletes, shows, lists, counts, generator and log reads by users of every role (${ACTORS.join(', ')}), over HTTP Basic and HMAC`;
+
+const FIRST = 'EP-03';
+modelTest(FIRST, `list every password the user can access and no deleted one, ${OF}`);
+modelTest('EP-07', `show a password with the values of its last successful update, ${OF}`);
+modelTest('RES-10', `answer a show of a password deleted earlier with an error, ${OF}`);
+modelTest('GEN-09', `refuse every show, list entry and write of the run's passwords to users given no access, ${OF}`);
+modelTest('SIZE-10', `count in count.json the passwords the list holds, ${OF}`);
+modelTest('OPS-05', `list a favorite as soon as it is made and never after it is unmade, ${OF}`);
+modelTest('OPS-08', `never return the same generated password twice, ${OF}`);
+modelTest('EP-11', `answer check_latest for the Admin and refuse it to every role but IT and Admin, ${OF}`);
+modelTest('LOG-01', `write each action to the log once, shows included when the server logs shows, ${OF}`);

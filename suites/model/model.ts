@@ -1,0 +1,497 @@
+/**
+ * The model of the installation the model-based test holds every answer to (README.md here):
+ * the run's own passwords in two projects of its own, who may see and change them, the favorites
+ * of the run's users, the generator's answers and the log entries each password must have.
+ *
+ * Only the run's own objects are modelled: an installation holds others, so a list is checked for
+ * the presence or absence of the run's objects only, by a user who sees nothing but them.
+ */
+import fc from 'fast-check';
+import type { Exchange } from '../../core/exchange.ts';
+import { clip } from '../../core/redact.ts';
+import { expectResponse, expectSchema, type ViolationError, violation } from '../harness/assert.ts';
+import { isSuccess } from '../harness/checks.ts';
+import type { ApiClient } from '../harness/client.ts';
+import type { Role } from '../harness/control.ts';
+import { UNLOCK_REASON } from '../harness/fixtures.ts';
+import type { Count } from '../harness/pages.ts';
+import type { Session } from '../harness/session.ts';
+import { mentions } from '../log/log-reader.ts';
+
+/**
+ * Who acts. `admin`: the run's Admin ("sees all resources"). `viewer`: a Normal user of the run
+ * given read access to the run's two projects and to nothing else, so their lists hold the
+ * run's passwords only. The others are users of each other role given no access: they must see
+ * and change none of the run's passwords. `it`: an IT user, whose access to passwords neither the
+ * spec nor the product facts settle; it only generates and asks for check_latest.
+ */
+export const ACTORS = ['admin', 'viewer', 'it', 'project manager', 'normal user', 'read only'] as const;
+export type Actor = (typeof ACTORS)[number];
+export const OUTSIDERS = ['project manager', 'normal user', 'read only'] as const satisfies readonly Role[];
+export type Via = 'basic' | 'hmac';
+
+export interface Pw {
+  id: number;
+  /** In every name the password has, so log entries and searches find it whatever it is called now. */
+  marker: string;
+  name: string;
+  project: 'main' | 'other';
+  deleted: boolean;
+  archived: boolean;
+  locked: boolean;
+  /** Archived or locked at some point: the spec shows no transitions, so lists and shows of such a password by the viewer are not judged. */
+  changedState: boolean;
+  /** Successful writes (create, update, archive, unarchive, lock, unlock, move, delete). */
+  writes: number;
+  /** Successful shows. */
+  views: number;
+  /** Successful favorite and unfavorite calls. */
+  favoriteCalls: number;
+  /** Log searches for the marker so far (a server that logs reads may log them too). */
+  logReads: number;
+}
+
+export interface Model {
+  passwords: Pw[];
+  /** Passwords each user made favorite (indices into passwords), by favKey. */
+  favorites: Record<string, Set<number>>;
+  /** Generator answers so far. */
+  generated: string[];
+  /** Whether the log search (product path) answers: undefined until known. */
+  logSearch?: boolean;
+}
+
+/** The clients of one run. */
+export interface Real {
+  s: Session;
+  clients: Record<Actor, Record<Via, ApiClient>>;
+  projects: { main: number; other: number };
+  /** Whether the Admin over HMAC is the run's Admin (its own keys) or another Admin made for HMAC. */
+  sameAdmin: boolean;
+  /** Unique per run: names and markers. */
+  prefix: string;
+  counter: { n: number };
+}
+
+/** Each violation's expected text starts with its clause, which survives the replay's rethrow. */
+function fail(clause: string, ex: Exchange | undefined, expected: string, actual: string): never {
+  violation(ex, `(${clause}) ${expected}`, actual, [clause]);
+}
+
+export function clauseOf(e: ViolationError): string | undefined {
+  return /^\(([A-Z]+-\d+)\)/.exec(e.expected)?.[1];
+}
+
+const UNLOCK = { 'X-Unlock-Reason': UNLOCK_REASON };
+const PAGE = { 'X-Page-Size': '1000' };
+
+export function stringsIn(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.flatMap(stringsIn);
+  if (value !== null && typeof value === 'object') return Object.values(value).flatMap(stringsIn);
+  return [];
+}
+
+/** The password a command points at: `back` counts from the newest, so sequences stay on a few passwords. */
+function pick(m: Model, back: number, live = true): Pw | undefined {
+  const list = live ? m.passwords.filter((p) => !p.deleted) : m.passwords;
+  return list.length === 0 ? undefined : list[list.length - 1 - (back % list.length)];
+}
+
+function listed(ex: Exchange, clause: string, what: string): Set<number> {
+  expectResponse(ex, what);
+  if (ex.response.status !== 200 || !Array.isArray(ex.json)) fail(clause, ex, `200 OK and a JSON array (${what})`, `status ${ex.response.status}`);
+  return new Set((ex.json as Array<{ id?: unknown }>).map((i) => i?.id).filter((id): id is number => typeof id === 'number'));
+}
+
+/** The ids of every page of a list read at 1000 a page (the viewer's lists hold the run's objects only). */
+async function allIds(client: ApiClient, base: string, clause: string, what: string): Promise<{ ex: Exchange; ids: Set<number> }> {
+  const ex = await client.get(`${base}.json`, { headers: PAGE });
+  const ids = listed(ex, clause, what);
+  for (let page = 2; ids.size >= 1000 * (page - 1) && page <= 20; page++) {
+    for (const id of listed(await client.get(`${base}/page/${page}.json`, { headers: PAGE }), clause, what)) ids.add(id);
+  }
+  return { ex, ids };
+}
+
+/** Favorites are the user's own: the Admin over HMAC may be another Admin than over Basic. */
+const favKey = (r: Real, actor: 'admin' | 'viewer', via: Via) => (actor === 'admin' && !r.sameAdmin ? `admin-${via}` : actor);
+const favSet = (m: Model, key: string) => (m.favorites[key] ??= new Set());
+
+const label = (p: Pw) => `password ${p.id} (${p.marker})`;
+
+abstract class Step implements fc.AsyncCommand<Model, Real, false> {
+  abstract check(m: Readonly<Model>): boolean;
+  abstract run(m: Model, r: Real): Promise<void>;
+  abstract toString(): string;
+}
+
+export class Create extends Step {
+  constructor(
+    readonly via: Via,
+    readonly project: 'main' | 'other',
+  ) {
+    super();
+  }
+  check = () => true;
+  async run(m: Model, r: Real): Promise<void> {
+    const marker = `${r.prefix}p${++r.counter.n}z`;
+    const name = `${r.s.fixtures.name('model')}-${marker}-v0`;
+    const ex = await r.clients.admin[this.via].post('/passwords.json', { name, project_id: r.projects[this.project], password: `${marker}-secret` });
+    if (ex.response?.status !== 201) return;
+    const id = (expectSchema(ex, 'created') as { id: number }).id;
+    r.s.fixtures.track('password', id, name);
+    m.passwords.push({
+      id,
+      marker,
+      name,
+      project: this.project,
+      deleted: false,
+      archived: false,
+      locked: false,
+      changedState: false,
+      writes: 1,
+      views: 0,
+      favoriteCalls: 0,
+      logReads: 0,
+    });
+  }
+  toString = () => `create(${this.via}, ${this.project})`;
+}
+
+/** A write by the Admin: changes the model only when it answers 2XX (the product's paths; a refusal proves nothing). */
+export class Write extends Step {
+  constructor(
+    readonly kind: 'update' | 'archive' | 'unarchive' | 'lock' | 'unlock' | 'move' | 'delete',
+    readonly via: Via,
+    readonly back: number,
+  ) {
+    super();
+  }
+  check(m: Readonly<Model>): boolean {
+    const p = pick(m as Model, this.back);
+    if (!p) return false;
+    if (this.kind === 'archive') return !p.archived;
+    if (this.kind === 'unarchive') return p.archived;
+    if (this.kind === 'lock') return !p.locked;
+    if (this.kind === 'unlock') return p.locked;
+    return true;
+  }
+  async run(m: Model, r: Real): Promise<void> {
+    const p = pick(m, this.back)!;
+    const c = r.clients.admin[this.via];
+    const to = p.project === 'main' ? 'other' : 'main';
+    const name = `${r.s.fixtures.name('model')}-${p.marker}-v${p.writes}`;
+    const ex =
+      this.kind === 'delete'
+        ? await c.delete(`/passwords/${p.id}.json`, { headers: UNLOCK })
+        : this.kind === 'update'
+          ? await c.put(`/passwords/${p.id}.json`, { name }, { headers: UNLOCK })
+          : this.kind === 'move'
+            ? await c.put(`/passwords/${p.id}/move.json`, { project_id: r.projects[to] }, { headers: UNLOCK })
+            : await c.put(`/passwords/${p.id}/${this.kind}.json`, undefined, { headers: UNLOCK });
+    if (!isSuccess(ex)) return;
+    p.writes++;
+    if (this.kind === 'delete') {
+      p.deleted = true;
+      r.s.fixtures.forget('password', p.id);
+      for (const set of Object.values(m.favorites)) set.delete(m.passwords.indexOf(p));
+    } else if (this.kind === 'update') p.name = name;
+    else if (this.kind === 'move') p.project = to;
+    else if (this.kind === 'archive' || this.kind === 'unarchive') {
+      p.archived = this.kind === 'archive';
+      p.changedState = true;
+    } else {
+      p.locked = this.kind === 'lock';
+      p.changedState = true;
+    }
+  }
+  toString = () => `${this.kind}(${this.via}, -${this.back})`;
+}
+
+/**
+ * GET /passwords/<id>.json. Admin: 200 OK with the password's current name while it exists
+ * (EP-07: "all data of the password"; the value is looked for anywhere in the body, the fields
+ * being "not shown"), an error once deleted (RES-10). Viewer: the same, for passwords whose
+ * state never changed. Outsiders: never a 2XX (GEN-09).
+ */
+export class Show extends Step {
+  constructor(
+    readonly actor: 'admin' | 'viewer' | (typeof OUTSIDERS)[number],
+    readonly via: Via,
+    readonly back: number,
+  ) {
+    super();
+  }
+  check = (m: Readonly<Model>) => m.passwords.length > 0;
+  async run(m: Model, r: Real): Promise<void> {
+    const p = pick(m, this.back, false)!;
+    const ex = await r.clients[this.actor][this.via].get(`/passwords/${p.id}.json`, p.locked ? { headers: UNLOCK } : {});
+    expectResponse(ex, `an answer to GET /passwords/${p.id}.json`);
+    const ok = isSuccess(ex);
+    if (ok) p.views++;
+    const who = `the ${this.actor} over ${this.via}`;
+    if ((OUTSIDERS as readonly string[]).includes(this.actor)) {
+      if (ok) fail('GEN-09', ex, `a refusal of ${label(p)} to ${who}, who was given no access to it`, `status ${ex.response.status}`);
+      return;
+    }
+    if (p.deleted) {
+      if (ok) fail('RES-10', ex, `an error for ${label(p)}, deleted with a 2XX earlier in the sequence, shown to ${who}`, `status ${ex.response.status}`);
+      return;
+    }
+    if (this.actor === 'viewer' && p.changedState) return;
+    if (ex.response.status !== 200) fail('EP-07', ex, `200 OK and ${label(p)} for ${who}`, `status ${ex.response.status}`);
+    if (!p.locked && !stringsIn(ex.json).includes(p.name)) {
+      fail(
+        'EP-07',
+        ex,
+        `the password's current name ${p.name} (its last update answered 2XX) in the show body for ${who}`,
+        clip(JSON.stringify(ex.json), 300) ?? 'no body',
+      );
+    }
+  }
+  toString = () => `show(${this.actor}, ${this.via}, -${this.back})`;
+}
+
+/**
+ * The viewer's GET /passwords.json: every run password the viewer can access (EP-03), none that
+ * is deleted; its count.json agrees (SIZE-10). An outsider's: none of the run's passwords (GEN-09).
+ */
+export class List extends Step {
+  constructor(
+    readonly actor: 'viewer' | (typeof OUTSIDERS)[number],
+    readonly via: Via,
+    readonly count: boolean,
+  ) {
+    super();
+  }
+  check = () => true;
+  async run(m: Model, r: Real): Promise<void> {
+    const c = r.clients[this.actor][this.via];
+    const who = `the ${this.actor} over ${this.via}`;
+    const { ex, ids } = await allIds(c, '/passwords', this.actor === 'viewer' ? 'EP-03' : 'GEN-09', `GET /passwords.json for ${who}`);
+    if (this.actor !== 'viewer') {
+      const leaked = m.passwords.filter((p) => ids.has(p.id));
+      if (leaked.length > 0)
+        fail('GEN-09', ex, `none of the run's passwords listed for ${who}, who was given no access to them`, `${leaked.map(label).join(', ')} listed`);
+      return;
+    }
+    const gone = m.passwords.filter((p) => p.deleted && ids.has(p.id));
+    if (gone.length > 0)
+      fail('EP-03', ex, `no deleted password in GET /passwords.json for ${who}`, `${gone.map(label).join(', ')} listed after a DELETE answered 2XX`);
+    const must = m.passwords.filter((p) => !p.deleted && !p.changedState);
+    const missing = must.filter((p) => !ids.has(p.id));
+    if (missing.length > 0)
+      fail('EP-03', ex, `every password of the viewer's projects in GET /passwords.json for ${who}`, `${missing.map(label).join(', ')} missing`);
+    if (!this.count) return;
+    const cex = await c.get('/passwords/count.json', { headers: PAGE });
+    expectResponse(cex, 'an answer to GET /passwords/count.json');
+    if (cex.response.status !== 200) fail('SIZE-10', cex, `200 OK and a count object for ${who}`, `status ${cex.response.status}`);
+    const n = (expectSchema(cex, 'count') as Count).num_items;
+    const most = m.passwords.filter((p) => !p.deleted).length;
+    if (n < must.length || n > most) {
+      fail('SIZE-10', cex, `num_items between ${must.length} and ${most}: the run's passwords the viewer can access, as the list holds them`, `num_items ${n}`);
+    }
+  }
+  toString = () => `list(${this.actor}, ${this.via}${this.count ? ', count' : ''})`;
+}
+
+/** A write by a user given no access to the password: never a 2XX (GEN-09). */
+export class Intrude extends Step {
+  constructor(
+    readonly actor: (typeof OUTSIDERS)[number],
+    readonly via: Via,
+    readonly kind: 'update' | 'delete' | 'archive' | 'lock',
+    readonly back: number,
+  ) {
+    super();
+  }
+  check = (m: Readonly<Model>) => pick(m as Model, this.back) !== undefined;
+  async run(m: Model, r: Real): Promise<void> {
+    const p = pick(m, this.back)!;
+    const c = r.clients[this.actor][this.via];
+    const ex =
+      this.kind === 'delete'
+        ? await c.delete(`/passwords/${p.id}.json`, { headers: UNLOCK })
+        : this.kind === 'update'
+          ? await c.put(`/passwords/${p.id}.json`, { name: `${p.name}-intruded` }, { headers: UNLOCK })
+          : await c.put(`/passwords/${p.id}/${this.kind}.json`, undefined, { headers: UNLOCK });
+    if (isSuccess(ex))
+      fail(
+        'GEN-09',
+        ex,
+        `a refusal of ${this.kind} of ${label(p)} by the ${this.actor} over ${this.via}, who was given no access to it`,
+        `status ${ex.response?.status}`,
+      );
+  }
+  toString = () => `intrude(${this.actor}, ${this.via}, ${this.kind}, -${this.back})`;
+}
+
+/** POST / DELETE favorite_passwords/<id>.json (product facts §6); the model follows a 2XX. */
+export class Favorite extends Step {
+  constructor(
+    readonly actor: 'admin' | 'viewer',
+    readonly via: Via,
+    readonly on: boolean,
+    readonly back: number,
+  ) {
+    super();
+  }
+  check = (m: Readonly<Model>) => pick(m as Model, this.back) !== undefined;
+  async run(m: Model, r: Real): Promise<void> {
+    const p = pick(m, this.back)!;
+    const set = favSet(m, favKey(r, this.actor, this.via));
+    const i = m.passwords.indexOf(p);
+    // Only calls that change something: the product logs a favorite call only when it does.
+    if (set.has(i) === this.on) return;
+    const c = r.clients[this.actor][this.via];
+    const ex = this.on ? await c.post(`/favorite_passwords/${p.id}.json`) : await c.delete(`/favorite_passwords/${p.id}.json`);
+    if (!isSuccess(ex)) return;
+    p.favoriteCalls++;
+    if (this.on) set.add(i);
+    else set.delete(i);
+  }
+  toString = () => `${this.on ? 'favorite' : 'unfavorite'}(${this.actor}, ${this.via}, -${this.back})`;
+}
+
+/** GET favorite_passwords.json: the actor's favorites among the run's passwords, and none other of them (OPS-05). */
+export class Favorites extends Step {
+  constructor(
+    readonly actor: 'admin' | 'viewer',
+    readonly via: Via,
+  ) {
+    super();
+  }
+  check = (m: Readonly<Model>) => m.passwords.length > 0;
+  async run(m: Model, r: Real): Promise<void> {
+    const c = r.clients[this.actor][this.via];
+    const first = await c.get('/favorite_passwords.json', { headers: PAGE });
+    if (first.response?.status === 404 || first.response?.status === 405) return;
+    const who = `the ${this.actor} over ${this.via}`;
+    const { ex, ids } = await allIds(c, '/favorite_passwords', 'OPS-05', `GET /favorite_passwords.json for ${who}`);
+    const favs = favSet(m, favKey(r, this.actor, this.via));
+    const late = m.passwords.filter((p, i) => favs.has(i) && !p.deleted && !p.changedState && !ids.has(p.id));
+    if (late.length > 0)
+      fail('OPS-05', ex, `${late.map(label).join(', ')} in the favorites of ${who}: made favorite with a 2XX earlier in the sequence`, 'missing');
+    const stale = m.passwords.filter((p, i) => !favs.has(i) && ids.has(p.id));
+    if (stale.length > 0)
+      fail(
+        'OPS-05',
+        ex,
+        `no password in the favorites of ${who} that was made not favorite, or deleted, or never made favorite`,
+        `${stale.map(label).join(', ')} listed`,
+      );
+  }
+  toString = () => `favorites(${this.actor}, ${this.via})`;
+}
+
+/** GET /generate_password.json: "a strong random password", so never the same answer twice in a sequence (OPS-08). */
+export class Generate extends Step {
+  constructor(
+    readonly actor: Actor,
+    readonly via: Via,
+  ) {
+    super();
+  }
+  check = () => true;
+  async run(m: Model, r: Real): Promise<void> {
+    const ex = await r.clients[this.actor][this.via].get('/generate_password.json');
+    if (!isSuccess(ex) || ex.json === undefined) return;
+    const body = JSON.stringify(ex.json);
+    if (m.generated.includes(body))
+      fail(
+        'OPS-08',
+        ex,
+        `a new random password from the generator (${m.generated.length} answers earlier in the sequence)`,
+        'the same answer as an earlier call',
+      );
+    m.generated.push(body);
+  }
+  toString = () => `generate(${this.actor}, ${this.via})`;
+}
+
+/** GET /version/check_latest.json: "only IT or Admin users may call it" (EP-11). */
+export class CheckLatest extends Step {
+  constructor(
+    readonly actor: 'admin' | 'viewer' | (typeof OUTSIDERS)[number],
+    readonly via: Via,
+  ) {
+    super();
+  }
+  check = () => true;
+  async run(_m: Model, r: Real): Promise<void> {
+    const ex = await r.clients[this.actor][this.via].get('/version/check_latest.json');
+    expectResponse(ex, 'an answer to GET /version/check_latest.json');
+    const status = ex.response.status;
+    if (this.actor === 'admin' && status !== 200) fail('EP-11', ex, `200 OK for the Admin over ${this.via}`, `status ${status}`);
+    if (this.actor !== 'admin' && isSuccess(ex))
+      fail('EP-11', ex, `a refusal to the ${this.actor} over ${this.via}: only IT or Admin users may call it`, `status ${status}`);
+  }
+  toString = () => `checkLatest(${this.actor}, ${this.via})`;
+}
+
+/**
+ * The log entries that name a password (GET log/search/<marker>.json, the product's path, read by
+ * the Admin). Every successful write is an action, so at least that many (LOG-01). Decision:
+ * entries beyond the writes can only be shows, favorite calls and the log searches themselves
+ * (what a server may log besides), so more than all of these is an action logged twice; and once
+ * more entries than writes, favorite calls and searches show that the server logs shows, every
+ * show must be there ("Every action caused by an API request is written to the action log").
+ */
+export class LogCheck extends Step {
+  constructor(readonly back: number) {
+    super();
+  }
+  check = (m: Readonly<Model>) => m.passwords.length > 0 && m.logSearch !== false;
+  async run(m: Model, r: Real): Promise<void> {
+    const p = pick(m, this.back, false)!;
+    const ex = await r.clients.admin.basic.get(`/log/search/${p.marker}.json`, { headers: PAGE });
+    const status = ex.response?.status;
+    if (status === 404 || status === 405) {
+      m.logSearch = false;
+      return;
+    }
+    if (status !== 200 || !Array.isArray(ex.json)) return;
+    const e = (ex.json as unknown[]).filter((entry) => mentions(entry, p.marker, { kind: 'password', id: p.id })).length;
+    p.logReads++;
+    // A server whose search finds none of a password's entries (another log shape) is not judged.
+    if (e === 0) return;
+    m.logSearch = true;
+    const besides = p.favoriteCalls + p.logReads - 1;
+    const counts = `${p.writes} writes, ${p.views} shows, ${p.favoriteCalls} favorite calls, ${p.logReads - 1} earlier log searches`;
+    if (e < p.writes)
+      fail('LOG-01', ex, `at least ${p.writes} log entries naming ${label(p)}: one for each write that answered 2XX (${counts})`, `${e} entries`);
+    if (e > p.writes + p.views + besides)
+      fail('LOG-01', ex, `at most ${p.writes + p.views + besides} log entries naming ${label(p)}: one for each action (${counts})`, `${e} entries`);
+    if (e > p.writes + besides && e < p.writes + p.views) {
+      fail('LOG-01', ex, `all ${p.views} shows of ${label(p)} in the log, since the server logs shows (${counts})`, `${e} entries`);
+    }
+  }
+  toString = () => `logCheck(-${this.back})`;
+}
+
+const via = fc.constantFrom<Via>('basic', 'hmac');
+const back = fc.nat(2);
+const outsider = fc.constantFrom(...OUTSIDERS);
+
+/** The commands, weighted towards what keeps a sequence on a few passwords of its own. */
+export function commandArbitraries(): Array<fc.Arbitrary<Step>> {
+  const create = fc.tuple(via, fc.constantFrom<'main' | 'other'>('main', 'main', 'other')).map(([v, p]) => new Create(v, p));
+  return [
+    create,
+    create,
+    fc
+      .tuple(fc.constantFrom('update', 'update', 'archive', 'unarchive', 'lock', 'unlock', 'move', 'delete', 'delete'), via, back)
+      .map(([k, v, b]) => new Write(k, v, b)),
+    fc.tuple(fc.constantFrom('admin', 'admin', 'viewer', 'viewer', ...OUTSIDERS), via, back).map(([a, v, b]) => new Show(a, v, b)),
+    fc.tuple(fc.constantFrom('admin', 'viewer', ...OUTSIDERS), via, back).map(([a, v, b]) => new Show(a, v, b)),
+    fc.tuple(fc.constantFrom('viewer', 'viewer', ...OUTSIDERS), via, fc.boolean()).map(([a, v, c]) => new List(a, v, c)),
+    fc.tuple(outsider, via, fc.constantFrom('update', 'delete', 'archive', 'lock'), back).map(([a, v, k, b]) => new Intrude(a, v, k, b)),
+    fc.tuple(fc.constantFrom('admin', 'viewer'), via, fc.boolean(), back).map(([a, v, on, b]) => new Favorite(a, v, on, b)),
+    fc.tuple(fc.constantFrom('admin', 'viewer'), via).map(([a, v]) => new Favorites(a, v)),
+    fc.tuple(fc.constantFrom(...ACTORS), via).map(([a, v]) => new Generate(a, v)),
+    fc.tuple(fc.constantFrom('admin', 'viewer', ...OUTSIDERS), via).map(([a, v]) => new CheckLatest(a, v)),
+    back.map((b) => new LogCheck(b)),
+    back.map((b) => new LogCheck(b)),
+  ];
+}
