@@ -11,6 +11,8 @@ export interface Exchange {
     body: string;
     /** false when the response bytes were not valid UTF-8 (body then holds U+FFFD replacements) */
     validUtf8?: boolean;
+    /** true when the bytes began with a UTF-8 byte order mark (EF BB BF), which decoding strips */
+    bom?: boolean;
   };
   /** parsed body when it parses */
   json?: unknown;

@@ -13,6 +13,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<(argv: str
     summary: 'run the kill matrix: the suites against every mutant of the reference server',
     load: async () => (await import('./mutants.ts')).mutants,
   },
+  variants: {
+    summary: 'run the suites against every lawful variant of the reference server: pmv6 must stay quiet',
+    load: async () => (await import('./variants.ts')).variants,
+  },
   clients: {
     summary: "the client conformance kit: check a client's requests, serve scenarios (serve, matrix)",
     load: async () => (await import('./clients.ts')).clients,

@@ -19,6 +19,7 @@ import { type UrlTargetOptions, urlTarget } from '../../targets/url.ts';
 import { intOption, parse, urlOption } from './args.ts';
 import { CONTAINER_HELP, CONTAINER_OPTIONS, containerOptions } from './container-flags.ts';
 import { checkInputFile, checkOutputDir, checkOutputFile } from './paths.ts';
+import { namedVariants } from './variant-option.ts';
 import { withTarget } from './with-target.ts';
 
 const HELP = `pmv6 run: run the conformance suites and print the verdict
@@ -55,6 +56,8 @@ Options (secrets are better given in the environment, which other users cannot s
   --expectations FILE     known deviations, {"PAG-03": "reason", ...}: a listed failure is an
                           expected failure and does not fail the run; a listed clause that
                           passes is a stale expectation (fails the run under --strict)
+  --variant IDS           the embedded server makes these lawful choices (fixtures/variants/,
+                          see pmv6 variants --list), comma-separated
   --quiet                 print only the verdict
   --list                  print the tests that would run (after --only/--skip) and exit
   --read-only             run only the checks that create, change and delete nothing; the
@@ -68,6 +71,7 @@ created; the cleanup is printed).`;
 
 const RUN_OPTIONS = {
   target: { type: 'string' },
+  variant: { type: 'string' },
   user: { type: 'string' },
   password: { type: 'string' },
   'hmac-public': { type: 'string' },
@@ -103,6 +107,8 @@ interface RunRequest {
   quiet: boolean;
   reportDir?: string;
   expectations?: Expectations;
+  /** lawful variants the embedded server applies (fixtures/variants/) */
+  variants?: string;
 }
 
 // parse → acquire a target → run the suites → report.
@@ -168,6 +174,7 @@ async function parseRun(argv: string[]): Promise<RunRequest | string> {
   if (values['report-dir'] !== undefined && env.GITHUB_STEP_SUMMARY) await checkOutputFile('GITHUB_STEP_SUMMARY', env.GITHUB_STEP_SUMMARY);
   const hmac = hmacPublic && hmacPrivate ? { publicKey: hmacPublic, privateKey: hmacPrivate } : undefined;
   const container = containerOptions(values, { target, control, user, password, controlToken });
+  if (values.variant !== undefined && (target || container)) throw new UsageError('--variant applies to the embedded server: leave out --target and --image');
   return {
     base: {
       runId: newRunId(),
@@ -189,6 +196,7 @@ async function parseRun(argv: string[]): Promise<RunRequest | string> {
     quiet: values.quiet,
     ...(values['report-dir'] !== undefined ? { reportDir: values['report-dir'] } : {}),
     ...(expectations ? { expectations } : {}),
+    ...(values.variant !== undefined ? { variants: values.variant } : {}),
   };
 }
 
@@ -218,7 +226,8 @@ async function acquire(request: RunRequest, log: (line: string) => void): Promis
   }
   // Loaded here: a run against an installation does not load the reference server.
   const { startEmbeddedTarget } = await import('../../targets/embedded.ts');
-  return startEmbeddedTarget(request.base);
+  const variants = request.variants === undefined ? [] : await namedVariants(request.variants);
+  return startEmbeddedTarget(request.base, variants.length > 0 ? { mutate: (server) => variants.forEach((v) => v.apply(server)) } : {});
 }
 
 async function runAndReport(target: Target, request: RunRequest, log: (line: string) => void): Promise<number> {

@@ -125,6 +125,20 @@ export class UnverifiableError extends Error {
   override name = 'UnverifiableError';
 }
 
+/**
+ * A check's precondition does not hold on this target (items it must tell apart carry no id, a
+ * dependency the spec does not show is missing): the test is skipped-unverifiable with this
+ * reason, never a violation of the clause under test (one cause, one headline).
+ */
+export class PreconditionError extends Error {
+  override name = 'PreconditionError';
+}
+
+/** Ends the test as skipped-unverifiable: `reason` says which precondition did not hold. */
+export function precondition(reason: string): never {
+  throw new PreconditionError(scrub(reason));
+}
+
 export const READ_ONLY_MARK = 'read-only run:';
 export const READ_ONLY_NOTE = 'read-only run (--read-only): this check creates, changes or deletes data';
 

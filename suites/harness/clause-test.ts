@@ -2,7 +2,16 @@ import { cut, KEPT_CHARS } from '../../core/exchange.ts';
 import { scrub } from '../../core/redact.ts';
 import { type Clause, clauseById, type Level } from '../catalogue/clauses.ts';
 import { selects } from '../catalogue/selection.ts';
-import { isReadOnlyRefusal, NoResponseError, READ_ONLY_NOTE, SettingsLockedError, SetupError, UnverifiableError, ViolationError } from './assert.ts';
+import {
+  isReadOnlyRefusal,
+  NoResponseError,
+  PreconditionError,
+  READ_ONLY_NOTE,
+  SettingsLockedError,
+  SetupError,
+  UnverifiableError,
+  ViolationError,
+} from './assert.ts';
 import { getRunConfig, type RunConfig } from './config.ts';
 import { toCurl } from './curl.ts';
 import type { FailureRecord, TestMeta } from './results.ts';
@@ -68,6 +77,7 @@ export function clauseTest(
       await fn(t);
     } catch (e) {
       if (e instanceof TestSkipped) throw e;
+      if (e instanceof PreconditionError) skipWith('skipped-unverifiable', e.message);
       // --read-only: the check would have created, changed or deleted something; nothing was sent.
       if (isReadOnlyRefusal(e)) skipWith('disabled', READ_ONLY_NOTE);
       // The settings could not be read at the start of the run: none is changed.

@@ -360,6 +360,7 @@ export class ApiClient {
       const responseHeaders: Record<string, string | string[]> = {};
       for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) responseHeaders[k] = v;
       exchange.response = { status: res.statusCode, headers: responseHeaders, body: text, validUtf8 };
+      if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) exchange.response.bom = true;
       const parsed = parseJsonBody(text);
       if (parsed.tooDeep) exchange.jsonTooDeep = true;
       else if ('json' in parsed) exchange.json = parsed.json;

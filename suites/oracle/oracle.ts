@@ -44,6 +44,7 @@ import type { Foreign } from '../harness/ownership.ts';
 import type { FailureRecord } from '../harness/results.ts';
 import { validate } from '../harness/schemas.ts';
 import { currentScope, type Observed, unchangedSince, type WriteMark, writeMark } from '../harness/traffic.ts';
+import { Relations } from '../relations/relations.ts';
 import { type ListAddress, listAddress, pageNumber } from './lists.ts';
 
 export interface OracleFinding {
@@ -77,15 +78,38 @@ const ALSO: Record<number, string[]> = {
 const letters = (text: string) => text.toLowerCase().replace(/[^a-z0-9]/g, '');
 
 /**
+ * Words that describe a status in a server's own terms (the spec paraphrases: "description of
+ * the status code"): "Access denied" describes 403 as faithfully as "Forbidden", "Resource does
+ * not exist" 404 as faithfully as "Not Found". A generic word ("Error", "Oops") describes none.
+ */
+const DESCRIBED_BY: Record<number, RegExp> = {
+  400: /\b(bad|invalid|malformed)\b/i,
+  401: /unauthori[sz]ed|unauthenticated|authenticat|credential|\blog ?in\b|sign ?in/i,
+  403: /forbidden|denied|permission|not (allowed|permitted)|disabled|refused/i,
+  404: /not found|(does ?n[o']t|not) exist|no such|unknown|missing/i,
+  405: /method/i,
+  406: /not acceptable/i,
+  409: /conflict/i,
+  413: /too (large|big|long)|size/i,
+  415: /media type|content[- ]?type|unsupported/i,
+  422: /unprocessable|invalid|validation/i,
+  429: /too many|rate/i,
+  500: /internal|server error/i,
+  503: /unavailable|maintenance/i,
+};
+
+/**
  * §2 "type | string | description of the status code": paraphrased, so the wording is SHOULD
  * (RES-18). Met by a type holding the status's number, its reason phrase (case, spaces and
- * punctuation ignored) or a word of five letters or more from it ("Unsupported content type"
- * for 415 Unsupported Media Type, "Page not found" for 404).
+ * punctuation ignored), a word of five letters or more from it ("Unsupported content type"
+ * for 415 Unsupported Media Type, "Page not found" for 404), or words of the same meaning
+ * (DESCRIBED_BY: "Access denied" for 403, "Resource does not exist" for 404).
  */
 export function describesStatus(type: string, status: number): boolean {
   const t = letters(type);
   if (t === '') return false;
   if (t.includes(String(status))) return true;
+  if (DESCRIBED_BY[status]?.test(type)) return true;
   const words = new Set(type.toLowerCase().split(/[^a-z0-9]+/));
   return [STATUS_CODES[status], ...(ALSO[status] ?? [])].some(
     (phrase) =>
@@ -158,10 +182,13 @@ export class Oracle {
   /** Product lists: whether they showed they are paginated (a Link header, or a count object). */
   private readonly paginated = new Map<string, boolean>();
   private readonly apiRoot: string;
+  /** The relations between answers (suites/relations/): judged here, reported as the oracle's findings. */
+  private readonly between: Relations;
 
   constructor(private readonly config: RunConfig) {
     const target = new URL(config.target);
     this.apiRoot = `${target.origin}${target.pathname.replace(/\/+$/, '')}${API_PREFIX}`;
+    this.between = new Relations(config, () => this.settings);
   }
 
   /** A file's findings and oracle errors so far, forgotten here ('' for traffic outside any file). */
@@ -201,6 +228,7 @@ export class Oracle {
   private learn(ex: Exchange): void {
     const path = new URL(ex.request.url).pathname;
     if (ex.request.method !== 'GET') this.epoch++;
+    this.between.learn(ex);
     if (!ex.response || ex.response.status >= 300) return;
     // Decision: after a reset the settings are unknown until the control protocol shows them
     // again; assuming the spec's defaults would judge a target whose reset differs by them.
@@ -257,6 +285,7 @@ export class Oracle {
     // Every call gets one of §7's three kinds, whatever its method (HEAD has no body to judge);
     // the rest is judged on the methods of §1 rule 1.
     if (method !== 'HEAD') this.body(r);
+    await this.between.observe(o, path, (clause, e, expected, actual) => this.report(clause, e, expected, actual));
     const settings = this.settings;
     if (settings?.maintenance_mode) {
       if (status !== 503) this.report('ERR-04', ex, 'status 503 while the installation is in Maintenance Mode (all requests)', `status ${status}`);

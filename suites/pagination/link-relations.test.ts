@@ -144,7 +144,7 @@ clauseTest(['EP-06', 'EP-12', 'RES-11'], 'answer GET /passwords/count.json with 
 
 clauseTest('SIZE-10', 'agree in count.json with the items and pages a walk along rel="next" returns', async (t) => {
   if (count.num_pages > MAX_WALK_PAGES) t.unverifiable(`the Admin's list has ${count.num_pages} pages of ${SIZE}: a walk would grow with the data (${shared})`);
-  const seen: number[] = [];
+  const seen: string[] = [];
   let ex = await getPage(viewer, LIST, undefined, SIZE);
   let pages = 0;
   for (;;) {

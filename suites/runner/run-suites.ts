@@ -270,17 +270,17 @@ export function summarise(config: RunConfig, started: number, run: Pick<Collecte
     };
   });
   // A clause that depends on another (an HMAC refusal on HMAC acceptance) proves nothing while
-  // its dependency does not hold (pass, or observed for an INFO one such as AUTH-03): a server
-  // that refuses every signature "refuses" a bad one too.
-  const outcomeOf = new Map(clauses.map((c) => [c.clause.id, c.outcome]));
+  // its dependency was never shown: a server that refuses every signature "refuses" a bad one
+  // too. Decision: the dependency is met when one of its tests held (passed, or observed for an
+  // INFO one such as AUTH-03); a test of it that failed on something else (a sibling's
+  // observation, such as a PUT's status) is reported under that clause and leaves the
+  // dependents' own verdicts standing.
+  const testsOf = new Map(clauses.map((c) => [c.clause.id, c.tests]));
   for (const c of clauses) {
-    const unmet = (c.clause.dependsOn ?? []).filter((id) => {
-      const outcome = outcomeOf.get(id);
-      return outcome === undefined || !OUTCOMES[outcome].holds;
-    });
+    const unmet = (c.clause.dependsOn ?? []).filter((id) => !(testsOf.get(id) ?? []).some((t) => t.clauses.includes(id) && OUTCOMES[t.outcome].holds));
     if (unmet.length > 0 && OUTCOMES[c.outcome].judged) {
       c.outcome = 'skipped-unverifiable';
-      c.note = `depends on ${unmet.join(', ')}, which did not pass`;
+      c.note = `depends on ${unmet.join(', ')}, which no test showed to hold`;
     }
   }
   const finished = Date.now();

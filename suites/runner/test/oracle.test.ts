@@ -92,6 +92,12 @@ describe('the response oracle', () => {
     expect((await judge([worded])).clauses).toEqual([]);
     const odd = exchange('GET', '/passwords/1.json', 404, { error: true, type: 'Oops', message: 'x' });
     expect((await judge([odd])).clauses).toEqual(['RES-18']);
+    // Faithful descriptions in a server's own words (fixtures/variants/ error-type-faithful-descriptions).
+    const denied = exchange('GET', '/passwords/1.json', 403, { error: true, type: 'Access denied', message: 'x' });
+    const absent = exchange('GET', '/passwords/1.json', 404, { error: true, type: 'Resource does not exist', message: 'x' });
+    expect((await judge([denied, absent])).clauses).toEqual([]);
+    const generic = exchange('GET', '/passwords/1.json', 403, { error: true, type: 'error', message: 'x' });
+    expect((await judge([generic])).clauses).toEqual(['RES-18']);
   });
 
   test('holds a Basic 401 to type "Unauthorized" and a message; an HMAC 401 only to the error object', async () => {
