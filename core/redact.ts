@@ -126,6 +126,10 @@ class Builder {
   }
   copy(v: View, from: number, to: number): void {
     if (to <= from) return;
+    if (to - from < 64) {
+      for (let i = from; i < to; i++) this.push(v.bytes[i]!, v.start[i]!, v.end[i]!);
+      return;
+    }
     this.bytes.set(v.bytes.subarray(from, to), this.n);
     this.start.set(v.start.subarray(from, to), this.n);
     this.end.set(v.end.subarray(from, to), this.n);
@@ -336,12 +340,18 @@ function hexPrefixAt(b: Uint8Array, i: number): number {
   return (c === 48 || c === 92) && (x === 120 || x === 88) && HEX[b[i + 2] ?? 0]! >= 0 ? 2 : 0;
 }
 
+/** Set by separatedHexDecode: a run it decoded had an odd group in the middle (decode again the other way). */
+let middleOddSeen = false;
+/** [first digit, after the last digit, where the group starts (its prefix)] per group, flat; reused. */
+const groups: number[] = [];
+
 function separatedHexDecode(view: View, minBytes: number, middleOddDropsLast: boolean): View | null {
   const b = view.bytes;
   const n = b.length;
   let out: Builder | null = null;
   let odd = false;
   let last = 0;
+  middleOddSeen = false;
   for (let i = 0; i < n; ) {
     // a run starts at a prefix or a hex digit
     if (HEX[b[i]!]! < 0 && hexPrefixAt(b, i) === 0) {
@@ -349,8 +359,7 @@ function separatedHexDecode(view: View, minBytes: number, middleOddDropsLast: bo
       continue;
     }
     const runStart = i;
-    /** [first digit, after the last digit, where the group starts (its prefix)] */
-    const groups: Array<[number, number, number]> = [];
+    groups.length = 0;
     let j = i;
     let parted = false;
     for (;;) {
@@ -360,7 +369,7 @@ function separatedHexDecode(view: View, minBytes: number, middleOddDropsLast: bo
       while (k < n && HEX[b[k]!]! >= 0) k++;
       if (k === from) break;
       if (p > 0) parted = true;
-      groups.push([from, k, j]);
+      groups.push(from, k, j);
       j = k;
       let s = j;
       while (s < n && s - j < 2 && HEX_SEPARATOR[b[s]!]) s++;
@@ -372,23 +381,26 @@ function separatedHexDecode(view: View, minBytes: number, middleOddDropsLast: bo
       if (hexPrefixAt(b, j) > 0) continue;
       break;
     }
-    if (groups.length < 2 || !parted) {
+    const count = groups.length / 3;
+    if (count < 2 || !parted) {
       i = Math.max(j, i + 1);
       continue;
     }
     let bytes = 0;
-    for (const [s, e] of groups) bytes += (e - s) >> 1;
+    for (let g = 0; g < groups.length; g += 3) bytes += (groups[g + 1]! - groups[g]!) >> 1;
     if (bytes >= minBytes) {
       out ??= new Builder(n);
       out.copy(view, last, runStart);
-      for (let g = 0; g < groups.length; g++) {
-        const [from, to, prefix] = groups[g]!;
+      for (let g = 0; g < count; g++) {
+        const from = groups[3 * g]!;
+        const to = groups[3 * g + 1]!;
+        const prefix = groups[3 * g + 2]!;
         let s = from;
         let e = to;
         if ((e - s) % 2 === 1) {
-          const middle = g > 0 && g < groups.length - 1;
+          const middle = g > 0 && g < count - 1;
           if (middle) odd = true;
-          if (g === groups.length - 1 || (middle && middleOddDropsLast)) e--;
+          if (g === count - 1 || (middle && middleOddDropsLast)) e--;
           else s++;
         }
         for (let k = s; k + 1 < e; k += 2) out.push((HEX[b[k]!]! << 4) | HEX[b[k + 1]!]!, view.start[k === from ? prefix : k]!, view.end[k + 1]!);
@@ -397,6 +409,7 @@ function separatedHexDecode(view: View, minBytes: number, middleOddDropsLast: bo
     }
     i = j;
   }
+  middleOddSeen = odd;
   if (out === null || (middleOddDropsLast && !odd)) return null;
   out.copy(view, last, n);
   return out.view(view.base64);
@@ -468,6 +481,9 @@ class Automaton {
   shortest = Number.POSITIVE_INFINITY;
   /** node steps taken by searches since the automaton was built (for tests of the linear bound) */
   steps = 0;
+  /** a node with many children has a row of 256 transitions here (-1: none); `rowOf` its row or -1 */
+  rowOf = new Int32Array(0);
+  rows = new Int32Array(0);
 
   private grow(): void {
     const cap = this.child.length * 2;
@@ -487,6 +503,8 @@ class Automaton {
 
   next(node: number, b: number): number {
     if (node === 0) return this.root[b]!;
+    const r = node < this.rowOf.length ? this.rowOf[node]! : -1;
+    if (r >= 0) return this.rows[r * 256 + b]!;
     for (let c = this.child[node]!; c >= 0; c = this.sibling[c]!) if (this.byte[c] === b) return c;
     return -1;
   }
@@ -516,8 +534,28 @@ class Automaton {
     this.shortest = Math.min(this.shortest, needle.length);
   }
 
-  /** Failure links in breadth-first order; a node's `out` becomes the longest needle ending there. */
+  /**
+   * Failure links in breadth-first order; a node's `out` becomes the longest needle ending there.
+   * Decision: nodes of MANY_CHILDREN children or more (near the root of hex keys) get a row of
+   * transitions, at most MAX_ROWS of them (4 MiB).
+   */
   link(): void {
+    const MANY_CHILDREN = 4;
+    const MAX_ROWS = 4096;
+    const rowOf = new Int32Array(this.size).fill(-1);
+    const wide: number[] = [];
+    for (let u = 1; u < this.size && wide.length < MAX_ROWS; u++) {
+      let children = 0;
+      for (let c = this.child[u]!; c >= 0 && children < MANY_CHILDREN; c = this.sibling[c]!) children++;
+      if (children >= MANY_CHILDREN) wide.push(u);
+    }
+    const rows = new Int32Array(wide.length * 256).fill(-1);
+    for (const [r, u] of wide.entries()) {
+      rowOf[u] = r;
+      for (let c = this.child[u]!; c >= 0; c = this.sibling[c]!) rows[r * 256 + this.byte[c]!] = c;
+    }
+    this.rowOf = rowOf;
+    this.rows = rows;
     const queue = new Int32Array(this.size);
     let head = 0;
     let tail = 0;
@@ -665,8 +703,10 @@ function explore(view: View, depth: number, scan: Scan): void {
   next(jsonUnescape(view));
   next(percentDecode(view));
   next(htmlUnescape(view));
-  next(separatedHexDecode(view, m.shortest, false));
-  next(separatedHexDecode(view, m.shortest, true));
+  const separated = separatedHexDecode(view, m.shortest, false);
+  const again = middleOddSeen;
+  next(separated);
+  if (again) next(separatedHexDecode(view, m.shortest, true));
   const b = view.bytes;
   /** Runs of characters of `alphabet`, at least `min` long, decoded at each offset below `offsets`. */
   const runs = (alphabet: Int8Array | Int16Array, min: number, offsets: number, decode: typeof base64View, kind: string) => {
