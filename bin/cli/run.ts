@@ -227,7 +227,16 @@ async function acquire(request: RunRequest, log: (line: string) => void): Promis
   // Loaded here: a run against an installation does not load the reference server.
   const { startEmbeddedTarget } = await import('../../targets/embedded.ts');
   const variants = request.variants === undefined ? [] : await namedVariants(request.variants);
-  return startEmbeddedTarget(request.base, variants.length > 0 ? { mutate: (server) => variants.forEach((v) => v.apply(server)) } : {});
+  return startEmbeddedTarget(
+    request.base,
+    variants.length > 0
+      ? {
+          mutate: (server) => {
+            for (const v of variants) v.apply(server);
+          },
+        }
+      : {},
+  );
 }
 
 async function runAndReport(target: Target, request: RunRequest, log: (line: string) => void): Promise<number> {

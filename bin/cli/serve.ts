@@ -108,6 +108,7 @@ export async function serve(argv: string[]): Promise<number> {
   process.stdout.write(`pmv6 reference server listening on ${base}\n`);
   process.stdout.write(`API base: ${base}/index.php/api/v6/\n`);
   if (controlToken) process.stdout.write(`control protocol: ${base}/__control\n`);
+  if (variants.length > 0) process.stdout.write(`lawful variants: ${variants.map((v) => v.id).join(', ')}\n`);
   if (given === undefined && !existingDb) {
     process.stdout.write(`admin user "${adminUser}" password (shown once): ${adminPassword}\n`);
   } else if (given === undefined) {

@@ -41,7 +41,8 @@ export async function variants(argv: string[]): Promise<number> {
       .map((s) => s.trim())
       .filter(Boolean);
     const unknown = ids.filter((id) => !VARIANTS.some((v) => v.id === id));
-    if (ids.length === 0 || unknown.length > 0) throw new UsageError(`--only: unknown variant ${unknown.join(', ') || '(none given)'}; see pmv6 variants --list`);
+    if (ids.length === 0 || unknown.length > 0)
+      throw new UsageError(`--only: unknown variant ${unknown.join(', ') || '(none given)'}; see pmv6 variants --list`);
     selected = VARIANTS.filter((v) => ids.includes(v.id));
   }
   if (values.list) {

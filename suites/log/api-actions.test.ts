@@ -3,7 +3,7 @@ import { violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import { useSession } from '../harness/session.ts';
 import { runsAlone } from '../harness/suite-api.ts';
-import { entriesMentioning, logPage, originMarks, saysApi, saysWeb } from './log-reader.ts';
+import { countDrift, entriesMentioning, logCount, logPage, originMarks, saysApi, saysWeb } from './log-reader.ts';
 
 runsAlone("it looks for its actions on the action log's first page");
 const s = useSession();
@@ -18,11 +18,22 @@ async function createMarked(label: string): Promise<{ id: number; name: string; 
 // "Every action caused by an API request is written to the action log". The log's fields are
 // not shown, so the entry is found by the unique name of the password it concerns or by its id
 // in a field that relates the entry to a password.
+// An entry that names neither is not a violation while the log grew by the creation: what an
+// entry holds is not shown, so the check then cannot tell (one cause, one headline).
 clauseTest('LOG-01', 'write the creation of a password through the API to the action log', async (t) => {
   await logPage(s, t);
-  const created = await createMarked('log-created');
+  const project = await s.fixtures.createProject();
+  const { drift, count: before } = await countDrift(s, t);
+  const name = s.fixtures.name(`log-created-${randomBytes(4).toString('hex')}`);
+  const created = { id: await s.fixtures.createPassword(project, { name }), name };
+  const added = (await logCount(s, t)) - before - drift;
   const { ex, found } = await entriesMentioning(s, t, created.name, { kind: 'password', id: created.id });
-  if (found.length === 0) violation(ex, `a log entry about the creation of password ${created.id} (${created.name})`, 'no entry names it or its id');
+  if (found.length === 0 && added > 0)
+    t.unverifiable(
+      `the log grew by ${added} entries with the creation of password ${created.id}, but no entry names it or its id: the fields of log entries are not shown`,
+    );
+  if (found.length === 0)
+    violation(ex, `a log entry about the creation of password ${created.id} (${created.name})`, 'no entry names it or its id, and the log did not grow');
   t.observe('entry', found[0]);
 });
 

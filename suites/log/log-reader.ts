@@ -33,16 +33,23 @@ export async function logPage(s: Session, t: ClauseTestContext, page?: number): 
 }
 
 /**
- * True when a log entry names the object: its name anywhere in the entry's text, or its id in a
+ * True when a log entry names the object: its name anywhere in the entry's text, its id in a
  * field that relates the entry to an object of that kind (the product's `related_password`,
- * `related_project`: `{id, name, deleted}`). Decision: the fields are not shown, so either will do.
+ * `related_project`: `{id, name, deleted}`), or the kind as a value beside the id in a field
+ * named like an id (`{"object_type": "password", "object_id": 12}`). Ids match as text ("12"
+ * and 12). Decision: the fields are not shown, so any of these will do.
  */
 export function mentions(entry: unknown, marker: string, object?: { kind: string; id: number }): boolean {
   if (JSON.stringify(entry).includes(JSON.stringify(marker).slice(1, -1))) return true;
   if (!object || entry === null || typeof entry !== 'object') return false;
-  return Object.entries(entry).some(
-    ([k, v]) => k.toLowerCase().includes(object.kind) && v !== null && typeof v === 'object' && (v as { id?: unknown }).id === object.id,
-  );
+  const sameId = (v: unknown) => (typeof v === 'number' || typeof v === 'string') && String(v) === String(object.id);
+  const fields = Object.entries(entry);
+  if (
+    fields.some(([k, v]) => k.toLowerCase().includes(object.kind) && (sameId(v) || (v !== null && typeof v === 'object' && sameId((v as { id?: unknown }).id))))
+  )
+    return true;
+  const namesKind = fields.some(([, v]) => typeof v === 'string' && v.toLowerCase() === object.kind);
+  return namesKind && fields.some(([k, v]) => /id$/i.test(k) && k.toLowerCase() !== 'id' && sameId(v));
 }
 
 /**

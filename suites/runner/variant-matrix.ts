@@ -65,12 +65,32 @@ function errored(id: string, message: string): VariantResult {
   return { id, label: 'ERROR', quiet: false, alarms: [], harnessErrors: [message], durationMs: 0 };
 }
 
-/** Runs the given variants in `jobs` child processes; `onResult` sees each result as it arrives. */
+/**
+ * Sets of variants to apply together, one of each area per set: every variant once, in as few
+ * runs as the largest area has variants. Choices of different areas do not touch each other's
+ * part of a reply, and a conformant server may make them all at once. `npm test` runs these; an
+ * alarm on a set is pinned on its variant by `pmv6 variants --only`.
+ */
+export function variantSets(variants: readonly Variant[]): Variant[][] {
+  const byArea = new Map<string, Variant[]>();
+  for (const v of variants) byArea.set(v.area, [...(byArea.get(v.area) ?? []), v]);
+  const n = Math.max(0, ...[...byArea.values()].map((a) => a.length));
+  return Array.from({ length: n }, (_, i) => [...byArea.values()].flatMap((a) => (a[i] ? [a[i]] : [])));
+}
+
+/**
+ * Runs each run's variants (one variant, or a set applied together: variantSets) in `jobs` child
+ * processes; `onResult` sees each result as it arrives. A set's result is named "a+b+c".
+ */
 export async function runVariants(
-  variants: readonly Variant[],
+  runs: ReadonlyArray<Variant | readonly Variant[]>,
   options: { jobs?: number; concurrency?: number; onResult?: (r: VariantResult, done: number, total: number) => void } = {},
 ): Promise<VariantMatrixResult> {
   const started = Date.now();
+  const variants = runs.map((r) => {
+    const set: readonly Variant[] = Array.isArray(r) ? r : [r as Variant];
+    return { id: set.map((v) => v.id).join('+'), ids: set.map((v) => v.id) };
+  });
   const jobs = Math.max(1, Math.min(options.jobs ?? 2, variants.length || 1));
   const queue = [...variants];
   const results: VariantResult[] = [];
@@ -82,13 +102,13 @@ export async function runVariants(
     new Promise<void>((resolve, reject) => {
       const child = fork(WORKER, [], { execArgv: ['--import', 'tsx'], cwd: PACKAGE_ROOT, env: childEnv(), stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
       let stderr = '';
-      let current: Variant | undefined;
+      let current: { id: string; ids: string[] } | undefined;
       child.stderr?.on('data', (d: Buffer) => {
         stderr = (stderr + d.toString('utf8')).slice(-4000);
       });
       const next = () => {
         current = queue.shift();
-        if (current) child.send({ variant: current.id, concurrency: options.concurrency });
+        if (current) child.send({ variants: current.ids, concurrency: options.concurrency });
         else child.send({ done: true });
       };
       child.on('message', (msg: { variantResult?: VariantResult; error?: string }) => {

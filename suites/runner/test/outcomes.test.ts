@@ -56,7 +56,7 @@ describe('outcomes', () => {
     expect(outcomeOf([result('AUTH-03', 'info'), result('AUTH-05', 'info')], 'AUTH-05')?.outcome).toBe('info');
   });
 
-  test("a dependency one of whose tests held stays met when a sibling test of it warns: the dependents keep their own verdicts", () => {
+  test('a dependency one of whose tests held stays met when a sibling test of it warns: the dependents keep their own verdicts', () => {
     const c = outcomeOf([result('AUTH-03', 'info'), result('AUTH-03', 'warn'), result('AUTH-04', 'pass')], 'AUTH-04');
     expect(c).toMatchObject({ outcome: 'pass' });
     expect(outcomeOf([result('AUTH-03', 'info'), result('AUTH-03', 'warn')], 'AUTH-03')?.outcome).toBe('warn');
