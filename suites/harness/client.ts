@@ -315,8 +315,7 @@ export class ApiClient {
     headers: Record<string, string>,
     auth: Auth,
   ): Promise<Exchange> {
-    // Every API version of the target is the target's (VER-03 asks for the others), nothing above it.
-    const base = this.channel === 'control' ? this.target : `${this.target}/index.php/api`;
+    const base = this.channel === 'control' ? this.target : `${this.target}${API_PREFIX}`;
     if (!isUnder(url, base)) throw new OffTargetError(`harness: ${req.method} ${cut(url, 300)} not sent: it is outside the target (${base}/)`);
     const mark = writeMark();
     const writeEnded = requestStarting(req.method);
