@@ -214,7 +214,7 @@ async function problems(c: Case, r: Outcome, opts: { codes?: number[] } = {}): P
 
 /** Forms of any secret the run had or saw, in the console or in any report file. */
 function leaks(c: Case, r: Outcome): string[] {
-  const secrets = [PASSWORD, TOKEN, c.inst.hmac.privateKey, ...c.proxy.observed];
+  const secrets = [PASSWORD, TOKEN, c.inst.hmac.privateKey, `Basic ${Buffer.from(`admin:${PASSWORD}`).toString('base64')}`, ...c.proxy.observed];
   const outputs: Array<[string, string]> = [['stdout', r.stdout], ['stderr', r.stderr], ...Object.entries(r.files)];
   const out: string[] = [];
   for (const secret of secrets) {

@@ -62,7 +62,7 @@ export interface Hostile {
   lastAnswerAt(): number | undefined;
   /** Requests outside `basePath`, with whether they carried credentials. */
   outside: Array<{ method: string; url: string; authorization: boolean }>;
-  /** Secrets the proxy saw go by: Authorization values and private keys in control replies. */
+  /** Secrets the kit issued that the proxy saw go by: user passwords sent to, and private keys answered by, the control protocol. */
   observed: Set<string>;
   close(): Promise<void>;
 }
@@ -150,7 +150,10 @@ export async function startHostile(upstream: string, behaviour: Behaviour = {}):
     }
     seen.push(`${method} ${path.split('?')[0]}`);
     const auth = req.headers.authorization;
-    if (typeof auth === 'string') observed.add(auth);
+    // Secrets the kit issues: passwords of the users it makes (a test's wrong or garbage
+    // credentials are not secrets, and are echoed without being looked for).
+    if (req.url?.endsWith('/__control/users'))
+      for (const m of body.toString('utf8').matchAll(/"password"\s*:\s*"((?:[^"\\]|\\.)*)"/g)) observed.add(JSON.parse(`"${m[1]}"`));
     behaviour.onRequest?.(method, path, body.toString('utf8'));
     const bare = path.split('?')[0]!;
     if (bare === '/__control/settings' && method === 'GET' && behaviour.failSettingsReads?.includes(++settingsReads)) {
