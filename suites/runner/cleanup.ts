@@ -342,8 +342,12 @@ export function cleanupText(report: CleanupReport & { unknown?: Unknown[] }, set
       `settings: could not be read at the start of the run (${settings.unread}): none was changed; the checks that change settings were skipped (unverifiable)`,
     );
   if (settings?.restored.length) lines.push(`settings: put back ${settings.restored.join(', ')} as they were before the run (read back)`);
-  if (settings?.unrestored?.length)
-    lines.push(`settings: NOT as before the run: ${settings.unrestored.map((u) => u.key).join(', ')} (see the lines at the top)`);
-  else if (settings?.error) lines.push(`settings: could not check or put back the settings of the start of the run: ${settings.error}`);
+  if (settings?.unrestored?.length) {
+    // A setting that could not be read afterwards is unknown, not known to differ.
+    const differ = settings.unrestored.filter((u) => 'now' in u).map((u) => u.key);
+    const unknown = settings.unrestored.filter((u) => !('now' in u)).map((u) => u.key);
+    if (differ.length > 0) lines.push(`settings: NOT as before the run: ${differ.join(', ')} (see the lines at the top)`);
+    if (unknown.length > 0) lines.push(`settings: unknown (could not be read after the run): ${unknown.join(', ')} (see the lines at the top)`);
+  } else if (settings?.error) lines.push(`settings: could not check or put back the settings of the start of the run: ${settings.error}`);
   return `${lines.join('\n')}\n`;
 }

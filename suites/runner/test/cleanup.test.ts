@@ -142,6 +142,8 @@ describe('runner cleanup against a target that does not cooperate', () => {
       const dead = await restoreSettings({ ...config, timeoutMs: 300 }, { ...before });
       expect(dead.unrestored?.map((u) => u.key)).toEqual(Object.keys(before));
       expect(settingsAlarm(dead)).toMatch(/maintenance_mode: unknown \(could not be read\), was false/);
+      expect(cleanupText({ deleted: [], leftovers: [] }, dead)).toMatch(/settings: unknown \(could not be read after the run\): api_enabled/);
+      expect(cleanupText({ deleted: [], leftovers: [] }, dead)).not.toMatch(/NOT as before/);
     } finally {
       await stub.close().catch(() => {});
     }
