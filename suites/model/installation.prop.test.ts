@@ -13,7 +13,7 @@ import { ACTORS, type Actor, clauseOf, commandArbitraries, type Model, OUTSIDERS
 // One property run serves every test of the file; each test reports the violations of its clause.
 
 const s = useSession();
-const RUNS = 8;
+const RUNS = 10;
 const MAX_COMMANDS = 24;
 /** Read access to a project (product facts §7: PRJ permission labels), through the product's path. */
 const READ = 10;
@@ -76,6 +76,7 @@ function runModel(t: ClauseTestContext): Promise<Outcome> {
     t.observe('HMAC', sh.hmac ? 'every command over HMAC is signed' : 'HMAC not accepted (AUTH-03): the commands over HMAC go over Basic');
     const property = fc.asyncProperty(fc.commands(commandArbitraries(), { maxCommands: MAX_COMMANDS, size: 'max' }), async (cmds) => {
       await fc.asyncModelRun(() => setup(sh), cmds);
+      if (process.env['MODEL_DEBUG']) console.error('RAN', String(cmds));
     });
     try {
       await checkProperty(t, property, { numRuns: RUNS });

@@ -141,7 +141,7 @@ export class Create extends Step {
     if (ex.response?.status !== 201) return;
     const id = (expectSchema(ex, 'created') as { id: number }).id;
     r.s.fixtures.track('password', id, name);
-    m.passwords.push({
+    const p: Pw = {
       id,
       marker,
       name,
@@ -154,7 +154,16 @@ export class Create extends Step {
       views: 0,
       favoriteCalls: 0,
       logReads: 0,
-    });
+    };
+    m.passwords.push(p);
+    // The creation read back at once, as a client does: the answer holds what was sent (EP-07).
+    const shown = await r.clients.admin[this.via].get(`/passwords/${id}.json`);
+    expectResponse(shown, `an answer to GET /passwords/${id}.json`);
+    if (isSuccess(shown)) p.views++;
+    if (shown.response.status !== 200)
+      fail('EP-07', shown, `200 OK and ${label(p)}, created with 201 just before, for the Admin over ${this.via}`, `status ${shown.response.status}`);
+    if (!stringsIn(shown.json).includes(name))
+      fail('EP-07', shown, `the name ${name} sent at creation in the show body`, clip(JSON.stringify(shown.json), 300) ?? 'no body');
   }
   toString = () => `create(${this.via}, ${this.project})`;
 }
@@ -196,8 +205,13 @@ export class Write extends Step {
       p.deleted = true;
       r.s.fixtures.forget('password', p.id);
       for (const set of Object.values(m.favorites)) set.delete(m.passwords.indexOf(p));
-    } else if (this.kind === 'update') p.name = name;
-    else if (this.kind === 'move') p.project = to;
+      // Read back, as a client does: the viewer's list no longer holds it.
+      await judgeList(m, r, 'viewer', this.via, false);
+    } else if (this.kind === 'update') {
+      p.name = name;
+      // Read back, as a client does: the show holds the new name.
+      await judgeShow(r, 'admin', this.via, p);
+    } else if (this.kind === 'move') p.project = to;
     else if (this.kind === 'archive' || this.kind === 'unarchive') {
       p.archived = this.kind === 'archive';
       p.changedState = true;
@@ -224,14 +238,20 @@ export class Show extends Step {
     super();
   }
   check = (m: Readonly<Model>) => m.passwords.length > 0;
-  async run(m: Model, r: Real): Promise<void> {
-    const p = pick(m, this.back, false)!;
-    const ex = await r.clients[this.actor][this.via].get(`/passwords/${p.id}.json`, p.locked ? { headers: UNLOCK } : {});
+  run(m: Model, r: Real): Promise<void> {
+    return judgeShow(r, this.actor, this.via, pick(m, this.back, false)!);
+  }
+  toString = () => `show(${this.actor}, ${this.via}, -${this.back})`;
+}
+
+async function judgeShow(r: Real, actor: Show['actor'], via: Via, p: Pw): Promise<void> {
+  {
+    const ex = await r.clients[actor][via].get(`/passwords/${p.id}.json`, p.locked ? { headers: UNLOCK } : {});
     expectResponse(ex, `an answer to GET /passwords/${p.id}.json`);
     const ok = isSuccess(ex);
     if (ok) p.views++;
-    const who = `the ${this.actor} over ${this.via}`;
-    if ((OUTSIDERS as readonly string[]).includes(this.actor)) {
+    const who = `the ${actor} over ${via}`;
+    if ((OUTSIDERS as readonly string[]).includes(actor)) {
       if (ok) fail('GEN-09', ex, `a refusal of ${label(p)} to ${who}, who was given no access to it`, `status ${ex.response.status}`);
       return;
     }
@@ -239,7 +259,7 @@ export class Show extends Step {
       if (ok) fail('RES-10', ex, `an error for ${label(p)}, deleted with a 2XX earlier in the sequence, shown to ${who}`, `status ${ex.response.status}`);
       return;
     }
-    if (this.actor === 'viewer' && p.changedState) return;
+    if (actor === 'viewer' && p.changedState) return;
     if (ex.response.status !== 200) fail('EP-07', ex, `200 OK and ${label(p)} for ${who}`, `status ${ex.response.status}`);
     if (!p.locked && !stringsIn(ex.json).includes(p.name)) {
       fail(
@@ -250,7 +270,6 @@ export class Show extends Step {
       );
     }
   }
-  toString = () => `show(${this.actor}, ${this.via}, -${this.back})`;
 }
 
 /**
@@ -266,11 +285,18 @@ export class List extends Step {
     super();
   }
   check = () => true;
-  async run(m: Model, r: Real): Promise<void> {
-    const c = r.clients[this.actor][this.via];
-    const who = `the ${this.actor} over ${this.via}`;
-    const { ex, ids } = await allIds(c, '/passwords', this.actor === 'viewer' ? 'EP-03' : 'GEN-09', `GET /passwords.json for ${who}`);
-    if (this.actor !== 'viewer') {
+  run(m: Model, r: Real): Promise<void> {
+    return judgeList(m, r, this.actor, this.via, this.count);
+  }
+  toString = () => `list(${this.actor}, ${this.via}${this.count ? ', count' : ''})`;
+}
+
+async function judgeList(m: Model, r: Real, actor: List['actor'], via: Via, count: boolean): Promise<void> {
+  {
+    const c = r.clients[actor][via];
+    const who = `the ${actor} over ${via}`;
+    const { ex, ids } = await allIds(c, '/passwords', actor === 'viewer' ? 'EP-03' : 'GEN-09', `GET /passwords.json for ${who}`);
+    if (actor !== 'viewer') {
       const leaked = m.passwords.filter((p) => ids.has(p.id));
       if (leaked.length > 0)
         fail('GEN-09', ex, `none of the run's passwords listed for ${who}, who was given no access to them`, `${leaked.map(label).join(', ')} listed`);
@@ -283,7 +309,7 @@ export class List extends Step {
     const missing = must.filter((p) => !ids.has(p.id));
     if (missing.length > 0)
       fail('EP-03', ex, `every password of the viewer's projects in GET /passwords.json for ${who}`, `${missing.map(label).join(', ')} missing`);
-    if (!this.count) return;
+    if (!count) return;
     const cex = await c.get('/passwords/count.json', { headers: PAGE });
     expectResponse(cex, 'an answer to GET /passwords/count.json');
     if (cex.response.status !== 200) fail('SIZE-10', cex, `200 OK and a count object for ${who}`, `status ${cex.response.status}`);
@@ -293,7 +319,6 @@ export class List extends Step {
       fail('SIZE-10', cex, `num_items between ${must.length} and ${most}: the run's passwords the viewer can access, as the list holds them`, `num_items ${n}`);
     }
   }
-  toString = () => `list(${this.actor}, ${this.via}${this.count ? ', count' : ''})`;
 }
 
 /** A write by a user given no access to the password: never a 2XX (GEN-09). */
@@ -350,6 +375,8 @@ export class Favorite extends Step {
     p.favoriteCalls++;
     if (this.on) set.add(i);
     else set.delete(i);
+    // Read back, as a client does.
+    await judgeFavorites(m, r, this.actor, this.via);
   }
   toString = () => `${this.on ? 'favorite' : 'unfavorite'}(${this.actor}, ${this.via}, -${this.back})`;
 }
@@ -363,13 +390,20 @@ export class Favorites extends Step {
     super();
   }
   check = (m: Readonly<Model>) => m.passwords.length > 0;
-  async run(m: Model, r: Real): Promise<void> {
-    const c = r.clients[this.actor][this.via];
+  run(m: Model, r: Real): Promise<void> {
+    return judgeFavorites(m, r, this.actor, this.via);
+  }
+  toString = () => `favorites(${this.actor}, ${this.via})`;
+}
+
+async function judgeFavorites(m: Model, r: Real, actor: 'admin' | 'viewer', via: Via): Promise<void> {
+  {
+    const c = r.clients[actor][via];
     const first = await c.get('/favorite_passwords.json', { headers: PAGE });
     if (first.response?.status === 404 || first.response?.status === 405) return;
-    const who = `the ${this.actor} over ${this.via}`;
+    const who = `the ${actor} over ${via}`;
     const { ex, ids } = await allIds(c, '/favorite_passwords', 'OPS-05', `GET /favorite_passwords.json for ${who}`);
-    const favs = favSet(m, favKey(r, this.actor, this.via));
+    const favs = favSet(m, favKey(r, actor, via));
     const late = m.passwords.filter((p, i) => favs.has(i) && !p.deleted && !p.changedState && !ids.has(p.id));
     if (late.length > 0)
       fail('OPS-05', ex, `${late.map(label).join(', ')} in the favorites of ${who}: made favorite with a 2XX earlier in the sequence`, 'missing');
@@ -382,7 +416,6 @@ export class Favorites extends Step {
         `${stale.map(label).join(', ')} listed`,
       );
   }
-  toString = () => `favorites(${this.actor}, ${this.via})`;
 }
 
 /** GET /generate_password.json: "a strong random password", so never the same answer twice in a sequence (OPS-08). */
@@ -471,27 +504,33 @@ export class LogCheck extends Step {
 }
 
 const via = fc.constantFrom<Via>('basic', 'hmac');
-const back = fc.nat(2);
+const back = fc.constantFrom(0, 0, 0, 1, 2);
 const outsider = fc.constantFrom(...OUTSIDERS);
+const inside = fc.constantFrom<'admin' | 'viewer'>('admin', 'viewer');
 
-/** The commands, weighted towards what keeps a sequence on a few passwords of its own. */
+/** The commands, weighted towards what relates answers to each other on a few passwords of the sequence's own. */
 export function commandArbitraries(): Array<fc.Arbitrary<Step>> {
   const create = fc.tuple(via, fc.constantFrom<'main' | 'other'>('main', 'main', 'other')).map(([v, p]) => new Create(v, p));
+  const kinds = fc.constantFrom('update', 'update', 'update', 'delete', 'delete', 'delete', 'archive', 'unarchive', 'lock', 'unlock', 'move');
+  const write = fc.tuple(kinds, via, back).map(([k, v, b]) => new Write(k, v, b));
+  const show = fc.tuple(inside, via, back).map(([a, v, b]) => new Show(a, v, b));
+  const viewerList = fc.tuple(via, fc.boolean()).map(([v, c]) => new List('viewer', v, c));
+  const logCheck = back.map((b) => new LogCheck(b));
+  const intrude = fc.tuple(outsider, via, fc.constantFrom('update', 'delete', 'archive', 'lock'), back).map(([a, v, k, b]) => new Intrude(a, v, k, b));
+  const favorite = fc.tuple(inside, via, fc.boolean(), back).map(([a, v, on, b]) => new Favorite(a, v, on, b));
+  const favorites = fc.tuple(inside, via).map(([a, v]) => new Favorites(a, v));
   return [
-    create,
-    create,
-    fc
-      .tuple(fc.constantFrom('update', 'update', 'archive', 'unarchive', 'lock', 'unlock', 'move', 'delete', 'delete'), via, back)
-      .map(([k, v, b]) => new Write(k, v, b)),
-    fc.tuple(fc.constantFrom('admin', 'admin', 'viewer', 'viewer', ...OUTSIDERS), via, back).map(([a, v, b]) => new Show(a, v, b)),
-    fc.tuple(fc.constantFrom('admin', 'viewer', ...OUTSIDERS), via, back).map(([a, v, b]) => new Show(a, v, b)),
-    fc.tuple(fc.constantFrom('viewer', 'viewer', ...OUTSIDERS), via, fc.boolean()).map(([a, v, c]) => new List(a, v, c)),
-    fc.tuple(outsider, via, fc.constantFrom('update', 'delete', 'archive', 'lock'), back).map(([a, v, k, b]) => new Intrude(a, v, k, b)),
-    fc.tuple(fc.constantFrom('admin', 'viewer'), via, fc.boolean(), back).map(([a, v, on, b]) => new Favorite(a, v, on, b)),
-    fc.tuple(fc.constantFrom('admin', 'viewer'), via).map(([a, v]) => new Favorites(a, v)),
+    ...[create, create],
+    ...[write, write, write, write],
+    ...[show, show, show],
+    fc.tuple(outsider, via, back).map(([a, v, b]) => new Show(a, v, b)),
+    ...[viewerList, viewerList, viewerList],
+    fc.tuple(outsider, via).map(([a, v]) => new List(a, v, false)),
+    ...[intrude, intrude],
+    ...[favorite, favorite],
+    ...[favorites, favorites],
     fc.tuple(fc.constantFrom(...ACTORS), via).map(([a, v]) => new Generate(a, v)),
     fc.tuple(fc.constantFrom('admin', 'viewer', ...OUTSIDERS), via).map(([a, v]) => new CheckLatest(a, v)),
-    back.map((b) => new LogCheck(b)),
-    back.map((b) => new LogCheck(b)),
+    ...[logCheck, logCheck],
   ];
 }
