@@ -76,7 +76,6 @@ function runModel(t: ClauseTestContext): Promise<Outcome> {
     t.observe('HMAC', sh.hmac ? 'every command over HMAC is signed' : 'HMAC not accepted (AUTH-03): the commands over HMAC go over Basic');
     const property = fc.asyncProperty(fc.commands(commandArbitraries(), { maxCommands: MAX_COMMANDS, size: 'max' }), async (cmds) => {
       await fc.asyncModelRun(() => setup(sh), cmds);
-      if (process.env['MODEL_DEBUG']) console.error('RAN', String(cmds));
     });
     try {
       await checkProperty(t, property, { numRuns: RUNS });
