@@ -101,7 +101,12 @@ function pick(m: Model, back: number, live = true): Pw | undefined {
 function listed(ex: Exchange, clause: string, what: string): Set<number> {
   expectResponse(ex, what);
   if (ex.response.status !== 200 || !Array.isArray(ex.json)) fail(clause, ex, `200 OK and a JSON array (${what})`, `status ${ex.response.status}`);
-  return new Set((ex.json as Array<{ id?: unknown }>).map((i) => i?.id).filter((id): id is number => typeof id === 'number'));
+  // Decision: an id is matched by its digits, whether a list gives it as a number or a string.
+  return new Set(
+    (ex.json as Array<{ id?: unknown }>)
+      .map((i) => (typeof i?.id === 'string' && /^\d+$/.test(i.id) ? Number(i.id) : i?.id))
+      .filter((id): id is number => typeof id === 'number'),
+  );
 }
 
 /** The ids of every page of a list read at 1000 a page (the viewer's lists hold the run's objects only). */
