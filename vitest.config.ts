@@ -19,6 +19,7 @@ export default defineConfig({
             'suites/harness/test/**/*.test.ts',
             'suites/catalogue/test/**/*.test.ts',
             'suites/runner/test/**/*.test.ts',
+            'suites/relations/test/**/*.test.ts',
             'fixtures/**/test/**/*.test.ts',
             'reporters/test/**/*.test.ts',
             'bin/test/**/*.test.ts',

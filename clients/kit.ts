@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { registerSecret } from '../core/redact.ts';
+import { queryCredentials, registerCredentials, registerSecret } from '../core/redact.ts';
 import { computeRequestHash, DEFAULT_HMAC_WINDOW_SECONDS, signedUri } from '../fixtures/reference-server/src/auth/hmac.ts';
 import { randomHexKey, SecretBox } from '../fixtures/reference-server/src/crypto.ts';
 import { createReferenceServer, type ReferenceServer, type ReferenceServerOptions } from '../fixtures/reference-server/src/index.ts';
@@ -14,7 +14,7 @@ import { installControl } from './control.ts';
 import { CountPairing } from './count-pairing.ts';
 import { credentialsOf, type KitSnapshot, Ledger, PROBE_HEADER } from './ledger.ts';
 import { pathOf, type ReceivedRequest, single } from './request.ts';
-import { checkRequest } from './rules.ts';
+import { checkRequest, isReadinessProbe } from './rules.ts';
 import {
   cannedReply,
   describeScenario,
@@ -73,6 +73,24 @@ export async function createClientKit(opts: ClientKitOptions): Promise<ClientKit
   const innerToken = randomBytes(16).toString('hex');
   const internal = [`${basePath}/__control/`, `${basePath}/__clients/`];
 
+  // Decision: every secret the kit issues or is given is registered for redaction when it comes to
+  // be, not when a request first uses it: a client may echo a key in a path or a header under
+  // Basic authentication, where the kit never looks the key up.
+  registerCredentials(opts.adminUser ?? 'admin', opts.adminPassword, 'admin password');
+  registerSecret(opts.controlToken, 'control token');
+  const users = server.store.users;
+  const setKeys = users.setKeys.bind(users);
+  users.setKeys = (id, publicKey, sealed, issuedAtMs) => {
+    setKeys(id, publicKey, sealed, issuedAtMs);
+    registerSecret(box.open(sealed), 'HMAC private key');
+  };
+  for (let offset = 0, page = users.page(1000, 0); page.length > 0; offset += page.length, page = users.page(1000, offset)) {
+    for (const row of page) {
+      const sealed = users.byId(row.id)?.private_key_sealed;
+      if (sealed) registerSecret(box.open(sealed), 'HMAC private key');
+    }
+  }
+
   const keys = new Map<string, { sealed: string; key: string; user: string }>();
   const keyOf = (publicKey: string) => {
     const user = server.store.users.byPublicKey(publicKey);
@@ -84,6 +102,31 @@ export async function createClientKit(opts: ClientKitOptions): Promise<ClientKit
     registerSecret(entry.key, 'HMAC private key');
     keys.set(publicKey, entry);
     return entry;
+  };
+
+  /**
+   * Passwords a request sets (a control or API body's `password`, `new_password`; with its
+   * `username` when it has one) and credential-named query values are registered as secrets
+   * before the request is recorded, so no output of the kit shows them in any encoding.
+   */
+  const registerSent = (rawUrl: string, body: unknown) => {
+    for (const [name, value] of queryCredentials(rawUrl)) registerSecret(value, `${name} in a query`);
+    if (!Buffer.isBuffer(body) || body.length > 65_536) return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body.toString('utf8'));
+    } catch {
+      return;
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return;
+    const fields = parsed as Record<string, unknown>;
+    const username = typeof fields.username === 'string' ? fields.username : undefined;
+    for (const key of ['password', 'new_password', 'password_confirm']) {
+      const value = fields[key];
+      if (typeof value !== 'string') continue;
+      if (username !== undefined) registerCredentials(username, value, `password of ${username}`);
+      else registerSecret(value, 'password');
+    }
   };
 
   let current: ScenarioSetting | undefined;
@@ -119,12 +162,13 @@ export async function createClientKit(opts: ClientKitOptions): Promise<ClientKit
   app.addHook('preHandler', (req, _reply, done) => {
     const rec = received.get(req);
     if (rec !== undefined && Buffer.isBuffer(req.body)) rec.body = req.body;
+    if (!isInner(req)) registerSent(req.raw.url ?? req.url, req.body);
     done();
   });
 
   app.addHook('onResponse', (req, reply, done) => {
     const rec = received.get(req);
-    if (rec === undefined) return done();
+    if (rec === undefined || isReadinessProbe(rec, basePath)) return done();
     try {
       rec.status = reply.statusCode;
       const client = ledger.client(

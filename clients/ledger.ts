@@ -5,7 +5,7 @@
  */
 
 import type { Exchange } from '../core/exchange.ts';
-import { redactExchange, redactValue, registerCredentials } from '../core/redact.ts';
+import { hideQueryCredentials, redactExchange, redactUrl, redactValue, registerCredentials } from '../core/redact.ts';
 import { parseBasic } from '../fixtures/reference-server/src/auth/basic.ts';
 import { clientClauseById } from '../suites/catalogue/client-clauses.ts';
 import { toCurl } from '../suites/harness/curl.ts';
@@ -203,10 +203,10 @@ export class Ledger {
         seq: req.seq,
         at: new Date(req.at).toISOString(),
         method: req.method,
-        target: req.rawUrl,
+        target: redactUrl(req.rawUrl),
         status,
-        expected: f.expected,
-        actual: f.actual,
+        expected: hideQueryCredentials(f.expected),
+        actual: hideQueryCredentials(f.actual),
         ...(d
           ? {
               hmac: {

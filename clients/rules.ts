@@ -71,6 +71,23 @@ export function fullBody(req: ReceivedRequest): Buffer | undefined {
   return !chunked && (length === undefined || length === '0') ? Buffer.alloc(0) : undefined;
 }
 
+/**
+ * A readiness probe: a GET or HEAD without a body or credentials of the root of the kit or of
+ * the API root (`GET /`, `GET {base}/index.php/api/v6/`), as a CI job sends while it waits for
+ * the kit to listen. Decision: not a request under the spec's rules (it asks for no resource of
+ * the API), so no clause is checked on it and it counts as no client's request.
+ */
+export function isReadinessProbe(req: ReceivedRequest, basePath: string): boolean {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+  const h = req.headers;
+  if (h.authorization !== undefined || h['x-public-key'] !== undefined || h['x-request-hash'] !== undefined) return false;
+  const body = fullBody(req);
+  if (body === undefined || body.length > 0) return false;
+  const path = pathOf(req.rawUrl);
+  const roots = ['/', `${basePath}/`, `${basePath}${API_ROOT}`, `${basePath}${API_ROOT.slice(0, -1)}`];
+  return path === '' || roots.includes(path);
+}
+
 export function checkRequest(req: ReceivedRequest, ctx: CheckContext): CheckResult {
   const checked: string[] = [];
   const findings: Finding[] = [];

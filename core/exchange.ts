@@ -11,11 +11,20 @@ export interface Exchange {
     body: string;
     /** false when the response bytes were not valid UTF-8 (body then holds U+FFFD replacements) */
     validUtf8?: boolean;
+    /** true when the bytes began with a UTF-8 byte order mark (EF BB BF), which decoding strips */
+    bom?: boolean;
   };
   /** parsed body when it parses */
   json?: unknown;
   /** transport error: no response was received */
   error?: string;
+  /**
+   * With `error`: the harness ended the request itself (its client closed, a test's deadline),
+   * so the missing response says nothing about the target.
+   */
+  cancelled?: true;
+  /** The body nests deeper than MAX_JSON_DEPTH: not parsed, `json` stays undefined. */
+  jsonTooDeep?: true;
   durationMs: number;
 }
 
@@ -26,4 +35,105 @@ export function headerValue(headers: Record<string, string | string[]> | undefin
     if (key.toLowerCase() === wanted) return Array.isArray(value) ? value.join(', ') : value;
   }
   return undefined;
+}
+
+/**
+ * How much of a body, a header value, a URL or an error a kept exchange holds: results, findings
+ * and messages keep this much of each, whatever the server sent. Checks judge the whole reply
+ * before anything is kept.
+ */
+export const KEPT_CHARS = 4096;
+
+/** `text` cut to `limit` characters, with a visible marker giving the bytes left out. */
+export function cut(text: string, limit = KEPT_CHARS): string {
+  if (text.length <= limit) return text;
+  // Cut again, the count adds up: the marker of an earlier cut is replaced.
+  const earlier = CUT_MARK.exec(text.slice(-40));
+  const whole = earlier ? text.slice(0, text.length - earlier[0].length) : text;
+  const before = earlier ? Number(earlier[1]) : 0;
+  let end = Math.min(limit, whole.length);
+  // Never half a surrogate pair.
+  const last = whole.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return `${whole.slice(0, end)}…[cut: ${Buffer.byteLength(whole.slice(end), 'utf8') + before} bytes]`;
+}
+
+const CUT_MARK = /…\[cut: (\d+) bytes\]$/;
+
+/** At most this many values of one repeated header are kept. */
+const KEPT_REPEATS = 16;
+
+function cutHeaders<T extends string | string[]>(headers: Record<string, T>, limit: number): Record<string, T> {
+  const out: Record<string, string | string[]> = {};
+  let n = 0;
+  for (const [name, value] of Object.entries(headers)) {
+    if (n++ >= KEPT_REPEATS * 8) break;
+    out[cut(name, 200)] = Array.isArray(value)
+      ? [
+          ...value.slice(0, KEPT_REPEATS).map((v) => cut(v, limit)),
+          ...(value.length > KEPT_REPEATS ? [`…[cut: ${value.length - KEPT_REPEATS} more values]`] : []),
+        ]
+      : cut(value, limit);
+  }
+  return out as Record<string, T>;
+}
+
+/**
+ * The exchange as results, findings and messages keep it: every body, header value, URL and
+ * error cut to `limit` characters (`cut`), the parsed body only when the body was kept whole.
+ * Decision: a report shows what broke a clause; a 1 MB body or a 14 KB Link header repeated in
+ * every finding would make memory grow with the server's replies.
+ */
+export function keptExchange(ex: Exchange, limit = KEPT_CHARS): Exchange {
+  const out: Exchange = {
+    request: { method: cut(ex.request.method, 100), url: cut(ex.request.url, limit), headers: cutHeaders(ex.request.headers, limit) },
+    durationMs: ex.durationMs,
+  };
+  if (ex.request.body !== undefined) out.request.body = cut(ex.request.body, limit);
+  if (ex.response) {
+    const body = cut(ex.response.body, limit);
+    out.response = { status: ex.response.status, headers: cutHeaders(ex.response.headers, limit), body };
+    if (ex.response.validUtf8 !== undefined) out.response.validUtf8 = ex.response.validUtf8;
+    if (ex.json !== undefined && body === ex.response.body) out.json = ex.json;
+  }
+  if (ex.error !== undefined) out.error = cut(ex.error, limit);
+  return out;
+}
+
+/**
+ * JSON nested deeper than this is not parsed: RFC 8259 §9 lets a parser limit nesting, and no
+ * object of the API nests more than a few levels. A deeper body is the server's (`jsonTooDeep`),
+ * judged as a body that is not JSON a client can read, never a crash of the harness.
+ */
+export const MAX_JSON_DEPTH = 256;
+
+/** True when the JSON text nests arrays or objects deeper than `max` (strings skipped; not a validator). */
+export function nestsDeeperThan(text: string, max = MAX_JSON_DEPTH): boolean {
+  let depth = 0;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      // a string: to its closing quote, escapes skipped
+      for (i++; i < n; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 92) i++;
+        else if (d === 34) break;
+      }
+    } else if (c === 91 || c === 123) {
+      if (++depth > max) return true;
+    } else if (c === 93 || c === 125) depth--;
+  }
+  return false;
+}
+
+/** The body parsed as JSON: `json` when it parses within MAX_JSON_DEPTH, `tooDeep` when it nests deeper. */
+export function parseJsonBody(text: string): { json?: unknown; tooDeep?: true } {
+  if (text.trim() === '') return {};
+  if (nestsDeeperThan(text)) return { tooDeep: true };
+  try {
+    return { json: JSON.parse(text) };
+  } catch {
+    return {};
+  }
 }

@@ -70,6 +70,10 @@ class Scanner {
   }
 }
 
+/** How much of a URL a message shows, and how many errors a header reports. */
+const URL_SHOWN = 200;
+const ERRORS_SHOWN = 10;
+
 function parseLine(line: string, where: string, entries: LinkEntry[], errors: string[]): void {
   const s = new Scanner(line);
   let index = 0;
@@ -97,6 +101,8 @@ function parseLine(line: string, where: string, entries: LinkEntry[], errors: st
       return;
     }
     const url = line.slice(s.pos + 1, close);
+    // Messages name the URL, cut: a header may repeat a long one many times.
+    const named = url.length > URL_SHOWN ? `${url.slice(0, URL_SHOWN)}…` : url;
     s.pos = close + 1;
     const params: Record<string, string> = {};
     let relSeen = false;
@@ -109,7 +115,7 @@ function parseLine(line: string, where: string, entries: LinkEntry[], errors: st
         break;
       }
       if (s.peek() !== ';') {
-        errors.push(`${at} <${url}>: expected ";" or "," at offset ${s.pos}, found ${JSON.stringify(s.peek())}`);
+        errors.push(`${at} <${named}>: expected ";" or "," at offset ${s.pos}, found ${JSON.stringify(s.peek())}`);
         broken = true;
         s.recover();
         break;
@@ -119,10 +125,10 @@ function parseLine(line: string, where: string, entries: LinkEntry[], errors: st
       const name = s.token().toLowerCase();
       if (name === '') {
         if (s.done || s.peek() === ',') {
-          errors.push(`${at} <${url}>: empty parameter after ";"`);
+          errors.push(`${at} <${named}>: empty parameter after ";"`);
           continue;
         }
-        errors.push(`${at} <${url}>: invalid parameter name at offset ${s.pos}`);
+        errors.push(`${at} <${named}>: invalid parameter name at offset ${s.pos}`);
         broken = true;
         s.recover();
         break;
@@ -135,7 +141,7 @@ function parseLine(line: string, where: string, entries: LinkEntry[], errors: st
         if (s.peek() === '"') {
           const q = s.quoted();
           if (q === null) {
-            errors.push(`${at} <${url}>: unterminated quoted string in parameter "${name}"`);
+            errors.push(`${at} <${named}>: unterminated quoted string in parameter "${name}"`);
             broken = true;
             break;
           }
@@ -143,7 +149,7 @@ function parseLine(line: string, where: string, entries: LinkEntry[], errors: st
         } else {
           value = s.token();
           if (value === '') {
-            errors.push(`${at} <${url}>: parameter "${name}" has no value`);
+            errors.push(`${at} <${named}>: parameter "${name}" has no value`);
           }
         }
       }
@@ -158,8 +164,8 @@ function parseLine(line: string, where: string, entries: LinkEntry[], errors: st
       .split(/[ \t]+/)
       .filter(Boolean)
       .map((r) => r.toLowerCase());
-    if (!relSeen) errors.push(`${at} <${url}>: missing rel parameter`);
-    else if (rels.length === 0) errors.push(`${at} <${url}>: empty rel parameter`);
+    if (!relSeen) errors.push(`${at} <${named}>: missing rel parameter`);
+    else if (rels.length === 0) errors.push(`${at} <${named}>: empty rel parameter`);
     entries.push({ url, rels, params });
   }
 }
@@ -170,6 +176,7 @@ export function parseLinkHeader(value: string | string[] | undefined): ParsedLin
   if (value === undefined) return { entries, errors };
   const lines = Array.isArray(value) ? value : [value];
   for (const [i, line] of lines.entries()) parseLine(line, lines.length > 1 ? `line ${i + 1}, ` : '', entries, errors);
+  if (errors.length > ERRORS_SHOWN) errors.splice(ERRORS_SHOWN, errors.length, `… and ${errors.length - ERRORS_SHOWN} more errors`);
   return { entries, errors };
 }
 

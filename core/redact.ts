@@ -2,14 +2,21 @@ import type { Exchange } from './exchange.ts';
 
 /**
  * Decision: redaction decodes, then scans. The text is decoded, layer by layer, with every decoder a
- * server may have applied (JSON string escapes, percent-encoding (a `+` for a space is left to
- * the needles), HTML entities, base64 and base64url runs at each of their 4 starting offsets), up to MAX_DEPTH layers;
- * every decoded view keeps, for each of its bytes, the span of the original text it came from. A
- * secret found in any view (as UTF-8 or Latin-1 bytes, also with a colon inserted, as when it is split
- * across the user and password halves of a Basic credential) hides the span of the original text
- * that encodes it. Precomputing encoded forms instead would need every combination of encodings and
- * base64 alignments up to a depth; decoding handles any order and covers each base64 alignment by
- * decoding the run from each offset.
+ * server may have applied (JSON string escapes, percent-encoding (a `+` for a space is left to the
+ * needles), HTML entities, hex (either case, contiguous at both digit offsets, or bytes separated
+ * by spaces, colons, dashes, commas or written `0x70`/`\x70`), base64 and base64url runs at each of
+ * their 4 starting offsets), up to MAX_DEPTH layers; every decoded view keeps, for each of its
+ * bytes, the span of the original text it came from. A secret found in any view (as UTF-8 or
+ * Latin-1 bytes, also with a colon inserted, as when it is split across the user and password
+ * halves of a Basic credential) hides the span of the original text that encodes it. Precomputing
+ * encoded forms instead would need every combination of encodings and base64 alignments up to a
+ * depth; decoding handles any order and covers each base64 alignment by decoding the run from each
+ * offset.
+ *
+ * Decision: the work is linear in the bytes scanned. Every view is searched in one pass by an
+ * Aho–Corasick automaton over all needles of all registered secrets (built once per set of
+ * secrets, rebuilt only after one is added), each decoder is one pass over its view, and the bytes
+ * of all views together are bounded by a budget proportional to the text (see BUDGET_PER_BYTE).
  */
 const MAX_DEPTH = 8;
 
@@ -25,12 +32,12 @@ const SENSITIVE_KEYS = new Set(['password', 'private_key', 'privateKey', 'token'
 
 /** secret → its label, and whether its fragments are hidden too */
 const secrets = new Map<string, { label: string; fragments: boolean }>();
-let matcher: Matcher | null = null;
+let matcher: Automaton | null = null;
 
 export function registerSecret(value: string, label: string): void {
   if (!value || [...value].length < MIN_SECRET_LENGTH || secrets.has(value)) return;
   secrets.set(value, { label, fragments: true });
-  if (matcher) addNeedles(matcher, value, label, true);
+  matcher = null;
 }
 
 /** A password, and `user:password` (what a Basic header carries) for passwords too short to scrub alone. */
@@ -40,7 +47,7 @@ export function registerCredentials(user: string, password: string, label: strin
   const pair = `${user}:${password}`;
   if (password && !secrets.has(pair)) {
     secrets.set(pair, { label, fragments: false });
-    if (matcher) addNeedles(matcher, pair, label, false);
+    matcher = null;
   }
 }
 
@@ -51,10 +58,10 @@ export function clearSecrets(): void {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Views: a byte string (one char per byte, 0-255) and, per byte, the original text's span.
+// Views: bytes and, per byte, the original text's span.
 
 interface View {
-  text: string;
+  bytes: Uint8Array;
   start: Int32Array;
   end: Int32Array;
   /** decoded from base64 (here or in a view it came from): the padding after a hit goes with it */
@@ -62,106 +69,174 @@ interface View {
 }
 
 function rootView(text: string): View {
-  // eslint-disable-next-line no-control-regex
-  if (/^[\x00-\x7f]*$/.test(text)) {
-    const start = new Int32Array(text.length);
-    const end = new Int32Array(text.length);
-    for (let i = 0; i < text.length; i++) {
+  const n = text.length;
+  if (Buffer.byteLength(text, 'utf8') === n) {
+    const start = new Int32Array(n);
+    const end = new Int32Array(n);
+    for (let i = 0; i < n; i++) {
       start[i] = i;
       end[i] = i + 1;
     }
-    return { text, start, end };
+    return { bytes: Buffer.from(text, 'latin1'), start, end };
   }
-  const bytes: number[] = [];
-  const starts: number[] = [];
-  const ends: number[] = [];
-  for (let i = 0; i < text.length; ) {
-    const cp = text.codePointAt(i)!;
+  const out = new Builder(n * 3);
+  for (let i = 0; i < n; ) {
+    let cp = text.codePointAt(i)!;
     const units = cp > 0xffff ? 2 : 1;
-    for (const b of utf8Bytes(cp)) {
-      bytes.push(b);
-      starts.push(i);
-      ends.push(i + units);
-    }
+    if (cp >= 0xd800 && cp <= 0xdfff) cp = 0xfffd;
+    out.codePoint(cp, i, i + units);
     i += units;
   }
-  return { text: bytesToString(bytes), start: Int32Array.from(starts), end: Int32Array.from(ends) };
+  return out.view(false);
 }
 
-function utf8Bytes(cp: number): number[] {
-  if (cp >= 0xd800 && cp <= 0xdfff) cp = 0xfffd;
-  if (cp < 0x80) return [cp];
-  if (cp < 0x800) return [0xc0 | (cp >> 6), 0x80 | (cp & 63)];
-  if (cp < 0x10000) return [0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 63), 0x80 | (cp & 63)];
-  return [0xf0 | (cp >> 18), 0x80 | ((cp >> 12) & 63), 0x80 | ((cp >> 6) & 63), 0x80 | (cp & 63)];
-}
-
-function bytesToString(bytes: ArrayLike<number>): string {
-  let out = '';
-  for (let i = 0; i < bytes.length; i += 8192) out += String.fromCharCode(...Array.prototype.slice.call(bytes, i, i + 8192));
-  return out;
-}
-
-/** Rewrites the tokens `re` matches with `decode(match)` (a byte string, or null to keep the token). */
-function rewrite(view: View, re: RegExp, decode: (m: RegExpExecArray) => string | null): View | null {
-  const { text } = view;
-  const parts: string[] = [];
-  const start = new Int32Array(text.length);
-  const end = new Int32Array(text.length);
-  let n = 0;
-  let last = 0;
-  let changed = false;
-  const copy = (from: number, to: number) => {
-    if (to <= from) return;
-    parts.push(text.slice(from, to));
-    for (let i = from; i < to; i++, n++) {
-      start[n] = view.start[i]!;
-      end[n] = view.end[i]!;
+/** A view under construction: never longer than the view it decodes (no decoder grows its input). */
+class Builder {
+  bytes: Uint8Array;
+  start: Int32Array;
+  end: Int32Array;
+  n = 0;
+  constructor(capacity: number) {
+    this.bytes = new Uint8Array(capacity);
+    this.start = new Int32Array(capacity);
+    this.end = new Int32Array(capacity);
+  }
+  push(b: number, s: number, e: number): void {
+    this.bytes[this.n] = b;
+    this.start[this.n] = s;
+    this.end[this.n] = e;
+    this.n++;
+  }
+  codePoint(cp: number, s: number, e: number): void {
+    if (cp >= 0xd800 && cp <= 0xdfff) cp = 0xfffd;
+    if (cp < 0x80) this.push(cp, s, e);
+    else if (cp < 0x800) {
+      this.push(0xc0 | (cp >> 6), s, e);
+      this.push(0x80 | (cp & 63), s, e);
+    } else if (cp < 0x10000) {
+      this.push(0xe0 | (cp >> 12), s, e);
+      this.push(0x80 | ((cp >> 6) & 63), s, e);
+      this.push(0x80 | (cp & 63), s, e);
+    } else {
+      this.push(0xf0 | (cp >> 18), s, e);
+      this.push(0x80 | ((cp >> 12) & 63), s, e);
+      this.push(0x80 | ((cp >> 6) & 63), s, e);
+      this.push(0x80 | (cp & 63), s, e);
     }
-  };
-  re.lastIndex = 0;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    const decoded = decode(m);
-    if (decoded === null) {
-      if (m[0].length === 0) re.lastIndex++;
+  }
+  copy(v: View, from: number, to: number): void {
+    if (to <= from) return;
+    if (to - from < 64) {
+      for (let i = from; i < to; i++) this.push(v.bytes[i]!, v.start[i]!, v.end[i]!);
+      return;
+    }
+    this.bytes.set(v.bytes.subarray(from, to), this.n);
+    this.start.set(v.start.subarray(from, to), this.n);
+    this.end.set(v.end.subarray(from, to), this.n);
+    this.n += to - from;
+  }
+  view(base64: boolean | undefined): View {
+    const v: View = { bytes: this.bytes.subarray(0, this.n), start: this.start.subarray(0, this.n), end: this.end.subarray(0, this.n) };
+    if (base64) v.base64 = true;
+    return v;
+  }
+}
+
+/**
+ * One pass over the view: `token(i)` returns the index after a token starting at i that it
+ * decoded into `out` (spanning the token's characters), or -1 to keep the byte. Null when nothing
+ * was decoded.
+ */
+function rewrite(view: View, trigger: number, token: (i: number, out: Builder) => number): View | null {
+  const { bytes } = view;
+  let i = bytes.indexOf(trigger);
+  if (i < 0) return null;
+  let out: Builder | null = null;
+  const token1 = new Builder(4);
+  let last = 0;
+  for (; i >= 0 && i < bytes.length; i = bytes.indexOf(trigger, i)) {
+    token1.n = 0;
+    const next = token(i, token1);
+    if (next < 0) {
+      i++;
       continue;
     }
-    copy(last, m.index);
-    const s = view.start[m.index]!;
-    const e = view.end[m.index + m[0].length - 1]!;
-    for (let i = 0; i < decoded.length; i++) {
-      start[n + i] = s;
-      end[n + i] = e;
-    }
-    parts.push(decoded);
-    n += decoded.length;
-    last = m.index + m[0].length;
-    changed = true;
+    out ??= new Builder(bytes.length);
+    out.copy(view, last, i);
+    out.copy(token1.view(false), 0, token1.n);
+    last = next;
+    i = next;
   }
-  if (!changed) return null;
-  copy(last, text.length);
-  return { text: parts.join(''), start: start.subarray(0, n), end: end.subarray(0, n), ...(view.base64 ? { base64: true } : {}) };
+  if (out === null) return null;
+  out.copy(view, last, bytes.length);
+  return out.view(view.base64);
 }
 
-const JSON_SIMPLE: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
-const JSON_ESCAPE = /\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})|\\u([0-9a-fA-F]{4})|\\(["\\/bfnrt])/g;
+const HEX = new Int8Array(256).fill(-1);
+for (let c = 0; c < 10; c++) HEX[48 + c] = c;
+for (let c = 0; c < 6; c++) {
+  HEX[65 + c] = 10 + c;
+  HEX[97 + c] = 10 + c;
+}
+function hexAt(b: Uint8Array, i: number, digits: number): number {
+  if (i + digits > b.length) return -1;
+  let v = 0;
+  for (let k = 0; k < digits; k++) {
+    const d = HEX[b[i + k]!]!;
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+const JSON_SIMPLE = new Int16Array(256).fill(-1);
+for (const [c, v] of [
+  ['"', 34],
+  ['\\', 92],
+  ['/', 47],
+  ['b', 8],
+  ['f', 12],
+  ['n', 10],
+  ['r', 13],
+  ['t', 9],
+] as const)
+  JSON_SIMPLE[c.charCodeAt(0)] = v;
 
 function jsonUnescape(view: View): View | null {
-  if (!view.text.includes('\\')) return null;
-  return rewrite(view, JSON_ESCAPE, (m) => {
-    if (m[1] !== undefined) {
-      const cp = 0x10000 + ((parseInt(m[1], 16) - 0xd800) << 10) + (parseInt(m[2]!, 16) - 0xdc00);
-      return bytesToString(utf8Bytes(cp));
+  const b = view.bytes;
+  const { start, end } = view;
+  return rewrite(view, 92, (i, out) => {
+    const c = b[i + 1];
+    if (c === undefined) return -1;
+    if (c !== 117) {
+      const v = JSON_SIMPLE[c]!;
+      if (v < 0) return -1;
+      out.push(v, start[i]!, end[i + 1]!);
+      return i + 2;
     }
-    if (m[3] !== undefined) return bytesToString(utf8Bytes(parseInt(m[3], 16)));
-    return JSON_SIMPLE[m[4]!]!;
+    const u = hexAt(b, i + 2, 4);
+    if (u < 0) return -1;
+    if (u >= 0xd800 && u <= 0xdbff && b[i + 6] === 92 && b[i + 7] === 117) {
+      const low = hexAt(b, i + 8, 4);
+      if (low >= 0xdc00 && low <= 0xdfff) {
+        out.codePoint(0x10000 + ((u - 0xd800) << 10) + (low - 0xdc00), start[i]!, end[i + 11]!);
+        return i + 12;
+      }
+    }
+    out.codePoint(u, start[i]!, end[i + 5]!);
+    return i + 6;
   });
 }
 
-/** %XX only: a `+` for a space is matched by the needles (see buildMatcher), which saves a view per layer. */
+/** %XX only: a `+` for a space is matched by the needles (see addNeedles), which saves a view per layer. */
 function percentDecode(view: View): View | null {
-  if (!/%[0-9a-fA-F]{2}/.test(view.text)) return null;
-  return rewrite(view, /%([0-9a-fA-F]{2})/g, (m) => String.fromCharCode(parseInt(m[1]!, 16)));
+  const b = view.bytes;
+  return rewrite(view, 37, (i, out) => {
+    const v = hexAt(b, i + 1, 2);
+    if (v < 0) return -1;
+    out.push(v, view.start[i]!, view.end[i + 2]!);
+    return i + 3;
+  });
 }
 
 // HTML 4 / XHTML names of U+00A0 to U+00FF (what htmlentities writes), in code point order.
@@ -216,13 +291,138 @@ const ENTITIES = new Map<string, number>([
 ]);
 export const HTML_ENTITY_NAMES: ReadonlyMap<string, number> = ENTITIES;
 
+const isAlpha = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+const isDigit = (c: number) => c >= 48 && c <= 57;
+
+/** `&#xH…;` (1 to 6 digits), `&#D…;` (1 to 7), `&name;` (a name of 2 to 9 characters in ENTITIES). */
 function htmlUnescape(view: View): View | null {
-  if (!view.text.includes('&')) return null;
-  return rewrite(view, /&(?:#[xX]([0-9a-fA-F]{1,6})|#([0-9]{1,7})|([A-Za-z][A-Za-z0-9]{1,8}));/g, (m) => {
-    const cp = m[1] !== undefined ? parseInt(m[1], 16) : m[2] !== undefined ? Number(m[2]) : ENTITIES.get(m[3]!);
-    if (cp === undefined || cp > 0x10ffff) return null;
-    return bytesToString(utf8Bytes(cp));
+  const b = view.bytes;
+  return rewrite(view, 38, (i, out) => {
+    let j = i + 1;
+    let cp: number | undefined;
+    if (b[j] === 35) {
+      j++;
+      const hex = b[j] === 120 || b[j] === 88;
+      if (hex) j++;
+      const from = j;
+      let v = 0;
+      while (j < b.length && j - from < (hex ? 6 : 7) && (hex ? HEX[b[j]!]! >= 0 : isDigit(b[j]!)))
+        v = v * (hex ? 16 : 10) + (hex ? HEX[b[j++]!]! : b[j++]! - 48);
+      if (j === from) return -1;
+      cp = v;
+    } else {
+      const from = j;
+      if (j >= b.length || !isAlpha(b[j]!)) return -1;
+      while (j < b.length && j - from < 9 && (isAlpha(b[j]!) || isDigit(b[j]!))) j++;
+      if (j - from < 2) return -1;
+      cp = ENTITIES.get(String.fromCharCode(...b.subarray(from, j)));
+    }
+    if (b[j] !== 59 || cp === undefined || cp > 0x10ffff) return -1;
+    out.codePoint(cp, view.start[i]!, view.end[j]!);
+    return j + 1;
   });
+}
+
+/**
+ * Hex bytes written apart: `70 61 73 73`, `70:61:73`, `70-61`, `70,61`, `0x70 0x61`, `\x70\x61`,
+ * `7061 7373` (groups of digit pairs, as dumps write them): a run of at least two groups, each of
+ * an even number of digits, or of an odd number where a digit of context leads (the first group
+  loses its first digit) or trails (the last its last; one in the middle is decoded both ways),
+ * parted by one or two of ` \t\r\n,:;-._|+` (a `+`: a space form-encoded) or by a `0x`/`\x` prefix. Contiguous hex is decoded as a
+ * run (hexRunView), so a run here holds at least one separator or prefix.
+ */
+const HEX_SEPARATOR = new Uint8Array(256);
+for (const c of ' \t\r\n,:;-._|+') HEX_SEPARATOR[c.charCodeAt(0)] = 1;
+
+function hexPrefixAt(b: Uint8Array, i: number): number {
+  const c = b[i];
+  const x = b[i + 1];
+  return (c === 48 || c === 92) && (x === 120 || x === 88) && HEX[b[i + 2] ?? 0]! >= 0 ? 2 : 0;
+}
+
+/** Set by separatedHexDecode: a run it decoded had an odd group in the middle (decode again the other way). */
+let middleOddSeen = false;
+/** [first digit, after the last digit, where the group starts (its prefix)] per group, flat; reused. */
+const groups: number[] = [];
+
+function separatedHexDecode(view: View, minBytes: number, middleOddDropsLast: boolean): View | null {
+  const b = view.bytes;
+  const n = b.length;
+  let out: Builder | null = null;
+  let odd = false;
+  let last = 0;
+  middleOddSeen = false;
+  for (let i = 0; i < n; ) {
+    // a run starts at a prefix or a hex digit
+    if (HEX[b[i]!]! < 0 && hexPrefixAt(b, i) === 0) {
+      i++;
+      continue;
+    }
+    const runStart = i;
+    groups.length = 0;
+    let j = i;
+    let parted = false;
+    for (;;) {
+      const p = hexPrefixAt(b, j);
+      let k = j + p;
+      const from = k;
+      while (k < n && HEX[b[k]!]! >= 0) k++;
+      if (k === from) break;
+      if (p > 0) parted = true;
+      groups.push(from, k, j);
+      j = k;
+      let s = j;
+      while (s < n && s - j < 2 && HEX_SEPARATOR[b[s]!]) s++;
+      if (s > j && (HEX[b[s] ?? 0]! >= 0 || hexPrefixAt(b, s) > 0)) {
+        parted = true;
+        j = s;
+        continue;
+      }
+      if (hexPrefixAt(b, j) > 0) continue;
+      break;
+    }
+    const count = groups.length / 3;
+    if (count < 2 || !parted) {
+      i = Math.max(j, i + 1);
+      continue;
+    }
+    let bytes = 0;
+    for (let g = 0; g < groups.length; g += 3) bytes += (groups[g + 1]! - groups[g]!) >> 1;
+    if (bytes >= minBytes) {
+      out ??= new Builder(n);
+      out.copy(view, last, runStart);
+      for (let g = 0; g < count; g++) {
+        const from = groups[3 * g]!;
+        const to = groups[3 * g + 1]!;
+        const prefix = groups[3 * g + 2]!;
+        let s = from;
+        let e = to;
+        if ((e - s) % 2 === 1) {
+          const middle = g > 0 && g < count - 1;
+          if (middle) odd = true;
+          if (g === count - 1 || (middle && middleOddDropsLast)) e--;
+          else s++;
+        }
+        for (let k = s; k + 1 < e; k += 2) out.push((HEX[b[k]!]! << 4) | HEX[b[k + 1]!]!, view.start[k === from ? prefix : k]!, view.end[k + 1]!);
+      }
+      last = j;
+    }
+    i = j;
+  }
+  middleOddSeen = odd;
+  if (out === null || (middleOddDropsLast && !odd)) return null;
+  out.copy(view, last, n);
+  return out.view(view.base64);
+}
+
+/** A run of contiguous hex digits decoded from `offset` (0 or 1): a byte's span is its 2 digits. */
+function hexRunView(view: View, runStart: number, runEnd: number, offset: number): View | null {
+  const length = (runEnd - runStart - offset) >> 1;
+  if (length === 0) return null;
+  const out = new Builder(length);
+  const b = view.bytes;
+  for (let k = runStart + offset; k + 1 < runEnd; k += 2) out.push((HEX[b[k]!]! << 4) | HEX[b[k + 1]!]!, view.start[k]!, view.end[k + 1]!);
+  return out.view(view.base64);
 }
 
 const B64 = new Int16Array(256).fill(-1);
@@ -236,26 +436,23 @@ function base64View(view: View, runStart: number, runEnd: number, offset: number
   const tail = chars % 4;
   const length = Math.floor(chars / 4) * 3 + (tail >= 2 ? tail - 1 : 0);
   if (length === 0) return null;
-  const { text } = view;
-  const sixBits = (c: number) => (c < runEnd ? B64[text.charCodeAt(c)]! : 0);
-  const out = new Array<number>(length);
-  const start = new Int32Array(length);
-  const end = new Int32Array(length);
+  const b = view.bytes;
+  const out = new Builder(length);
+  const six = (c: number) => (c < runEnd ? B64[b[c]!]! : 0);
   for (let n = 0, c = runStart + offset; n < length; n++) {
     // byte k of a group takes the low bits of character k and the high bits of character k + 1
     const k = n % 3;
     const at = c + k;
-    out[n] =
-      k === 0
-        ? (sixBits(at) << 2) | (sixBits(at + 1) >> 4)
-        : k === 1
-          ? ((sixBits(at) & 15) << 4) | (sixBits(at + 1) >> 2)
-          : ((sixBits(at) & 3) << 6) | sixBits(at + 1);
-    start[n] = view.start[at]!;
-    end[n] = view.end[Math.min(at + 1, runEnd - 1)]!;
+    const hi = six(at);
+    const lo = six(at + 1);
+    out.push(
+      k === 0 ? ((hi << 2) | (lo >> 4)) & 255 : k === 1 ? (((hi & 15) << 4) | (lo >> 2)) & 255 : (((hi & 3) << 6) | lo) & 255,
+      view.start[at]!,
+      view.end[Math.min(at + 1, runEnd - 1)]!,
+    );
     if (k === 2) c += 4;
   }
-  return { text: bytesToString(out), start, end, base64: true };
+  return out.view(true);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -263,44 +460,170 @@ function base64View(view: View, runStart: number, runEnd: number, offset: number
 // those bytes (at least MIN_FRAGMENT), searched in every view; and each secret with a colon inserted
 // between any two of its characters (a Basic credential split across user and password).
 
-interface Matcher {
-  /** needles by the 32-bit number of their first 4 bytes, longest first */
-  byPrefix: Map<number, string[]>;
-  /** one bit per hashed 4-byte prefix: most positions of a text are rejected here */
-  filter: Uint8Array;
-  labels: Map<string, string>;
-  /** the shortest needle: a view shorter than this holds none, a base64 run shorter than 4/3 of it neither */
-  shortest: number;
+/**
+ * Aho–Corasick over bytes: a trie of all needles (children as sibling lists, the root's as a
+ * table), failure links, and per node the longest needle ending there. One pass over a view finds,
+ * at each position, the longest needle ending there: every occurrence of every needle lies within
+ * one of those.
+ */
+class Automaton {
+  size = 1;
+  child = new Int32Array(1024).fill(-1);
+  sibling = new Int32Array(1024).fill(-1);
+  byte = new Uint8Array(1024);
+  fail = new Int32Array(1024);
+  /** length of the longest needle that is a suffix of this node's path (0: none) */
+  out = new Int32Array(1024);
+  label = new Int32Array(1024);
+  /** the root's children by byte (0: none, the search stays at the root) */
+  root = new Int32Array(256);
+  labels: string[] = [];
+  shortest = Number.POSITIVE_INFINITY;
+  /** node steps taken by searches since the automaton was built (for tests of the linear bound) */
+  steps = 0;
+  /** a node with many children has a row of 256 transitions here (-1: none); `rowOf` its row or -1 */
+  rowOf = new Int32Array(0);
+  rows = new Int32Array(0);
+
+  private grow(): void {
+    const cap = this.child.length * 2;
+    const widen = <T extends Int32Array | Uint8Array>(a: T, fill: number): T => {
+      const b = new (a.constructor as new (n: number) => T)(cap);
+      b.fill(fill);
+      b.set(a);
+      return b;
+    };
+    this.child = widen(this.child, -1);
+    this.sibling = widen(this.sibling, -1);
+    this.byte = widen(this.byte, 0);
+    this.fail = widen(this.fail, 0);
+    this.out = widen(this.out, 0);
+    this.label = widen(this.label, 0);
+  }
+
+  next(node: number, b: number): number {
+    if (node === 0) return this.root[b]!;
+    const r = node < this.rowOf.length ? this.rowOf[node]! : -1;
+    if (r >= 0) return this.rows[r * 256 + b]!;
+    for (let c = this.child[node]!; c >= 0; c = this.sibling[c]!) if (this.byte[c] === b) return c;
+    return -1;
+  }
+
+  add(needle: Uint8Array, label: string): void {
+    let node = 0;
+    for (const b of needle) {
+      let c = this.next(node, b);
+      if (c <= 0) {
+        if (this.size === this.child.length) this.grow();
+        c = this.size++;
+        this.byte[c] = b;
+        if (node === 0) this.root[b] = c;
+        else {
+          this.sibling[c] = this.child[node]!;
+          this.child[node] = c;
+        }
+      }
+      node = c;
+    }
+    if (this.out[node] === 0) {
+      this.out[node] = needle.length;
+      let l = this.labels.indexOf(label);
+      if (l < 0) l = this.labels.push(label) - 1;
+      this.label[node] = l;
+    }
+    this.shortest = Math.min(this.shortest, needle.length);
+  }
+
+  /**
+   * Failure links in breadth-first order; a node's `out` becomes the longest needle ending there.
+   * Decision: nodes of MANY_CHILDREN children or more (near the root of hex keys) get a row of
+   * transitions, at most MAX_ROWS of them (4 MiB).
+   */
+  link(): void {
+    const MANY_CHILDREN = 4;
+    const MAX_ROWS = 4096;
+    const rowOf = new Int32Array(this.size).fill(-1);
+    const wide: number[] = [];
+    for (let u = 1; u < this.size && wide.length < MAX_ROWS; u++) {
+      let children = 0;
+      for (let c = this.child[u]!; c >= 0 && children < MANY_CHILDREN; c = this.sibling[c]!) children++;
+      if (children >= MANY_CHILDREN) wide.push(u);
+    }
+    const rows = new Int32Array(wide.length * 256).fill(-1);
+    for (const [r, u] of wide.entries()) {
+      rowOf[u] = r;
+      for (let c = this.child[u]!; c >= 0; c = this.sibling[c]!) rows[r * 256 + this.byte[c]!] = c;
+    }
+    this.rowOf = rowOf;
+    this.rows = rows;
+    const queue = new Int32Array(this.size);
+    let head = 0;
+    let tail = 0;
+    for (let b = 0; b < 256; b++) {
+      const c = this.root[b]!;
+      if (c > 0) {
+        this.fail[c] = 0;
+        queue[tail++] = c;
+      }
+    }
+    while (head < tail) {
+      const u = queue[head++]!;
+      for (let c = this.child[u]!; c >= 0; c = this.sibling[c]!) {
+        const b = this.byte[c]!;
+        let f = this.fail[u]!;
+        let g = this.next(f, b);
+        while (g < 0 && f !== 0) {
+          f = this.fail[f]!;
+          g = this.next(f, b);
+        }
+        const fc = g < 0 || g === c ? 0 : g;
+        this.fail[c] = fc;
+        if (this.out[c] === 0 && this.out[fc]! > 0) {
+          this.out[c] = this.out[fc]!;
+          this.label[c] = this.label[fc]!;
+        }
+        queue[tail++] = c;
+      }
+    }
+  }
+
+  search(view: View, spans: Span[]): void {
+    const { bytes, start, end } = view;
+    const base64 = view.base64 === true;
+    let s = 0;
+    let steps = 0;
+    for (let i = 0; i < bytes.length; i++) {
+      const b = bytes[i]!;
+      for (;;) {
+        steps++;
+        if (s === 0) {
+          s = this.root[b]!;
+          break;
+        }
+        const g = this.next(s, b);
+        if (g >= 0) {
+          s = g;
+          break;
+        }
+        s = this.fail[s]!;
+      }
+      const len = this.out[s]!;
+      if (len > 0) spans.push([start[i - len + 1]!, end[i]!, this.labels[this.label[s]!]!, base64]);
+    }
+    this.steps += steps;
+  }
 }
 
-const FILTER_BITS = 20;
-const prefixHash = (p: number) => Math.imul(p, 0x9e3779b1) >>> (32 - FILTER_BITS);
-
-function buildMatcher(): Matcher | null {
+function buildMatcher(): Automaton | null {
   if (secrets.size === 0) return null;
-  const m: Matcher = { byPrefix: new Map(), filter: new Uint8Array(1 << (FILTER_BITS - 3)), labels: new Map(), shortest: Number.POSITIVE_INFINITY };
+  const m = new Automaton();
   for (const [secret, { label, fragments }] of secrets) addNeedles(m, secret, label, fragments);
+  m.link();
   return m;
 }
 
-/**
- * The needles of one secret, added to the matcher. Decision: a run registers a secret for every
- * user it makes, so the matcher grows with each one instead of being built again from all of them.
- */
-function addNeedles(m: Matcher, secret: string, label: string, fragments: boolean): void {
-  const add = (needle: string) => {
-    if (m.labels.has(needle)) return;
-    m.labels.set(needle, label);
-    const p = prefixOf(needle, 0);
-    const bucket = m.byPrefix.get(p) ?? [];
-    // Longest first; among needles of one length, the first added first.
-    const at = bucket.findIndex((n) => n.length < needle.length);
-    bucket.splice(at < 0 ? bucket.length : at, 0, needle);
-    m.byPrefix.set(p, bucket);
-    const h = prefixHash(p);
-    m.filter[h >> 3]! |= 1 << (h & 7);
-    m.shortest = Math.min(m.shortest, needle.length);
-  };
+function addNeedles(m: Automaton, secret: string, label: string, fragments: boolean): void {
+  const add = (needle: string) => m.add(Buffer.from(needle, 'latin1'), label);
   // The form encoding writes a space as `+`: the percent decoder keeps `+`, the needles have both.
   for (const value of secret.includes(' ') ? [secret, secret.replaceAll(' ', '+')] : [secret]) {
     const utf8 = Buffer.from(value, 'utf8').toString('latin1');
@@ -318,42 +641,22 @@ function addNeedles(m: Matcher, secret: string, label: string, fragments: boolea
   }
 }
 
-function prefixOf(text: string, i: number): number {
-  return ((text.charCodeAt(i) << 24) | (text.charCodeAt(i + 1) << 16) | (text.charCodeAt(i + 2) << 8) | text.charCodeAt(i + 3)) >>> 0;
-}
-
 type Span = [start: number, end: number, label: string, base64: boolean];
 
-function search(view: View, m: Matcher, spans: Span[]): void {
-  const { text } = view;
-  if (text.length < m.shortest) return;
-  let p = prefixOf(text, 0);
-  for (let i = 0; i + 4 <= text.length; i++) {
-    if (i > 0) p = ((p << 8) | text.charCodeAt(i + 3)) >>> 0;
-    const h = prefixHash(p);
-    if ((m.filter[h >> 3]! & (1 << (h & 7))) === 0) continue;
-    for (const needle of m.byPrefix.get(p) ?? []) {
-      if (!text.startsWith(needle, i)) continue;
-      spans.push([view.start[i]!, view.end[i + needle.length - 1]!, m.labels.get(needle) ?? 'secret', view.base64 === true]);
-      break;
-    }
-  }
-}
-
-/** A cheap identity of a view: where it comes from, its length and a hash of its bytes. */
-function viewKey(v: View): string {
+/** A cheap identity of a byte range: where it comes from, its length and a hash of its bytes. */
+function rangeKey(v: View, from = 0, to = v.bytes.length): string {
   let h = 0x811c9dc5;
-  const { text } = v;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return `${v.start[0]}:${v.end[v.end.length - 1]}:${text.length}:${h >>> 0}`;
+  const b = v.bytes;
+  for (let i = from; i < to; i++) h = Math.imul(h ^ b[i]!, 0x01000193);
+  return `${v.start[from]}:${v.end[to - 1]}:${to - from}:${h >>> 0}`;
 }
 
 interface Scan {
-  m: Matcher;
+  m: Automaton;
   spans: Span[];
   /**
-   * The depth a view or a base64 run was explored at: one explored deeper had fewer layers left, so
-   * it is explored again when it recurs higher up.
+   * The depth a view or a run was explored at: one explored deeper had fewer layers left, so it is
+   * explored again when it recurs higher up.
    */
   seen: Map<string, number>;
   cleanRuns: Map<string, number>;
@@ -363,25 +666,36 @@ interface Scan {
 
 /**
  * Decision: the bytes explored are bounded (BUDGET_PER_BYTE per byte of the text, plus
- * BUDGET_BASE; ordinary reports use 8 to 10 per byte, reports full of a hostile echo about 60, a
- * text nesting JSON, percent and HTML escapes 8 deep 85), so a body built to nest every encoding many times cannot stall the CLI. A view
- * beyond the budget is not scanned but hidden whole: redaction fails closed.
+ * BUDGET_BASE; ordinary reports use under 10 per byte, reports full of a hostile echo about 60, a
+ * text nesting JSON, percent and HTML escapes 8 deep 85), so a body built to nest every encoding
+ * many times cannot stall the CLI. A view beyond the budget is not scanned but hidden whole:
+ * redaction fails closed.
  */
 const BUDGET_PER_BYTE = 128;
 const BUDGET_BASE = 8 << 20;
 
+function runKey(b: Uint8Array, from: number, to: number): string {
+  let h = 0x811c9dc5;
+  let g = 0x12345;
+  for (let i = from; i < to; i++) {
+    h = Math.imul(h ^ b[i]!, 0x01000193);
+    g = Math.imul(g + b[i]!, 0x9e3779b1) ^ (g >>> 15);
+  }
+  return `${to - from}:${h >>> 0}:${g >>> 0}`;
+}
+
 function explore(view: View, depth: number, scan: Scan): void {
   const { m, spans, seen, cleanRuns } = scan;
-  search(view, m, spans);
+  m.search(view, spans);
   if (depth >= MAX_DEPTH) return;
   /** Explores a view not seen before; false when it was seen (its findings are in `spans` already). */
   const next = (v: View | null): boolean => {
-    if (!v || v.text.length === 0) return true;
-    if (v.text.length < m.shortest) return true;
-    const key = viewKey(v);
+    if (!v || v.bytes.length === 0) return true;
+    if (v.bytes.length < m.shortest) return true;
+    const key = rangeKey(v);
     if ((seen.get(key) ?? Infinity) <= depth + 1) return false;
     seen.set(key, depth + 1);
-    scan.budget -= v.text.length;
+    scan.budget -= v.bytes.length;
     if (scan.budget < 0) spans.push([v.start[0]!, v.end[v.end.length - 1]!, 'not scanned: too deeply encoded', false]);
     else explore(v, depth + 1, scan);
     return true;
@@ -389,37 +703,46 @@ function explore(view: View, depth: number, scan: Scan): void {
   next(jsonUnescape(view));
   next(percentDecode(view));
   next(htmlUnescape(view));
-  const minRun = Math.floor((m.shortest * 4) / 3);
-  const { text } = view;
-  for (let i = 0; i < text.length; ) {
-    if (B64[text.charCodeAt(i)] === -1 || text.charCodeAt(i) > 255) {
-      i++;
-      continue;
-    }
-    let j = i + 1;
-    while (j < text.length && text.charCodeAt(j) < 256 && B64[text.charCodeAt(j)] !== -1) j++;
-    if (j - i >= minRun) {
-      const run = text.slice(i, j);
-      if ((cleanRuns.get(run) ?? Infinity) > depth) {
-        const before = spans.length;
-        let explored = true;
-        for (let offset = 0; offset < 4; offset++) explored = next(base64View(view, i, j, offset)) && explored;
-        // A run's findings depend only on its characters: a run that held nothing is skipped wherever it recurs.
-        if (explored && spans.length === before) cleanRuns.set(run, depth);
+  const separated = separatedHexDecode(view, m.shortest, false);
+  const again = middleOddSeen;
+  next(separated);
+  if (again) next(separatedHexDecode(view, m.shortest, true));
+  const b = view.bytes;
+  /** Runs of characters of `alphabet`, at least `min` long, decoded at each offset below `offsets`. */
+  const runs = (alphabet: Int8Array | Int16Array, min: number, offsets: number, decode: typeof base64View, kind: string) => {
+    for (let i = 0; i < b.length; ) {
+      if (alphabet[b[i]!]! < 0) {
+        i++;
+        continue;
       }
+      let j = i + 1;
+      while (j < b.length && alphabet[b[j]!]! >= 0) j++;
+      if (j - i >= min) {
+        const key = `${kind}${runKey(b, i, j)}`;
+        if ((cleanRuns.get(key) ?? Infinity) > depth) {
+          const before = spans.length;
+          let explored = true;
+          for (let offset = 0; offset < offsets; offset++) explored = next(decode(view, i, j, offset)) && explored;
+          // A run's findings depend only on its characters: a run that held nothing is skipped wherever it recurs.
+          if (explored && spans.length === before) cleanRuns.set(key, depth);
+        }
+      }
+      i = j;
     }
-    i = j;
-  }
+  };
+  runs(HEX, m.shortest * 2, 2, hexRunView, 'h');
+  runs(B64, Math.floor((m.shortest * 4) / 3), 4, base64View, 'b');
 }
 
 /** Bytes of decoded views the last scrub explored (for the redaction benchmark and tests). */
 export let lastScanBytes = 0;
+/** Automaton steps of the last scrub: at most twice the bytes it searched (for tests of the linear bound). */
+export let lastSearchSteps = 0;
 
 /** Registered secrets, hidden in every encoding `explore` decodes; then any Basic or Bearer credential. */
 export function scrub(text: string): string {
   return scrubWithin(text, BUDGET_BASE + BUDGET_PER_BYTE * text.length);
 }
-
 /**
  * At most `limit` characters of `text`, with `ellipsis` after a cut, redacted before the cut: a
  * cut made first could leave part of an encoded secret that no scan can decode any more. Every
@@ -433,15 +756,39 @@ export function clip(text: string | undefined, limit: number, ellipsis = ''): st
   return clean.length > limit ? `${clean.slice(0, limit)}${ellipsis}` : clean;
 }
 
+/**
+ * Decision: a text is scanned in windows of WINDOW characters, each overlapping the next by
+ * OVERLAP, so the memory of a scan is bounded whatever the text's size (its decoded views and
+ * their spans are several times a window). An encoded secret is found whole when it spans at most
+ * OVERLAP characters: a 64-character key under 8 layers of base64 spans under 700, under 3
+ * layers of HTML numeric references about 14,000.
+ */
+const WINDOW = 256 * 1024;
+const OVERLAP = 32 * 1024;
+
 /** scrub with a given budget of view bytes (tests show the fail-closed path with a small one). */
 export function scrubWithin(text: string, budget: number): string {
   if (matcher === null) matcher = buildMatcher();
   let out = text;
   if (matcher && text.length > 0) {
     const spans: Span[] = [];
-    const scan: Scan = { m: matcher, spans, seen: new Map(), cleanRuns: new Map(), budget };
-    explore(rootView(text), 0, scan);
-    lastScanBytes = budget - scan.budget;
+    const steps = matcher.steps;
+    lastScanBytes = 0;
+    for (let from = 0; from < text.length; from += WINDOW) {
+      const to = Math.min(text.length, from + WINDOW + OVERLAP);
+      const share = text.length <= WINDOW + OVERLAP ? budget : Math.floor((budget * (to - from)) / text.length);
+      const found: Span[] = [];
+      const scan: Scan = { m: matcher, spans: found, seen: new Map(), cleanRuns: new Map(), budget: share };
+      explore(rootView(from === 0 && to === text.length ? text : text.slice(from, to)), 0, scan);
+      lastScanBytes += share - scan.budget;
+      for (const span of found) {
+        span[0] += from;
+        span[1] += from;
+        spans.push(span);
+      }
+      if (to === text.length) break;
+    }
+    lastSearchSteps = matcher.steps - steps;
     if (spans.length > 0) {
       spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
       const parts: string[] = [];
@@ -540,11 +887,59 @@ export function redactJsonText(text: string): string {
   return scrub(JSON.stringify(redactValue(parsed), null, text.includes('\n') ? 2 : undefined));
 }
 
+/**
+ * Query parameters whose values are credentials whatever they hold (`?password=`, `?api_key=`,
+ * `?token=`, …). Decision: the name decides, not the value: a password nobody registered (a
+ * client's own) is hidden too.
+ */
+export const CREDENTIAL_PARAMETER = /pass|pwd|secret|token|credential|auth|private.?key|api.?key|access.?key|^key$|signature|^sig$|session/i;
+
+/** The query's parameters whose names are credential names, decoded: `[name, value]`. */
+export function queryCredentials(url: string): Array<[string, string]> {
+  const q = url.indexOf('?');
+  if (q < 0) return [];
+  const out: Array<[string, string]> = [];
+  for (const part of url
+    .slice(q + 1)
+    .split('#')[0]!
+    .split(/[&;]/)) {
+    const eq = part.indexOf('=');
+    if (eq <= 0) continue;
+    const name = formDecode(part.slice(0, eq));
+    if (CREDENTIAL_PARAMETER.test(name)) out.push([name, formDecode(part.slice(eq + 1))]);
+  }
+  return out;
+}
+
+function formDecode(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * The value of every credential-named parameter of a query string in `text` hidden (a URL, or a
+ * message that quotes one): `?password=x&page=2` → `?password=«redacted»&page=2`.
+ */
+export function hideQueryCredentials(text: string): string {
+  if (!text.includes('=')) return text;
+  return text.replace(/([?&;])([^&;=\s"'<>?#]+)=(«redacted[^»]*»|[^&;\s"'<>#]*)/g, (m, sep: string, name: string, value: string) =>
+    value !== '' && !value.startsWith('«redacted') && CREDENTIAL_PARAMETER.test(formDecode(name)) ? `${sep}${name}=«redacted»` : m,
+  );
+}
+
+/** A URL scrubbed, and the value of every credential-named query parameter hidden. */
+export function redactUrl(url: string): string {
+  return hideQueryCredentials(scrub(url));
+}
+
 export function redactExchange(ex: Exchange): Exchange {
   const out: Exchange = {
     request: {
       method: ex.request.method,
-      url: scrub(ex.request.url),
+      url: redactUrl(ex.request.url),
       headers: redactHeaders(ex.request.headers),
     },
     durationMs: ex.durationMs,

@@ -1,9 +1,9 @@
 import { type ConsoleColour, OUTCOME_ORDER, OUTCOMES, type Outcome, zeroCounts } from '../core/outcomes.ts';
-import { scrub } from '../core/redact.ts';
 import { AREAS, type Area } from '../suites/catalogue/clauses.ts';
 import type { RunProgress, TestResult } from '../suites/harness/results.ts';
 import type { RunResult } from '../suites/runner/run-suites.ts';
 import type { Verdict } from '../suites/runner/verdict.ts';
+import { forTerminal, terminalText } from './terminal.ts';
 
 const SGR: Record<ConsoleColour, string> = { green: '32', red: '31', yellow: '33', cyan: '36', magenta: '35', gray: '90' };
 
@@ -46,7 +46,7 @@ export function progress(out: NodeJS.WriteStream, opts: { quiet: boolean; clean:
     if (!live) return;
     const parts = [...counts].map(([o, n]) => `${n} ${word(o, false)}`).join(', ');
     clear();
-    out.write(opts.clean(`  ${tests} tests: ${parts} | ${paced}  ${file}`.slice(0, (out.columns ?? 100) - 1)));
+    out.write(terminalText(opts.clean(`  ${tests} tests: ${parts} | ${paced}  ${file}`)).slice(0, (out.columns ?? 100) - 1));
   };
   return {
     test(result) {
@@ -61,7 +61,7 @@ export function progress(out: NodeJS.WriteStream, opts: { quiet: boolean; clean:
     module(file, results) {
       if (opts.quiet) return;
       clear();
-      out.write(`${opts.clean(progressLine(file, results))}\n`);
+      out.write(`${terminalText(opts.clean(progressLine(file, results)))}\n`);
     },
     done: clear,
   };
@@ -108,20 +108,20 @@ export function verdictText(result: RunResult, verdict: Verdict, options: { colo
   for (const c of bad) {
     const expectation = known?.byClause.get(c.clause.id);
     if (expectation?.status === 'expected-failure') {
-      lines.push('', `expected failure [${c.clause.id}] ${c.clause.level} ${c.clause.behaviour}: ${expectation.reason}`);
+      lines.push('', `expected failure [${c.clause.id}] ${c.clause.level} ${c.clause.behaviour}: ${forTerminal(expectation.reason)}`);
       continue;
     }
     lines.push('', `${word(c.outcome, colour)} [${c.clause.id}] ${c.clause.level} ${c.clause.behaviour}`, `  spec ${c.clause.section}: "${c.clause.quote}"`);
     for (const t of c.tests.filter((t) => t.outcome === c.outcome)) {
-      lines.push(`  test: ${t.title} (${t.file})`);
-      if (t.failure) lines.push(indent(scrub(t.failure.message), 4));
-      else if (t.note) lines.push(`    ${t.note}`);
+      lines.push(`  test: ${forTerminal(t.title)} (${t.file})`);
+      if (t.failure) lines.push(indent(forTerminal(t.failure.message), 4));
+      else if (t.note) lines.push(`    ${forTerminal(t.note)}`);
     }
   }
   for (const id of known?.stale ?? []) {
-    lines.push('', `stale expectation [${id}]: listed as a known deviation, but it passes now (${known?.byClause.get(id)?.reason ?? ''})`);
+    lines.push('', `stale expectation [${id}]: listed as a known deviation, but it passes now (${forTerminal(known?.byClause.get(id)?.reason ?? '')})`);
   }
-  for (const e of result.harnessErrors) lines.push('', `HARNESS ERROR ${e}`);
+  for (const e of result.harnessErrors) lines.push('', `HARNESS ERROR ${forTerminal(e)}`);
   lines.push('', verdictLine(result, verdict));
   return `${lines.join('\n')}\n`;
 }

@@ -32,12 +32,14 @@ const BODY_LIMIT = 64 * 1024;
 
 /**
  * Every piece of text from the document goes through here: scrubbed of registered secrets, then
- * escaped. Control characters other than tab and line breaks show as their Unicode pictures (␀, ␛).
+ * escaped. Control characters other than tab and line breaks show as their Unicode pictures (␀, ␛),
+ * C1 controls (which HTML forbids even as references) as \\xNN.
  */
 function esc(value: unknown): string {
   return scrub(String(value ?? ''))
     .replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
-    .replace(/[\x00-\x08\x0B\x0C\x0E-\x1F\x7F]/g, (c) => String.fromCharCode(c === '\x7F' ? 0x2421 : 0x2400 + c.charCodeAt(0)));
+    .replace(/[\x00-\x08\x0B\x0C\x0E-\x1F\x7F]/g, (c) => String.fromCharCode(c === '\x7F' ? 0x2421 : 0x2400 + c.charCodeAt(0)))
+    .replace(/[\x80-\x9F]/g, (c) => `\\x${c.charCodeAt(0).toString(16)}`);
 }
 
 function info(outcome: string): OutcomeInfo {

@@ -4,17 +4,18 @@ import { OUTCOME_ORDER, OUTCOMES, type Outcome, zeroCounts } from '../core/outco
 import { scrub } from '../core/redact.ts';
 import { AREAS, type Area } from '../suites/catalogue/clauses.ts';
 import type { ResultsClause, ResultsDocument } from './results-json.ts';
+import { forTerminal } from './terminal.ts';
 
 /**
  * Inline Markdown text: scrubbed first (escaping could split a secret), one line, control
- * characters shown as \xNN, and every character GFM could read as markup or HTML escaped.
+ * characters shown as \xNN (terminal.ts: summary.md is also read in terminals), and every character GFM could read as markup or HTML escaped.
  */
 function md(text: string, max = 300): string {
-  const line = scrub(text)
-    .replace(/\s*\n\s*/g, ' ⏎ ')
-    .replace(/\t/g, ' ')
-    .replace(/[\x00-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
-    .trim();
+  const line = forTerminal(
+    scrub(text)
+      .replace(/\s*\n\s*/g, ' ⏎ ')
+      .replace(/\t/g, ' '),
+  ).trim();
   const cut = line.length > max ? `${line.slice(0, max - 1)}…` : line;
   return cut.replace(/[\\`*_[\]<>|~&]/g, '\\$&');
 }

@@ -17,7 +17,7 @@ export const RESULTS_FORMAT = 'pmv6-results/2';
 
 export interface CleanupSummary {
   deleted: number;
-  leftovers: Array<{ kind: string; id: number; name: string; reason: string }>;
+  leftovers: Array<{ kind: string; id: number | string; name: string; reason: string }>;
 }
 
 export type ResultsTest = TestResult;

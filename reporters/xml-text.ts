@@ -2,8 +2,10 @@ import { scrub } from '../core/redact.ts';
 
 // XML 1.0 §2.2: Char ::= #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF].
 // Decision: a character outside it (a C0 control, a lone surrogate, U+FFFE/U+FFFF) cannot be
-// written even as a character reference, so it is shown as the text \xNN or \uNNNN.
-const NOT_XML_CHAR = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+// written even as a character reference, so it is shown as the text \xNN or \uNNNN; so are DEL
+// and the C1 controls, which §2.2 asks documents to avoid (a CI log printing a failure message
+// would pass them to a terminal).
+const NOT_XML_CHAR = /[^\t\n\r\x20-\x7E\xA0-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
 
 function visible(text: string): string {
   return text.replace(NOT_XML_CHAR, (c) => {

@@ -9,10 +9,12 @@ import type { RunConfig } from '../suites/harness/config.ts';
  * - embedded (targets/embedded.ts): the reference server in this process, made for this run;
  * - url (targets/url.ts): an installation given by --target, checked by the preflight;
  * - container (targets/container.ts): an image started for this run, then checked the same way;
- * - seeded (targets/seeded.ts): the embedded server filled with data for a load.
+ * - seeded (targets/seeded.ts): the embedded server filled with data for a load;
+ * - field (targets/field.ts): the embedded server as installations are in the field: populated,
+ *   busy with other users, slow, with a short keep-alive (benchmarks and tests).
  */
 export interface Target {
-  kind: 'embedded' | 'url' | 'container' | 'seeded';
+  kind: 'embedded' | 'url' | 'container' | 'seeded' | 'field';
   /** how the CLI names it after its URL, e.g. "embedded reference server" ("" for a URL) */
   label: string;
   config: RunConfig;

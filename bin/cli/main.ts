@@ -1,5 +1,5 @@
 import { UsageError } from '../../core/errors.ts';
-import { scrub } from '../../core/redact.ts';
+import { forTerminal } from '../../reporters/terminal.ts';
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<(argv: string[]) => Promise<number>> }> = {
   run: { summary: 'run the conformance suites against a target (default: the embedded reference server)', load: async () => (await import('./run.ts')).run },
@@ -12,6 +12,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<(argv: str
   mutants: {
     summary: 'run the kill matrix: the suites against every mutant of the reference server',
     load: async () => (await import('./mutants.ts')).mutants,
+  },
+  variants: {
+    summary: 'run the suites against every lawful variant of the reference server: pmv6 must stay quiet',
+    load: async () => (await import('./variants.ts')).variants,
   },
   clients: {
     summary: "the client conformance kit: check a client's requests, serve scenarios (serve, matrix)",
@@ -56,18 +60,18 @@ export async function main(argv: string[]): Promise<number> {
     return await (await command.load())(rest);
   } catch (e) {
     if (e instanceof UsageError) {
-      process.stderr.write(`pmv6 ${name}: ${scrub(e.message)}\n`);
+      process.stderr.write(`pmv6 ${name}: ${forTerminal(e.message)}\n`);
       return 2;
     }
     // Decision: nothing reaches the user as a stack trace. A file-system error (a disk that filled
     // up during the run) is exit 2 like any unusable path; anything else is our own bug, exit 3.
     const err = e as NodeJS.ErrnoException;
     if (typeof err?.code === 'string' && typeof err.syscall === 'string') {
-      process.stderr.write(`pmv6 ${name}: ${scrub(`cannot ${err.syscall} ${err.path ?? ''}: ${err.code}`)}\n`);
+      process.stderr.write(`pmv6 ${name}: ${forTerminal(`cannot ${err.syscall} ${err.path ?? ''}: ${err.code}`)}\n`);
       return 2;
     }
     process.stderr.write(
-      `pmv6 ${name}: internal error: ${scrub(String(err?.message ?? e).split('\n')[0] ?? '')}${process.env.PMV6_DEBUG ? `\n${scrub(String(err?.stack))}` : ' (PMV6_DEBUG=1 shows the stack)'}\n`,
+      `pmv6 ${name}: internal error: ${forTerminal(String(err?.message ?? e).split('\n')[0] ?? '')}${process.env.PMV6_DEBUG ? `\n${forTerminal(String(err?.stack))}` : ' (PMV6_DEBUG=1 shows the stack)'}\n`,
     );
     return 3;
   }

@@ -3,6 +3,7 @@ import { scrub } from '../../core/redact.ts';
 import { diffResults, diffText } from '../../reporters/diff.ts';
 import { readResultsFile } from '../../reporters/read-results.ts';
 import { RESULTS_FORMAT } from '../../reporters/results-json.ts';
+import { forTerminal } from '../../reporters/terminal.ts';
 import { renderReports } from '../../reporters/write-reports.ts';
 import { parse } from './args.ts';
 import { checkInputFile, checkOutputDir, checkOutputFile } from './paths.ts';
@@ -36,7 +37,7 @@ export async function report(argv: string[]): Promise<number> {
     const before = await readResultsFile(oldFile);
     const after = await readResultsFile(newFile);
     const changes = diffResults(before, after);
-    process.stdout.write(scrub(diffText(before, after, changes)));
+    process.stdout.write(forTerminal(diffText(before, after, changes)));
     return changes.some((c) => c.regression) ? 1 : 0;
   }
   const [file, ...rest] = positionals;

@@ -4,12 +4,13 @@ import { type Expectations, loadExpectations } from '../../core/expectations.ts'
 import { registerSecret, scrub } from '../../core/redact.ts';
 import { progress, verdictText } from '../../reporters/console.ts';
 import { resultsDocument } from '../../reporters/results-json.ts';
+import { forTerminal } from '../../reporters/terminal.ts';
 import { writeReports } from '../../reporters/write-reports.ts';
 import { clauseById, clausesMatching } from '../../suites/catalogue/clauses.ts';
 import { selectsIds } from '../../suites/catalogue/selection.ts';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../../suites/harness/client.ts';
 import { DEFAULT_CONCURRENCY, DEPTHS, isDepth, newRunId, type RunConfig, randomSeed } from '../../suites/harness/config.ts';
-import { cleanupText } from '../../suites/runner/cleanup.ts';
+import { cleanupText, settingsAlarm } from '../../suites/runner/cleanup.ts';
 import { verdictOf } from '../../suites/runner/verdict.ts';
 import { ContainerOptionError, type ContainerOptions, containerTarget } from '../../targets/container.ts';
 import { preflight } from '../../targets/preflight.ts';
@@ -18,6 +19,7 @@ import { type UrlTargetOptions, urlTarget } from '../../targets/url.ts';
 import { intOption, parse, urlOption } from './args.ts';
 import { CONTAINER_HELP, CONTAINER_OPTIONS, containerOptions } from './container-flags.ts';
 import { checkInputFile, checkOutputDir, checkOutputFile } from './paths.ts';
+import { namedVariants } from './variant-option.ts';
 import { withTarget } from './with-target.ts';
 
 const HELP = `pmv6 run: run the conformance suites and print the verdict
@@ -36,7 +38,9 @@ Options (secrets are better given in the environment, which other users cannot s
   --only IDS              run only these areas or clause IDs, comma-separated (AUTH,PAG-03)
   --skip IDS              skip these areas or clause IDs
   --strict                a failed SHOULD fails the run too
-  --timeout MS            deadline of each whole request, headers and body (default 10000)
+  --timeout MS            deadline of each whole request, headers and body (default 10000);
+                          3 deadlines in a row with no answer between: the target stopped
+                          answering, and the run ends within 3 × MS + 11 s after its last answer
   --max-response-bytes N  read at most N bytes of one response (default ${DEFAULT_MAX_RESPONSE_BYTES})
   --ca FILE               trust this CA certificate (PEM) for an https target
   --insecure              accept any certificate of an https target (self-signed, expired)
@@ -52,6 +56,8 @@ Options (secrets are better given in the environment, which other users cannot s
   --expectations FILE     known deviations, {"PAG-03": "reason", ...}: a listed failure is an
                           expected failure and does not fail the run; a listed clause that
                           passes is a stale expectation (fails the run under --strict)
+  --variant IDS           the embedded server makes these lawful choices (fixtures/variants/,
+                          see pmv6 variants --list), comma-separated
   --quiet                 print only the verdict
   --list                  print the tests that would run (after --only/--skip) and exit
   --read-only             run only the checks that create, change and delete nothing; the
@@ -65,6 +71,7 @@ created; the cleanup is printed).`;
 
 const RUN_OPTIONS = {
   target: { type: 'string' },
+  variant: { type: 'string' },
   user: { type: 'string' },
   password: { type: 'string' },
   'hmac-public': { type: 'string' },
@@ -100,6 +107,8 @@ interface RunRequest {
   quiet: boolean;
   reportDir?: string;
   expectations?: Expectations;
+  /** lawful variants the embedded server applies (fixtures/variants/) */
+  variants?: string;
 }
 
 // parse → acquire a target → run the suites → report.
@@ -110,7 +119,7 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   const log = (line: string) => {
-    if (!parsed.quiet) process.stdout.write(`${scrub(line)}\n`);
+    if (!parsed.quiet) process.stdout.write(`${forTerminal(line)}\n`);
   };
   return withTarget(
     'run',
@@ -165,6 +174,7 @@ async function parseRun(argv: string[]): Promise<RunRequest | string> {
   if (values['report-dir'] !== undefined && env.GITHUB_STEP_SUMMARY) await checkOutputFile('GITHUB_STEP_SUMMARY', env.GITHUB_STEP_SUMMARY);
   const hmac = hmacPublic && hmacPrivate ? { publicKey: hmacPublic, privateKey: hmacPrivate } : undefined;
   const container = containerOptions(values, { target, control, user, password, controlToken });
+  if (values.variant !== undefined && (target || container)) throw new UsageError('--variant applies to the embedded server: leave out --target and --image');
   return {
     base: {
       runId: newRunId(),
@@ -186,6 +196,7 @@ async function parseRun(argv: string[]): Promise<RunRequest | string> {
     quiet: values.quiet,
     ...(values['report-dir'] !== undefined ? { reportDir: values['report-dir'] } : {}),
     ...(expectations ? { expectations } : {}),
+    ...(values.variant !== undefined ? { variants: values.variant } : {}),
   };
 }
 
@@ -215,7 +226,8 @@ async function acquire(request: RunRequest, log: (line: string) => void): Promis
   }
   // Loaded here: a run against an installation does not load the reference server.
   const { startEmbeddedTarget } = await import('../../targets/embedded.ts');
-  return startEmbeddedTarget(request.base);
+  const variants = request.variants === undefined ? [] : await namedVariants(request.variants);
+  return startEmbeddedTarget(request.base, variants.length > 0 ? { mutate: (server) => variants.forEach((v) => v.apply(server)) } : {});
 }
 
 async function runAndReport(target: Target, request: RunRequest, log: (line: string) => void): Promise<number> {
@@ -225,14 +237,28 @@ async function runAndReport(target: Target, request: RunRequest, log: (line: str
       `${config.control ? ', control protocol on' : ', no control protocol: settings-dependent clauses are unverifiable'}`,
   );
   if (config.readOnly) log('read-only run: checks that would create, change or delete data are disabled');
-  const bar = progress(process.stdout, { quiet: request.quiet, clean: scrub });
+  // Signals are handled from here: a Ctrl-C while the suites load still cleans up and exits 130.
   const stop = interruption();
   // Decision: the runner and the suites are loaded only once a run starts, so a bad flag, path or
   // target costs a fraction of the memory and of the start-up time.
-  const { runSuites } = await import('../../suites/runner/run-suites.ts');
+  const { runSuites, hangBoundMs } = await import('../../suites/runner/run-suites.ts');
+  log(
+    `a target that stops answering ends the run within ${Math.ceil(hangBoundMs(config.timeoutMs) / 1000)} s after its last answer (3 deadlines of --timeout in a row)`,
+  );
+  const bar = progress(process.stdout, { quiet: request.quiet, clean: scrub });
   const result = await runSuites(config, { onModuleDone: bar.module, onTestDone: bar.test, onProgress: bar.tick, signal: stop.signal }).finally(stop.release);
   bar.done();
-  const cleanupLine = result.cleanup ? scrub(cleanupText(result.cleanup, result.settings)) : '';
+  // Settings not as before the run come first and loudly (also under --quiet): every user may be locked out.
+  const alarm = forTerminal(settingsAlarm(result.settings));
+  if (alarm) process.stderr.write(alarm);
+  const cleanupLine = result.cleanup ? forTerminal(cleanupText(result.cleanup, result.settings)) : '';
+  if (result.stopped !== undefined && !result.interrupted && !stop.received) {
+    process.stderr.write(`pmv6 run: ${forTerminal(result.stopped)}: no verdict\n`);
+    process.stderr.write(cleanupLine);
+    // A suite file still waiting on the target must not keep the process alive.
+    setTimeout(() => process.exit(2), 500).unref();
+    return 2;
+  }
   if (result.interrupted || stop.received) {
     const signal = stop.received ?? 'SIGINT';
     process.stderr.write(`pmv6 run: interrupted by ${signal}: no verdict\n`);
@@ -248,7 +274,7 @@ async function runAndReport(target: Target, request: RunRequest, log: (line: str
   const text = verdictText(result, verdict, { colour });
   process.stdout.write(scrub(request.quiet ? text.split('\n').slice(-2).join('\n') : text));
   // Cleanup is reported apart from the verdict (also under --quiet when something is left).
-  if (!request.quiet || (result.cleanup?.leftovers.length ?? 0) > 0) process.stdout.write(cleanupLine);
+  if (!request.quiet || (result.cleanup?.leftovers.length ?? 0) > 0 || (result.cleanup?.unknown?.length ?? 0) > 0) process.stdout.write(cleanupLine);
   if (!request.quiet && result.requests !== undefined) process.stdout.write(`requests: ${result.requests} sent to the target\n`);
   if (request.reportDir) {
     const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -263,7 +289,7 @@ async function runAndReport(target: Target, request: RunRequest, log: (line: str
       await preflight(config);
     } catch (e) {
       if (!(e instanceof TargetError)) throw e;
-      process.stderr.write(`pmv6 run: the target failed during the run: ${scrub(e.message)}\n`);
+      process.stderr.write(`pmv6 run: the target failed during the run: ${forTerminal(e.message)}\n`);
       return 2;
     }
   }

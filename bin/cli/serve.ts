@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { UsageError } from '../../core/errors.ts';
 import { createReferenceServer, DEFAULT_TIMEOUTS, type Timeouts } from '../../fixtures/reference-server/src/index.ts';
 import { intOption, parse } from './args.ts';
+import { namedVariants } from './variant-option.ts';
 
 const HELP = `pmv6 serve: run the reference v6 server in the foreground
 
@@ -26,6 +27,8 @@ Options:
   --request-timeout SECONDS
                            a whole request, body included, must arrive within this time, else
                            408 (default 120; at least the header timeout)
+  --variant IDS            make these lawful choices the spec leaves open (fixtures/variants/;
+                           pmv6 variants --list), comma-separated
   --idle-timeout SECONDS   a connection without traffic is closed after this time (default 30)
 
 Stops cleanly on SIGINT or SIGTERM. Exit codes: 0 stopped, 2 usage error, 4 could not start.`;
@@ -45,6 +48,7 @@ export async function serve(argv: string[]): Promise<number> {
     'header-timeout': { type: 'string' },
     'request-timeout': { type: 'string' },
     'idle-timeout': { type: 'string' },
+    variant: { type: 'string' },
   });
   if (values.help) {
     process.stdout.write(`${HELP}\n`);
@@ -80,6 +84,7 @@ export async function serve(argv: string[]): Promise<number> {
   const adminPassword = given ?? randomBytes(12).toString('base64url');
   const controlToken = values['control-token'] ?? process.env.PMV6_CONTROL_TOKEN;
 
+  const variants = values.variant === undefined ? [] : await namedVariants(values.variant);
   let server: Awaited<ReturnType<typeof createReferenceServer>> | undefined;
   let base: string;
   try {
@@ -93,6 +98,7 @@ export async function serve(argv: string[]): Promise<number> {
       ...(values['no-response-cache'] ? { responseCache: false } : {}),
       timeouts,
     });
+    for (const v of variants) v.apply(server);
     base = await server.listen({ host, port });
   } catch (e) {
     process.stderr.write(`pmv6 serve: could not start: ${(e as Error).message}\n`);

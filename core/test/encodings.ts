@@ -17,7 +17,16 @@ export const ENCODERS: Record<
   | 'html'
   | 'htmlDecimal'
   | 'htmlHex'
-  | 'htmlNamed',
+  | 'htmlNamed'
+  | 'hex'
+  | 'hexUpper'
+  | 'hexMixed'
+  | 'hexSpaced'
+  | 'hexColon'
+  | 'hexDash'
+  | 'hexEscaped'
+  | 'hex0x'
+  | 'hexGroups',
   (s: string) => string
 > = {
   json: (s: string) => JSON.stringify(s).slice(1, -1),
@@ -38,7 +47,30 @@ export const ENCODERS: Record<
   htmlDecimal: (s: string) => [...s].map((c) => (/[A-Za-z0-9 ]/.test(c) ? c : `&#${c.codePointAt(0)};`)).join(''),
   htmlHex: (s: string) => [...s].map((c) => (/[A-Za-z0-9 ]/.test(c) ? c : `&#x${c.codePointAt(0)!.toString(16).toUpperCase()};`)).join(''),
   htmlNamed: (s: string): string => ENCODERS.html(s).replace(/[\u00a0-\u00ff]/g, (c: string) => `&${LATIN1_NAMES[c.charCodeAt(0) - 0xa0]};`),
+  hex: (s: string) => Buffer.from(s, 'utf8').toString('hex'),
+  hexUpper: (s: string) => Buffer.from(s, 'utf8').toString('hex').toUpperCase(),
+  /** each byte's high digit upper case, its low digit lower case */
+  hexMixed: (s: string) => hexBytes(s, (h) => `${h[0]!.toUpperCase()}${h[1]}`, ''),
+  hexSpaced: (s: string) => hexBytes(s, (h) => h, ' '),
+  hexColon: (s: string) => hexBytes(s, (h) => h.toUpperCase(), ':'),
+  hexDash: (s: string) => hexBytes(s, (h) => h, '-'),
+  hexEscaped: (s: string) => hexBytes(s, (h) => `\\x${h}`, ''),
+  hex0x: (s: string) => hexBytes(s, (h) => `0x${h}`, ', '),
+  /** a dump's groups of 2 bytes (xxd): `7061 7373` */
+  hexGroups: (s: string) =>
+    (
+      Buffer.from(s, 'utf8')
+        .toString('hex')
+        .match(/.{1,4}/g) ?? []
+    ).join(' '),
 };
+
+function hexBytes(s: string, byte: (hex: string) => string, separator: string): string {
+  return [...Buffer.from(s, 'utf8')].map((b) => byte(b.toString(16).padStart(2, '0'))).join(separator);
+}
+
+/** What an encoder puts between the encodings of two bytes: the form of a secret after text starts past it. */
+const SEPARATOR: Partial<Record<EncoderName, string>> = { hexSpaced: ' ', hexColon: ':', hexDash: '-', hex0x: ', ' };
 
 export type EncoderName = keyof typeof ENCODERS;
 export const ENCODER_NAMES = Object.keys(ENCODERS) as EncoderName[];
@@ -104,9 +136,18 @@ export function encodeNested(secret: string, nesting: Nesting): Encoded {
       const to = Math.floor((o + len) / 3) * 4;
       nextForm = next.slice(from, to);
       nextAt = from;
+    } else if (layer.encoder === 'hexGroups') {
+      // groups of 2 bytes: the secret's bytes from the first whole group on, without the spaces
+      const o = Buffer.byteLength(whole.slice(0, formAt), 'utf8');
+      const len = Buffer.byteLength(form, 'utf8');
+      const from = Math.ceil(o / 2) * 5;
+      const to = Math.floor((o + len) / 2) * 5 - 1;
+      nextForm = next.slice(from, Math.max(from, to));
+      nextAt = from;
     } else {
       nextForm = encode(form);
-      nextAt = encode(whole.slice(0, formAt)).length;
+      const before = encode(whole.slice(0, formAt));
+      nextAt = before.length + (before.length > 0 ? (SEPARATOR[layer.encoder]?.length ?? 0) : 0);
     }
     text = next;
     form = nextForm;

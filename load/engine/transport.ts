@@ -55,6 +55,10 @@ export function createTransport(opts: TransportOptions, metrics: RunMetrics): Tr
     ...(opts.ca !== undefined ? { ca: opts.ca } : {}),
     ...(opts.insecure ? { insecure: true } : {}),
   });
+  // Credentials go only below the API root (iterations.js `onTarget` keeps Link targets there;
+  // this exact-prefix test is the transport's own, on every request).
+  const apiSlash = `${api}/`;
+  const offTarget = (url: string): boolean => !url.startsWith(apiSlash) || url.includes('/.') || url.includes('\\') || (url.includes('%2') && /%2e/i.test(url));
   let stopped = false;
   let fatal: Error | undefined;
   let pageResponses = 0;
@@ -96,6 +100,10 @@ export function createTransport(opts: TransportOptions, metrics: RunMetrics): Tr
   // every time it is created, which showed in the profile of the hot path.
   function send(method: Method, url: string, o: SendOptions): Promise<Reply> {
     if (!o.cleanup && (stopped || metrics.requests >= opts.maxRequests)) return Promise.reject(new Stopped());
+    if (offTarget(url)) {
+      metrics.check(`${o.name}: request on the target`, false);
+      return Promise.resolve({ status: 0, link: undefined, body: undefined });
+    }
     metrics.requests++;
     const body = o.body === undefined ? '' : JSON.stringify(o.body);
     const lines = headerLines(url, body, o.pageSize);

@@ -52,6 +52,14 @@ describe('pmv6 load against the embedded reference server', () => {
     expect(r.thresholds.map((t) => `${t.metric} ${t.expr}`)).toContain('http_req_duration p(95)<2000');
   });
 
+  it('large-pages on an empty installation passes: the one page of an empty list holds an empty array', async () => {
+    const out = join(dir, 'large-empty.json');
+    expect(await cli('--scenario', 'large-pages', '--duration', '1s', '--seed-passwords', '0', '--out', out, '--quiet')).toBe(0);
+    const r = results(out);
+    expect(r.checks.fails).toBe(0);
+    expect(r.checks.byName['page: JSON array no longer than X-Page-Size']?.passes).toBeGreaterThan(0);
+  });
+
   it('an impossible threshold exits 1', async () => {
     const out = join(dir, 'impossible.json');
     expect(await cli('--scenario', 'mixed', '--duration', '1s', '--seed-passwords', '50', '--threshold', 'p(95)<0.001', '--out', out, '--quiet')).toBe(1);

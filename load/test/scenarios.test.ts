@@ -12,7 +12,7 @@ import {
   scenarioNames,
   validateScenario,
 } from '../engine/scenario.ts';
-import { absolute, ITERATIONS, links } from '../k6/lib/iterations.js';
+import { checkPage, type Io, ITERATIONS, links, type Method, type Reply, resolveLink, type SendOptions } from '../k6/lib/iterations.js';
 
 describe('scenario files', () => {
   it('every scenario file is valid against the schema, names its iteration and gives each threshold a reason', () => {
@@ -139,10 +139,150 @@ describe('links(): the Link parser both engines use', () => {
     expect(links('<a>; title="self", <b>')).toEqual({});
   });
 
-  it('absolute(): a Link target relative to the origin or the API base', () => {
-    const api = 'https://tpm.example.com/index.php/api/v6';
-    expect(absolute('https://other.example/x', api)).toBe('https://other.example/x');
-    expect(absolute('/index.php/api/v6/passwords/page/2.json', api)).toBe('https://tpm.example.com/index.php/api/v6/passwords/page/2.json');
-    expect(absolute('passwords/page/2.json', api)).toBe(`${api}/passwords/page/2.json`);
+  it('resolveLink(): a Link target resolved against the URL of the page that carried it (RFC 3986 §5.2)', () => {
+    const page = 'https://tpm.example.com/index.php/api/v6/passwords/page/2.json';
+    expect(resolveLink('https://other.example/x', page)).toBe('https://other.example/x');
+    expect(resolveLink('/index.php/api/v6/passwords/page/3.json', page)).toBe('https://tpm.example.com/index.php/api/v6/passwords/page/3.json');
+    expect(resolveLink('3.json', page)).toBe('https://tpm.example.com/index.php/api/v6/passwords/page/3.json');
+    expect(resolveLink('../../passwords.json', page)).toBe('https://tpm.example.com/index.php/api/v6/passwords.json');
+    expect(resolveLink('./page/3.json', 'https://tpm.example.com/index.php/api/v6/passwords.json')).toBe(
+      'https://tpm.example.com/index.php/api/v6/page/3.json',
+    );
+    expect(resolveLink('//mirror.example/a/./b/../c.json', page)).toBe('https://mirror.example/a/c.json');
+    expect(resolveLink('?x=1', page)).toBe(`${page}?x=1`);
+    expect(resolveLink('', `${page}?q=1#f`)).toBe(`${page}?q=1`);
+  });
+
+  it('resolveLink() gives what the WHATWG URL parser gives on the references of RFC 3986 §5.4', () => {
+    const base = 'http://a/b/c/d;p?q';
+    for (const ref of [
+      'g',
+      './g',
+      'g/',
+      '/g',
+      '//g',
+      '?y',
+      'g?y',
+      '#s',
+      'g#s',
+      ';x',
+      'g;x',
+      '',
+      '.',
+      './',
+      '..',
+      '../',
+      '../g',
+      '../..',
+      '../../',
+      '../../g',
+      '../../../g',
+      '/./g',
+      '/../g',
+      'g.',
+      '.g',
+      'g..',
+      '..g',
+      './../g',
+      './g/.',
+      'g/./h',
+      'g/../h',
+      'g;x=1/./y',
+      'g;x=1/../y',
+    ])
+      expect(resolveLink(ref, base), ref).toBe(new URL(ref, base).href.replace('http://g/', 'http://g'));
+  });
+});
+
+/** An Io that answers from `answer` and records what was sent and checked. */
+function fakeIo(answer: (method: Method, url: string) => Reply) {
+  const sent: string[] = [];
+  const checks: Record<string, boolean[]> = {};
+  const io: Io = {
+    api: 'http://127.0.0.1:1/index.php/api/v6',
+    runTag: 't',
+    send: (method: Method, url: string, _o: SendOptions) => {
+      sent.push(`${method} ${url.replace('http://127.0.0.1:1/index.php/api/v6', '')}`);
+      return answer(method, url);
+    },
+    check: (name, ok) => {
+      (checks[name] ??= []).push(ok);
+      return ok;
+    },
+    sampleBody: () => true,
+  };
+  return {
+    io,
+    sent,
+    checks,
+    failed: () =>
+      Object.entries(checks)
+        .filter(([, v]) => v.includes(false))
+        .map(([k]) => k),
+  };
+}
+
+describe('the iterations on lawful and faulty answers', () => {
+  const mixed = loadScenario('mixed');
+  const created = (id: number): Reply => ({ status: 201, link: undefined, body: JSON.stringify({ id }) });
+  const list: Reply = { status: 200, link: '<x>; rel="self"', body: '[]' };
+
+  it('walk follows relative Link references from the page that carried them', async () => {
+    const { io, sent, failed } = fakeIo((_m, url) => {
+      if (url.endsWith('/count.json')) return { status: 200, link: undefined, body: JSON.stringify({ num_items: 3, num_items_per_page: 1, num_pages: 3 }) };
+      const page = url.endsWith('/passwords.json') ? 1 : Number(/page\/(\d+)\.json$/.exec(url)?.[1]);
+      const rel = [`<${page}.json>; rel="self"`];
+      if (page > 1) rel.push(`<${page - 1}.json>; rel="prev"`);
+      if (page < 3) rel.push(page === 1 ? '<passwords/page/2.json>; rel="next"' : `<${page + 1}.json>; rel="next"`);
+      return { status: 200, link: rel.join(', '), body: '[{}]' };
+    });
+    await ITERATIONS.walk(io, { ...loadScenario('large-pages'), pageSizes: [1] }, 0);
+    expect(sent).toEqual(['GET /passwords/count.json', 'GET /passwords.json', 'GET /passwords/page/2.json', 'GET /passwords/page/3.json']);
+    expect(failed()).toEqual([]);
+  });
+
+  it('an empty list: its one page holds an empty array, and every check passes', async () => {
+    const { io, failed, checks } = fakeIo((_m, url) =>
+      url.endsWith('/count.json')
+        ? { status: 200, link: undefined, body: JSON.stringify({ num_items: 0, num_items_per_page: 1000, num_pages: 1 }) }
+        : { status: 200, link: '<passwords.json>; rel="self"', body: '[]' },
+    );
+    await ITERATIONS.walk(io, loadScenario('large-pages'), 0);
+    expect(failed()).toEqual([]);
+    expect(checks['page: JSON array no longer than X-Page-Size']).toEqual([true]);
+    const longer = fakeIo(() => list);
+    checkPage(longer.io, { status: 200, link: '<a>; rel="self"', body: '[1,2,3]' }, 1, 1, 2);
+    expect(longer.failed()).toEqual(['page: JSON array no longer than X-Page-Size']);
+  });
+
+  it('mixed: PUT and DELETE answered 200 with the record pass, as 204 does (§4 "that return no content")', async () => {
+    for (const done of [
+      { status: 204, link: undefined, body: '' },
+      { status: 200, link: undefined, body: '{"id":7,"name":"x"}' },
+    ]) {
+      const { io, failed } = fakeIo((m, url) => {
+        if (m === 'POST') return created(url.endsWith('/projects.json') ? 5 : 7);
+        if (m === 'GET') return url.endsWith('/7.json') ? { status: 200, link: undefined, body: JSON.stringify({ name: 'pmv6-load-t-0' }) } : list;
+        return done;
+      });
+      await ITERATIONS.mixed(io, mixed, 0);
+      expect(failed(), String(done.status)).toEqual([]);
+    }
+    const empty200 = fakeIo((m, url) =>
+      m === 'POST' ? created(url.endsWith('/projects.json') ? 5 : 7) : m === 'GET' ? list : { status: 200, link: undefined, body: '' },
+    );
+    await ITERATIONS.mixed(empty200.io, mixed, 0);
+    expect(empty200.failed()).toContain('update password: 204, or 200 with content');
+  });
+
+  it('mixed deletes what it created when a check failed: a password created with 200, a show that answered 500', async () => {
+    const { io, sent, failed } = fakeIo((m, url) => {
+      if (m === 'POST') return url.endsWith('/projects.json') ? created(5) : { status: 200, link: undefined, body: '{"id":7}' };
+      if (m === 'GET') return { status: 500, link: undefined, body: '' };
+      return { status: 204, link: undefined, body: '' };
+    });
+    await ITERATIONS.mixed(io, mixed, 0);
+    expect(failed()).toContain('create password: 201 with an integer id');
+    expect(sent.filter((s) => s.startsWith('DELETE'))).toEqual(['DELETE /passwords/7.json', 'DELETE /projects/5.json']);
   });
 });

@@ -1,5 +1,5 @@
 import { OUTCOMES } from '../../core/outcomes.ts';
-import { scrub } from '../../core/redact.ts';
+import { forTerminal } from '../terminal.ts';
 import type { ClientResultsDocument } from './results.ts';
 
 /** A client clause's outcome in the matrix: the outcome table's console word; a dash where the client never exercised it. */
@@ -48,5 +48,5 @@ export function clientVerdictText(doc: ClientResultsDocument): string {
     `verdict: ${doc.verdict.label}: ${doc.verdict.findings} findings from ${doc.verdict.requests} requests of ${doc.clients.length} clients; ` +
       `clauses ${n.pass} passed, ${n.fail} failed, ${n.warn} warned, ${n.untested} not exercised${probes ? `; ${probes} declared probes` : ''}`,
   );
-  return `${scrub(lines.join('\n'))}\n`;
+  return `${forTerminal(lines.join('\n'))}\n`;
 }

@@ -10,7 +10,8 @@ import type { ClientResult, ClientResultsDocument } from './results.ts';
 function esc(value: unknown): string {
   return scrub(String(value ?? ''))
     .replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
-    .replace(/[\x00-\x08\x0B\x0C\x0E-\x1F\x7F]/g, (c) => String.fromCharCode(c === '\x7F' ? 0x2421 : 0x2400 + c.charCodeAt(0)));
+    .replace(/[\x00-\x08\x0B\x0C\x0E-\x1F\x7F]/g, (c) => String.fromCharCode(c === '\x7F' ? 0x2421 : 0x2400 + c.charCodeAt(0)))
+    .replace(/[\x80-\x9F]/g, (c) => `\\x${c.charCodeAt(0).toString(16)}`);
 }
 
 const LABEL = { pass: 'pass', fail: 'fail', warn: 'warn', untested: 'not exercised' } as const;

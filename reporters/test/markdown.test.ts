@@ -31,7 +31,7 @@ describe('summary.md', () => {
     );
     expect(md).toMatch(/### Warnings \(\d+\)\n\n[\s\S]*\*\*ADDR-02\*\* SHOULD/);
     expect(md).toMatch(/### Unverifiable \(2\)\n\n(- 1 × [^\n]+\n){2}/);
-    expect(md).toMatch(/- 1 × depends on AUTH-03, which did not pass: AUTH-04/);
+    expect(md).toMatch(/- 1 × depends on AUTH-03, which no test showed to hold: AUTH-04/);
     expect(md).toMatch(/### Harness errors \(1\)/);
   });
 

@@ -12,10 +12,10 @@ const s = useSession();
 const PAGE = 1000;
 
 /** Every password id the client's list shows, page by page. */
-async function listedIds(client: ApiClient): Promise<Set<number>> {
+async function listedIds(client: ApiClient): Promise<Set<string>> {
   const headers = { 'X-Page-Size': String(PAGE) };
   const count = expectSchema(await client.get('/passwords/count.json', { headers }), 'count') as Count;
-  const ids = new Set<number>();
+  const ids = new Set<string>();
   for (let page = 1; page <= Math.max(1, count.num_pages); page++) {
     for (const id of itemIds(await client.get(`/passwords/page/${page}.json`, { headers }))) ids.add(id);
   }
@@ -27,7 +27,7 @@ clauseTest('GEN-08', 'show the Admin a password that a Project manager created, 
   const project = await s.fixtures.createProject(pm.client);
   const password = await s.fixtures.createPassword(project, {}, pm.client);
   expectStatus(await s.admin.get(`/passwords/${password}.json`), 200);
-  if (!(await listedIds(s.admin)).has(password)) {
+  if (!(await listedIds(s.admin)).has(String(password))) {
     violation(await s.admin.get('/passwords.json'), `password ${password} (created by a Project manager) in the Admin's list`, 'absent from every page');
   }
 });
@@ -37,7 +37,7 @@ clauseTest('GEN-09', 'hide from a new Normal user, Read only user and Project ma
   const password = await s.fixtures.createPassword(project);
   for (const role of ['normal user', 'read only', 'project manager'] as const) {
     const user = await s.user(role, { label: `gen09-${role.replace(/\s+/g, '-')}` });
-    if ((await listedIds(user.client)).has(password)) {
+    if ((await listedIds(user.client)).has(String(password))) {
       violation(await user.client.get('/passwords.json'), `password ${password} absent from the list of a new ${role}`, 'listed');
     }
     const shown = await user.client.get(`/passwords/${password}.json`);
@@ -53,7 +53,7 @@ clauseTest('GEN-09', 'hide from a new Normal user, Read only user and Project ma
  * refused. The list's count.json for the same user must agree with what the list shows (SIZE-10):
  * a count of everything for a user who sees less breaks §4 rule 8 as much as a leak breaks §1.
  */
-async function idsOfList(client: ApiClient, base: string): Promise<Set<number> | undefined> {
+async function idsOfList(client: ApiClient, base: string): Promise<Set<string> | undefined> {
   const headers = { 'X-Page-Size': String(PAGE) };
   const first = await client.get(`${base}.json`, { headers });
   if (first.response?.status !== 200 || !Array.isArray(first.json)) return undefined;
@@ -93,12 +93,12 @@ clauseTest(
       [`/projects/${project}/passwords`, [password]],
     ];
     // Reads change nothing (and the file runs alone): side by side, judged in order.
-    const adminIds = new Map<string, Set<number> | undefined>();
+    const adminIds = new Map<string, Set<string> | undefined>();
     for await (const [[base], ids] of ahead(lists, inFlight(s.config), ([base]) => idsOfList(s.admin, base))) adminIds.set(base, ids);
     // Each id is judged in the lists where the Admin sees it: elsewhere its absence proves nothing.
     const judged: Array<[string, number[]]> = [];
     for (const [base, hidden] of lists) {
-      const seen = hidden.filter((id) => adminIds.get(base)?.has(id));
+      const seen = hidden.filter((id) => adminIds.get(base)?.has(String(id)));
       if (seen.length > 0) judged.push([base, seen]);
     }
     t.observe(
@@ -119,7 +119,7 @@ clauseTest(
       for (const [j, [base, hidden]] of judged.entries()) {
         const ids = seenBy[r]!.ids[j];
         if (ids instanceof Error) throw ids;
-        const leaked = hidden.filter((id) => ids?.has(id));
+        const leaked = hidden.filter((id) => ids?.has(String(id)));
         if (leaked.length > 0)
           violation(
             await user.client.get(`${base}.json`, { headers: { 'X-Page-Size': String(PAGE) } }),

@@ -1,28 +1,45 @@
-import { type Exchange, headerValue } from '../../core/exchange.ts';
+import { cut, type Exchange, headerValue, KEPT_CHARS, keptExchange, MAX_JSON_DEPTH } from '../../core/exchange.ts';
 import { clip, redactExchange, scrub } from '../../core/redact.ts';
 import { toCurl } from './curl.ts';
 import { type SchemaName, validate } from './schemas.ts';
 
 const BODY_LIMIT = 2048;
 
-function truncate(text: string): string {
-  if (text.length <= BODY_LIMIT) return text;
-  return `${clip(text, BODY_LIMIT)}… (truncated, ${Buffer.byteLength(text, 'utf8')} bytes in all)`;
-}
-
 function bodyLines(prefix: string, body: string | undefined): string[] {
   if (body === undefined || body === '') return [];
   return [
     `${prefix}`,
-    ...truncate(body)
+    ...cut(body, BODY_LIMIT)
       .split('\n')
       .map((l) => `${prefix} ${l}`),
   ];
 }
 
-/** The redacted transcript: `>` request lines, `<` response lines, bodies cut at ~2 KB. */
+/**
+ * The exchange as a result, a finding or a message keeps it: redacted whole (a secret split by a
+ * cut would otherwise show its first half), then cut (core/exchange.ts `keptExchange`).
+ */
+export function keep(ex: Exchange): Exchange {
+  try {
+    return keptExchange(redactExchange(ex));
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    // JSON too deep for redaction's walk of parsed bodies: the bodies redacted as text.
+    const bare = redactExchange({
+      ...ex,
+      request: { method: ex.request.method, url: ex.request.url, headers: ex.request.headers },
+      ...(ex.response ? { response: { ...ex.response, body: '' } } : {}),
+      json: undefined,
+    });
+    if (ex.request.body !== undefined) bare.request.body = scrub(ex.request.body);
+    if (bare.response && ex.response) bare.response.body = scrub(ex.response.body);
+    return keptExchange(bare);
+  }
+}
+
+/** The redacted transcript: `>` request lines, `<` response lines, bodies cut at ~2 KB, header values at ~4 KB. */
 export function formatExchange(exchange: Exchange): string {
-  const ex = redactExchange(exchange);
+  const ex = keep(exchange);
   const lines = [`> ${ex.request.method} ${ex.request.url}`];
   for (const [k, v] of Object.entries(ex.request.headers)) lines.push(`> ${k}: ${v}`);
   lines.push(...bodyLines('>', ex.request.body));
@@ -48,13 +65,16 @@ export class ViolationError extends Error {
   clauses?: string[];
 
   constructor(opts: { expected: string; actual: string; exchange?: Exchange; clauses?: string[] }) {
-    const parts = [`expected: ${opts.expected}`, `actual:   ${opts.actual}`];
-    if (opts.exchange) parts.push('', formatExchange(opts.exchange), '', `reproduce: ${scrub(toCurl(opts.exchange))}`);
-    super(scrub(parts.join('\n')));
-    this.expected = opts.expected;
-    this.actual = opts.actual;
+    const expected = cut(opts.expected, KEPT_CHARS);
+    const actual = cut(opts.actual, KEPT_CHARS);
     // Redacted here too: a test framework may serialise an error's own properties into its output.
-    if (opts.exchange) this.exchange = redactExchange(opts.exchange);
+    const kept = opts.exchange ? keep(opts.exchange) : undefined;
+    const parts = [`expected: ${expected}`, `actual:   ${actual}`];
+    if (kept) parts.push('', formatExchange(kept), '', `reproduce: ${scrub(toCurl(kept))}`);
+    super(scrub(parts.join('\n')));
+    this.expected = expected;
+    this.actual = actual;
+    if (kept) this.exchange = kept;
     if (opts.clauses) this.clauses = opts.clauses;
   }
 }
@@ -65,9 +85,58 @@ export class SetupError extends Error {
   readonly exchange?: Exchange;
 
   constructor(message: string, opts: { exchange?: Exchange; cause?: unknown } = {}) {
-    super(scrub(opts.exchange ? `${message}\n\n${formatExchange(opts.exchange)}` : message), { cause: opts.cause });
-    if (opts.exchange) this.exchange = redactExchange(opts.exchange);
+    const kept = opts.exchange ? keep(opts.exchange) : undefined;
+    super(scrub(kept ? `${cut(message, KEPT_CHARS)}\n\n${formatExchange(kept)}` : cut(message, KEPT_CHARS)), { cause: opts.cause });
+    if (kept) this.exchange = kept;
   }
+}
+
+/**
+ * A request got no response: never the server's violation of the clause under test. Either the
+ * harness ended it itself (`exchange.cancelled`: its client closed, a test's deadline passed) or
+ * the transport failed on a connection the target gave (refused, reset, timed out; an idle
+ * connection the server had closed is retried once first). The test is a harness error (the
+ * outcome that never blames the server) whose message names the cause.
+ */
+export class NoResponseError extends Error {
+  override name = 'NoResponseError';
+  readonly exchange: Exchange;
+
+  constructor(exchange: Exchange, expected: string) {
+    const kept = keep(exchange);
+    const cause = kept.error ?? 'unknown transport error';
+    super(
+      scrub(
+        exchange.cancelled
+          ? `harness: the request was cancelled by pmv6 (${cause}); nothing was judged (expected ${cut(expected, 200)})`
+          : `the target gave no response: ${cause}; not judged under any clause (expected ${cut(expected, 200)})\n\n${formatExchange(kept)}`,
+      ),
+    );
+    this.exchange = kept;
+  }
+}
+
+/**
+ * The check cannot be made on this target for a reason the server's reply shows elsewhere (a
+ * Link to follow points outside the target): the test is skipped-unverifiable with this reason,
+ * and the clause that the reply breaks is reported where it is judged (the oracle).
+ */
+export class UnverifiableError extends Error {
+  override name = 'UnverifiableError';
+}
+
+/**
+ * A check's precondition does not hold on this target (items it must tell apart carry no id, a
+ * dependency the spec does not show is missing): the test is skipped-unverifiable with this
+ * reason, never a violation of the clause under test (one cause, one headline).
+ */
+export class PreconditionError extends Error {
+  override name = 'PreconditionError';
+}
+
+/** Ends the test as skipped-unverifiable: `reason` says which precondition did not hold. */
+export function precondition(reason: string): never {
+  throw new PreconditionError(scrub(reason));
 }
 
 export const READ_ONLY_MARK = 'read-only run:';
@@ -81,6 +150,17 @@ export class ReadOnlyError extends SetupError {
   }
 }
 
+/**
+ * The run could not read the target's settings at its start, so it changes none (nothing could
+ * be put back): a check that needs a change is skipped-unverifiable with this reason.
+ */
+export class SettingsLockedError extends SetupError {
+  override name = 'SettingsLockedError';
+  constructor(readonly reason: string) {
+    super(`settings left as they are: ${reason}`);
+  }
+}
+
 /** Also when wrapped (fast-check reports a property's error inside its own). */
 export function isReadOnlyRefusal(e: unknown, depth = 0): boolean {
   if (e instanceof ReadOnlyError) return true;
@@ -90,14 +170,22 @@ export function isReadOnlyRefusal(e: unknown, depth = 0): boolean {
 }
 
 export function violation(ex: Exchange | undefined, expected: string, actual: string, clauses?: string[]): never {
+  if (ex && !ex.response) throw new NoResponseError(ex, expected);
   throw new ViolationError({ expected, actual, ...(ex ? { exchange: ex } : {}), ...(clauses ? { clauses } : {}) });
 }
 
-type Responded = Exchange & { response: NonNullable<Exchange['response']> };
+export type Responded = Exchange & { response: NonNullable<Exchange['response']> };
 
-/** A hung or refused request is a failed check, not a harness crash. */
+/** A request without a response is no violation (NoResponseError): only the server's reply can break a clause. */
 export function expectResponse(ex: Exchange, expected = 'a response'): asserts ex is Responded {
-  if (!ex.response) violation(ex, expected, `no response: ${ex.error ?? 'unknown transport error'}`);
+  if (!ex.response) throw new NoResponseError(ex, expected);
+}
+
+/** What a body that did not parse as JSON was: empty, nested too deep to read (the server's), or not JSON. */
+export function notJson(ex: Responded): string {
+  if (ex.response.body.trim() === '') return 'an empty body';
+  if (ex.jsonTooDeep) return `JSON nested more than ${MAX_JSON_DEPTH} levels deep, which pmv6 does not read (RFC 8259 §9: a parser may limit nesting)`;
+  return `a body that is not JSON: ${quote(ex.response.body)}`;
 }
 
 function quote(text: string, limit = 200): string {
@@ -139,7 +227,7 @@ export function expectSchema(ex: Exchange, name: SchemaName): unknown {
   const expected = `a JSON body matching the ${name} schema`;
   expectResponse(ex, expected);
   if (ex.json === undefined) {
-    violation(ex, expected, ex.response.body === '' ? 'an empty body' : `a body that is not JSON: ${quote(ex.response.body)}`);
+    violation(ex, expected, notJson(ex));
   }
   const problems = validate(name, ex.json);
   if (problems.length > 0) violation(ex, expected, problems.join('; '));

@@ -1,7 +1,6 @@
 import { type Exchange, headerValue } from '../../core/exchange.ts';
-import { clip } from '../../core/redact.ts';
-import { expectResponse, SetupError, violation } from './assert.ts';
-import type { ControlClient, Settings } from './control.ts';
+import { expectResponse, notJson, SetupError, violation } from './assert.ts';
+import { type ControlClient, changeable, type Settings } from './control.ts';
 import { exclusive } from './gate.ts';
 import type { Session } from './session.ts';
 
@@ -14,10 +13,6 @@ export const PAGE_TOO_HIGH = 'The page number is too high';
 
 /** §7 "Installation in Maintenance Mode (all requests) | 503 Service Unavailable". */
 export const MAINTENANCE_MESSAGE = 'This installation is in Maintenance Mode.';
-
-function excerpt(text: string): string {
-  return JSON.stringify(clip(text, 200, '…'));
-}
 
 export function isSuccess(ex: Exchange): boolean {
   const status = ex.response?.status ?? 0;
@@ -32,8 +27,7 @@ export function expectSuccess(ex: Exchange, what = 'a 2XX status'): void {
 /** §1 "All request and response bodies are JSON": a body that is present parses as JSON. */
 export function expectJsonBody(ex: Exchange): void {
   expectResponse(ex, 'a JSON body');
-  const { body } = ex.response;
-  if (body.trim() !== '' && ex.json === undefined) violation(ex, 'a JSON body', `a body that is not JSON: ${excerpt(body)}`);
+  if (ex.response.body.trim() !== '' && ex.json === undefined) violation(ex, 'a JSON body', notJson(ex));
 }
 
 /** The charset a Content-Type declares, if any, without quotes. */
@@ -76,6 +70,7 @@ export function requireControl(s: Session): ControlClient {
  */
 export function withSettingsSnapshot<T>(s: Session, fn: (control: ControlClient) => Promise<T>): Promise<T> {
   const control = requireControl(s);
+  changeable('POST /reset');
   // With the target to itself (suites/harness/gate.ts): a fault or a reset is the section's alone.
   return exclusive(async () => {
     const before: Settings = await control.getSettings();

@@ -1,7 +1,17 @@
-import { redactExchange, scrub } from '../../core/redact.ts';
+import { cut, KEPT_CHARS } from '../../core/exchange.ts';
+import { scrub } from '../../core/redact.ts';
 import { type Clause, clauseById, type Level } from '../catalogue/clauses.ts';
 import { selects } from '../catalogue/selection.ts';
-import { isReadOnlyRefusal, READ_ONLY_NOTE, SetupError, ViolationError } from './assert.ts';
+import {
+  isReadOnlyRefusal,
+  NoResponseError,
+  PreconditionError,
+  READ_ONLY_NOTE,
+  SettingsLockedError,
+  SetupError,
+  UnverifiableError,
+  ViolationError,
+} from './assert.ts';
 import { getRunConfig, type RunConfig } from './config.ts';
 import { toCurl } from './curl.ts';
 import type { FailureRecord, TestMeta } from './results.ts';
@@ -67,25 +77,43 @@ export function clauseTest(
       await fn(t);
     } catch (e) {
       if (e instanceof TestSkipped) throw e;
+      if (e instanceof PreconditionError) skipWith('skipped-unverifiable', e.message);
       // --read-only: the check would have created, changed or deleted something; nothing was sent.
       if (isReadOnlyRefusal(e)) skipWith('disabled', READ_ONLY_NOTE);
-      own.failure = failureRecord(e);
+      // The settings could not be read at the start of the run: none is changed.
+      if (e instanceof SettingsLockedError) skipWith('skipped-unverifiable', e.message);
+      if (e instanceof UnverifiableError) skipWith('skipped-unverifiable', scrub(e.message));
+      // Past its deadline (or interrupted) the runner has already ended the test as a harness
+      // error; what its requests met after that (a closed client) says nothing about the server.
+      own.failure = ctx.signal.aborted ? cancelledRecord(ctx.signal.reason, e) : failureRecord(e);
       throw e;
     }
   };
   declareTest({ title, meta: { clauses: list, level, behaviour }, body, ...(options.timeout ? { timeoutMs: options.timeout } : {}) });
 }
 
+function cancelledRecord(reason: unknown, e: unknown): FailureRecord {
+  const why = reason instanceof Error ? reason.message : String(reason ?? 'the test was cancelled');
+  return { kind: 'harness', message: scrub(`harness: ${why}; what the test met after that is not judged (${(e as Error)?.name ?? 'Error'})`) };
+}
+
 export function failureRecord(e: unknown): FailureRecord {
+  if (e instanceof NoResponseError) {
+    return { kind: 'harness', message: scrub(e.message), exchange: e.exchange, curl: scrub(toCurl(e.exchange)) };
+  }
   if (e instanceof ViolationError) {
     const record: FailureRecord = { kind: 'violation', message: scrub(e.message), expected: scrub(e.expected), actual: scrub(e.actual) };
     if (e.exchange) {
-      record.exchange = redactExchange(e.exchange);
+      // ViolationError keeps its exchange redacted and cut (suites/harness/assert.ts `keep`).
+      record.exchange = e.exchange;
       record.curl = scrub(toCurl(e.exchange));
     }
     return record;
   }
   if (e instanceof SetupError) return { kind: 'setup', message: scrub(e.message) };
   const err = e as Error;
-  return { kind: 'harness', message: scrub(`${err?.name ?? 'Error'}: ${err?.message ?? String(e)}\n${err?.stack?.split('\n').slice(1, 6).join('\n') ?? ''}`) };
+  return {
+    kind: 'harness',
+    message: scrub(`${err?.name ?? 'Error'}: ${cut(err?.message ?? String(e), KEPT_CHARS)}\n${err?.stack?.split('\n').slice(1, 6).join('\n') ?? ''}`),
+  };
 }

@@ -1,9 +1,10 @@
 import { Agent, type Dispatcher, errors as undiciErrors } from 'undici';
-import type { Exchange } from '../../core/exchange.ts';
+import { cut, type Exchange, parseJsonBody } from '../../core/exchange.ts';
 import { signedUri } from '../../core/signed-uri.js';
 import { basicAuthorization, hmacSign } from '../../core/signers.ts';
 import { ReadOnlyError } from './assert.ts';
 import { activeGate } from './gate.ts';
+import { guardRequest } from './ownership.ts';
 import { type Channel, emitExchange, requestStarting, writeMark } from './traffic.ts';
 
 export type HmacParts = { uri: string; timestamp: string; body: string; hash: string };
@@ -57,7 +58,9 @@ export interface TlsTrust {
 export const DEFAULT_CONTENT_TYPE = 'application/json; charset=utf-8';
 /** Default cap on the bytes read from one response (--max-response-bytes). */
 export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
-export const API_PREFIX = '/index.php/api/v6';
+/** The installation's API, every version; v6's is API_PREFIX. */
+export const API_ROOT = '/index.php/api';
+export const API_PREFIX = `${API_ROOT}/v6`;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -73,6 +76,36 @@ function splitUrl(url: string): { origin: string; pathAndQuery: string } {
   if (!m) throw new TypeError(`not an absolute URL: ${url}`);
   const rest = m[2] ?? '';
   return { origin: m[1] ?? '', pathAndQuery: rest === '' ? '/' : rest.startsWith('/') ? rest : `/${rest}` };
+}
+
+/**
+ * A request to a URL outside the target: never sent. Decision: the harness client is the one
+ * place every request passes, so credentials go to `{target}/index.php/api/…` (the control
+ * client: its control URL) and nowhere else, whatever a test, a fixture or a server's Link header
+ * asks; a Link elsewhere is the server's finding (suites/harness/pages.ts, the oracle), and a
+ * request that reaches this refusal is a harness error.
+ */
+export class OffTargetError extends Error {
+  override name = 'OffTargetError';
+}
+
+/** `url` under `base` (a URL without a trailing slash): same scheme, host and port, its path below base's path, no dot segments that leave it. */
+export function isUnder(url: string, base: string): boolean {
+  let u: URL;
+  let b: URL;
+  try {
+    u = new URL(url);
+    b = new URL(base);
+  } catch {
+    return false;
+  }
+  if (u.origin !== b.origin || u.username !== '' || u.password !== '') return false;
+  const root = b.pathname.replace(/\/+$/, '');
+  // The URL parser has removed "." and ".." segments (also %2e forms); the text sent must not
+  // hold any either (a server may resolve them where the parser did not, as with backslashes).
+  const raw = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*([^?#]*)/i.exec(url)?.[1] ?? '';
+  if (/(^|\/)(\.|%2e){1,2}(\/|$)/i.test(raw) || raw.includes('\\')) return false;
+  return u.pathname === root || u.pathname.startsWith(`${root}/`);
 }
 
 /** The response was longer than the cap; the rest was not read. */
@@ -96,8 +129,28 @@ function describeError(e: unknown, method: string, url: string, timeoutMs: numbe
   const err = e as { code?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = err.code ?? err.cause?.code;
   const message = err.message || err.cause?.message || String(e);
-  return code ? `${code}: ${message}` : message;
+  return cut(code ? `${code}: ${message}` : message, 1024);
 }
+
+function errorCode(e: unknown): string | undefined {
+  const err = e as { code?: string; cause?: { code?: string } } | undefined;
+  return err?.code ?? err?.cause?.code;
+}
+
+/** Our own client ended the request (closed or destroyed): nothing about the target. */
+const CANCELLED = new Set(['UND_ERR_CLOSED', 'UND_ERR_DESTROYED', 'UND_ERR_ABORTED']);
+/**
+ * A kept-alive connection the server had closed while idle: the request may never have reached
+ * it. Decision: an idempotent request (RFC 9110 §9.2.2) is sent once more on a new connection.
+ */
+const STALE = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
+/**
+ * Idle connections are closed by us after this long without a `Keep-Alive: timeout` hint (undici
+ * honours the hint, less KEEP_ALIVE_MARGIN_MS): under Apache's default of 5 s.
+ */
+const KEEP_ALIVE_MS = 4_000;
+const KEEP_ALIVE_MARGIN_MS = 1_000;
 
 /** The header that marks a deliberate departure from the client rules (clients/ledger.ts reads it). */
 export const PROBE_HEADER = 'X-Pmv6-Probe';
@@ -160,7 +213,8 @@ export class ApiClient {
     this.agent =
       shared ??
       new Agent({
-        keepAliveTimeout: 10_000,
+        keepAliveTimeout: KEEP_ALIVE_MS,
+        keepAliveTimeoutThreshold: KEEP_ALIVE_MARGIN_MS,
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
         connect: {
@@ -184,10 +238,11 @@ export class ApiClient {
   }
 
   async request(req: ApiRequest): Promise<Exchange> {
-    const url = req.url ?? this.apiUrl(req.path);
     if (this.readOnly && !['GET', 'HEAD', 'OPTIONS'].includes(req.method.toUpperCase())) {
-      throw new ReadOnlyError(`the check would send ${req.method} ${url}`);
+      throw new ReadOnlyError(`the check would send ${req.method} ${req.url ?? this.apiUrl(req.path)}`);
     }
+    // Ownership (suites/harness/ownership.ts): a write to an id the run did not verify is never sent.
+    const url = guardRequest(req.method, req.url ?? this.apiUrl(req.path), this.channel === 'control' ? this.target : `${this.target}${API_PREFIX}`);
     const body: Buffer | undefined =
       req.rawBody !== undefined
         ? Buffer.isBuffer(req.rawBody)
@@ -262,6 +317,10 @@ export class ApiClient {
     headers: Record<string, string>,
     auth: Auth,
   ): Promise<Exchange> {
+    // Decision: the installation's API of every version (VER-03 asks v1..v5 for version.json);
+    // Link targets are held to v6's root before any request (suites/harness/pages.ts).
+    const base = this.channel === 'control' ? this.target : `${this.target}${API_ROOT}`;
+    if (!isUnder(url, base)) throw new OffTargetError(`harness: ${req.method} ${cut(url, 300)} not sent: it is outside the target (${base}/)`);
     const mark = writeMark();
     const writeEnded = requestStarting(req.method);
     const timeoutMs = req.timeoutMs ?? this.timeoutMs;
@@ -271,16 +330,24 @@ export class ApiClient {
     const timer = setTimeout(() => deadline.abort(new DeadlinePassed()), timeoutMs);
     try {
       const { origin, pathAndQuery } = splitUrl(url);
-      const res = await this.agent.request({
-        origin,
-        path: pathAndQuery,
-        method: req.method,
-        headers,
-        ...(body !== undefined ? { body } : {}),
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-        signal: deadline.signal,
-      });
+      const attempt = () =>
+        this.agent.request({
+          origin,
+          path: pathAndQuery,
+          method: req.method,
+          headers,
+          ...(body !== undefined ? { body } : {}),
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+          signal: deadline.signal,
+        });
+      let res: Dispatcher.ResponseData;
+      try {
+        res = await attempt();
+      } catch (e) {
+        if (deadline.signal.aborted || !STALE.has(errorCode(e) ?? '') || !IDEMPOTENT.has(req.method.toUpperCase())) throw e;
+        res = await attempt();
+      }
       const bytes = await readCapped(res.body, res.headers['content-length'], this.maxResponseBytes);
       let text: string;
       let validUtf8 = true;
@@ -293,15 +360,13 @@ export class ApiClient {
       const responseHeaders: Record<string, string | string[]> = {};
       for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) responseHeaders[k] = v;
       exchange.response = { status: res.statusCode, headers: responseHeaders, body: text, validUtf8 };
-      if (text.trim() !== '') {
-        try {
-          exchange.json = JSON.parse(text);
-        } catch {
-          // not JSON: exchange.json stays undefined
-        }
-      }
+      if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) exchange.response.bom = true;
+      const parsed = parseJsonBody(text);
+      if (parsed.tooDeep) exchange.jsonTooDeep = true;
+      else if ('json' in parsed) exchange.json = parsed.json;
     } catch (e) {
       exchange.error = describeError(deadline.signal.aborted ? deadline.signal.reason : e, req.method, url, timeoutMs, this.maxResponseBytes);
+      if (!deadline.signal.aborted && CANCELLED.has(errorCode(e) ?? '')) exchange.cancelled = true;
     } finally {
       clearTimeout(timer);
       writeEnded();

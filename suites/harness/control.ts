@@ -1,8 +1,9 @@
 import type { Exchange } from '../../core/exchange.ts';
 import { registerSecret } from '../../core/redact.ts';
-import { SetupError } from './assert.ts';
+import { SettingsLockedError, SetupError } from './assert.ts';
 import { ApiClient, type TlsTrust } from './client.ts';
 import { activeGate } from './gate.ts';
+import { exactId } from './ownership.ts';
 
 export type Role = 'admin' | 'it' | 'project manager' | 'normal user' | 'read only';
 
@@ -17,6 +18,8 @@ export interface Settings {
 
 export interface CreatedUser {
   id: number;
+  /** The id exactly as the control protocol sent it (a JSON number above 2^53 is not rounded). */
+  id_text: string;
   username: string;
   public_key: string;
   private_key: string;
@@ -48,6 +51,21 @@ export function forgetShownSettings(): void {
   shown.clear();
 }
 
+/**
+ * Why settings must stay as they are (the run could not read them at its start: nothing could be
+ * put back), or undefined. Set by the runner for the run; PUT /settings, reset and faults refuse.
+ */
+let locked: string | undefined;
+
+export function lockSettings(reason: string | undefined): void {
+  locked = reason;
+}
+
+/** Throws SettingsLockedError when the run must change no setting. */
+export function changeable(what: string): void {
+  if (locked !== undefined) throw new SettingsLockedError(`${locked} (control ${what} not sent)`);
+}
+
 /** Control protocol v1 (ARCHITECTURE.md): bearer token, JSON bodies, at {base}/__control. */
 export class ControlClient {
   readonly url: string;
@@ -77,13 +95,17 @@ export class ControlClient {
   }
 
   private async callJson<T>(method: string, path: string, status: number, json: unknown, fields: string[]): Promise<T> {
+    return (await this.callExchange<T>(method, path, status, json, fields)).body;
+  }
+
+  private async callExchange<T>(method: string, path: string, status: number, json: unknown, fields: string[]): Promise<{ body: T; ex: Exchange }> {
     const ex = await this.call(method, path, status, json);
     const body = ex.json as Record<string, unknown> | undefined;
     const missing = fields.filter((f) => body === null || typeof body !== 'object' || !(f in body));
     if (missing.length > 0) {
       throw new SetupError(`control ${method} ${path}: answer lacks ${missing.join(', ')}`, { exchange: ex });
     }
-    return body as T;
+    return { body: body as T, ex };
   }
 
   async getSettings(): Promise<Settings> {
@@ -98,6 +120,7 @@ export class ControlClient {
   }
 
   async putSettings(partial: Partial<Settings>): Promise<Settings> {
+    changeable('PUT /settings');
     serverWide('PUT /settings');
     shown.delete(this.url);
     const settings = await this.callJson<Settings>('PUT', '/settings', 200, partial, ['api_enabled', 'auth_methods']);
@@ -107,14 +130,16 @@ export class ControlClient {
 
   async createUser(user: { username: string; password: string; role: Role; api_only?: boolean; active?: boolean }): Promise<CreatedUser> {
     registerSecret(user.password, `password of ${user.username}`);
-    const created = await this.callJson<CreatedUser>('POST', '/users', 201, { api_only: false, active: true, ...user }, [
+    const { body: created, ex } = await this.callExchange<CreatedUser>('POST', '/users', 201, { api_only: false, active: true, ...user }, [
       'id',
       'username',
       'public_key',
       'private_key',
     ]);
     registerSecret(created.private_key, `private key of ${user.username}`);
-    return created;
+    const id = exactId(ex);
+    if (id === undefined) throw new SetupError('control POST /users: answer has no integer id', { exchange: ex });
+    return { ...created, id_text: id };
   }
 
   /** Earlier keys of the user stop working. */
@@ -126,12 +151,14 @@ export class ControlClient {
 
   /** The next `times` API requests matching method and path (relative to /index.php/api/v6) throw. */
   async addFault(fault: { method: string; path: string; times?: number }): Promise<void> {
+    changeable('POST /faults');
     serverWide('POST /faults');
     await this.call('POST', '/faults', 204, { times: 1, ...fault });
   }
 
   /** Settings back to defaults; data kept. */
   async reset(): Promise<void> {
+    changeable('POST /reset');
     serverWide('POST /reset');
     shown.delete(this.url);
     await this.call('POST', '/reset', 204);

@@ -1,5 +1,5 @@
 import type { Exchange } from '../../core/exchange.ts';
-import { redactJsonText, scrub } from '../../core/redact.ts';
+import { redactJsonText, redactUrl, scrub } from '../../core/redact.ts';
 import { signedUri } from '../../core/signed-uri.js';
 
 /** «redacted:admin password» → PMV6_ADMIN_PASSWORD */
@@ -32,7 +32,7 @@ const HMAC_VARIABLES: Record<string, string> = {
 /** One shell line that replays the request; secrets come from PMV6_* variables. */
 export function toCurl(ex: Exchange): string {
   const { method, url, headers, body } = ex.request;
-  const words = ['curl', '-sS', '-i', '-X', shellQuote(method), shellQuote(scrub(url))];
+  const words = ['curl', '-sS', '-i', '-X', shellQuote(method), shellQuote(redactUrl(url))];
   let hmac = false;
   let hasContentType = false;
   for (const [name, value] of Object.entries(headers)) {

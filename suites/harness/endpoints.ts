@@ -671,6 +671,8 @@ class EndpointSession implements EndpointCalls {
   /** data for entries that name no object */
   #light: EndpointData | undefined;
   readonly #unavailable = new Map<IdKind, string>();
+  /** Creations whose id did not show the run's name (never used as the file's objects). */
+  readonly #foreign = new WeakSet<Exchange>();
 
   constructor(s: Session) {
     this.#s = s;
@@ -701,16 +703,21 @@ class EndpointSession implements EndpointCalls {
       ...(opts.contentType !== undefined ? { contentType: opts.contentType } : {}),
       ...(Object.keys(headers).length > 0 ? { headers } : {}),
     });
-    if (isSuccess(ex) && opts.method === undefined) this.#track(e, d, body, ex);
+    if (isSuccess(ex) && opts.method === undefined) await this.#track(e, d, body, ex, client);
     return ex;
   }
 
-  /** Keeps the fixtures' list of what the run made up to date with a successful create or delete. */
-  #track(e: Endpoint, d: EndpointData, body: Record<string, unknown> | undefined, ex: Exchange): void {
+  /**
+   * Keeps the fixtures' list of what the run made up to date with a successful create or delete.
+   * A creation is the run's once read back (suites/harness/ownership.ts): by the client that
+   * made it (only their owner sees personal passwords), else by the Admin.
+   */
+  async #track(e: Endpoint, d: EndpointData, body: Record<string, unknown> | undefined, ex: Exchange, client: ApiClient): Promise<void> {
     const id = (ex.json as { id?: unknown } | undefined)?.id;
-    if (e.creates && typeof id === 'number') {
+    if (e.creates && (typeof id === 'number' || typeof id === 'string')) {
       const name = body?.['username'] ?? body?.['name'] ?? body?.['file_name'];
-      this.#s.fixtures.track(e.creates, id, typeof name === 'string' ? name : '(unnamed)');
+      const owned = await this.#s.fixtures.track(e.creates, id, typeof name === 'string' ? name : '(unnamed)', { creation: ex, reader: client });
+      if (!owned) this.#foreign.add(ex);
     }
     if (e.deletes) {
       const gone = d.ids[e.deletes];
@@ -729,7 +736,12 @@ class EndpointSession implements EndpointCalls {
     if (!creator) throw new Error(`endpoint table: no entry creates a ${kind}`);
     const ex = await this.call(this.#s.admin, creator, d);
     const id = (ex.json as { id?: unknown } | undefined)?.id;
+    if (this.#foreign.has(ex)) {
+      this.#unavailable.set(kind, `${label(creator)} answered with id ${String(id)}, which does not show the run's name (never written to)`);
+      return undefined;
+    }
     if (isSuccess(ex) && typeof id === 'number') return id;
+    if (isSuccess(ex) && typeof id === 'string' && /^\d+$/.test(id)) return Number(id);
     this.#unavailable.set(kind, `${label(creator)} answered ${ex.response?.status ?? ex.error}${isSuccess(ex) ? ' without an integer id' : ''}`);
     return undefined;
   }

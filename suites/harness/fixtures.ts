@@ -7,6 +7,7 @@ import type { ApiClient } from './client.ts';
 import { inFlight, type RunConfig } from './config.ts';
 import type { ControlClient, Role } from './control.ts';
 import { inOrder } from './in-order.ts';
+import { activeLedger, exactId, foreignText, Ledger, type OwnedKind, verifyCreated } from './ownership.ts';
 import { validate } from './schemas.ts';
 
 /**
@@ -14,7 +15,7 @@ import { validate } from './schemas.ts';
  * files and groups are created by calls of the endpoint table (suites/harness/endpoints.ts),
  * which hands them to track().
  */
-export type FixtureKind = 'password' | 'project' | 'user' | 'my_password' | 'file' | 'group';
+export type FixtureKind = OwnedKind;
 
 /**
  * Deletion order of cleanup(): files before their containers, passwords before projects, groups
@@ -25,9 +26,15 @@ export const CLEANUP_ORDER: readonly FixtureKind[] = ['file', 'password', 'my_pa
 /** Sent with deletions of passwords, which a locked password needs (X-Unlock-Reason, product facts §3). */
 export const UNLOCK_REASON = 'pmv6 conformance run: cleanup';
 
-/** The product's deletion path of each kind (product facts §6): `DELETE <kind>s/ID.json`. */
-export function deletePath(kind: FixtureKind, id: number): string {
+/** The product's deletion path of each kind (product facts §6): `DELETE <kind>s/ID.json`, the id as the server sent it. */
+export function deletePath(kind: FixtureKind, id: number | string): string {
   return `/${kind}s/${id}.json`;
+}
+
+/** An id for reports: a number where a double holds it exactly, else its exact text. */
+export function reportId(id: string): number | string {
+  const n = Number(id);
+  return /^\d+$/.test(id) && Number.isSafeInteger(n) ? n : id;
 }
 
 export interface FixtureUser {
@@ -43,13 +50,16 @@ export interface FixtureUser {
 }
 
 export interface CleanupReport {
-  deleted: Array<{ kind: FixtureKind; id: number; name: string }>;
-  leftovers: Array<{ kind: FixtureKind; id: number; name: string; reason: string }>;
+  deleted: Array<{ kind: FixtureKind; id: number | string; name: string }>;
+  leftovers: Array<{ kind: FixtureKind; id: number | string; name: string; reason: string }>;
+  /** Ids the target gave for the run's creations that do not show the run's name: never touched. */
+  untouched?: Array<{ kind: FixtureKind; id: number | string; name: string; reason: string }>;
 }
 
 interface Created {
   kind: FixtureKind;
-  id: number;
+  /** exactly as the server sent it */
+  id: string;
   name: string;
 }
 
@@ -60,6 +70,10 @@ export class Fixtures {
   private readonly created: Created[] = [];
   /** Tracked objects a test deleted itself (forget()). */
   private readonly gone: Created[] = [];
+  /** Ids the target gave that did not show the run's name (reported, never touched). */
+  private readonly untouched: NonNullable<CleanupReport['untouched']> = [];
+  /** The run's ledger (suites/harness/ownership.ts); one of its own outside a run. */
+  readonly ledger: Ledger;
 
   constructor(
     readonly cfg: RunConfig,
@@ -68,6 +82,7 @@ export class Fixtures {
   ) {
     this.faker = new Faker({ locale: [en] });
     this.faker.seed(cfg.seed);
+    this.ledger = activeLedger() ?? new Ledger(cfg.runId);
   }
 
   // Every suite file has its own Fixtures: the tag keeps names unique across the files of a run
@@ -90,10 +105,33 @@ export class Fixtures {
       throw new SetupError(`creating a ${kind}: expected status 201, got ${ex.response.status}`, { exchange: ex });
     }
     const problems = validate('created', ex.json);
-    if (problems.length > 0) throw new SetupError(`creating a ${kind}: ${problems.join('; ')}`, { exchange: ex });
-    const id = (ex.json as { id: number }).id;
-    this.created.push({ kind, id, name: String(body['name']) });
-    return id;
+    const id = exactId(ex);
+    if (problems.length > 0 || id === undefined) throw new SetupError(`creating a ${kind}: ${problems.join('; ') || 'no integer id'}`, { exchange: ex });
+    await this.verify(kind, id, String(body['name']), ex, [client, this.admin]);
+    return Number(id);
+  }
+
+  /**
+   * Reads a created object back (as its creator, else the Admin: `readers` in order) and
+   * records it as the run's when it shows the run's name; otherwise a SetupError naming the id,
+   * which is never written to (suites/harness/ownership.ts).
+   */
+  private async verify(
+    kind: FixtureKind,
+    id: string,
+    name: string,
+    creation?: Exchange,
+    readers: readonly ApiClient[] = [this.admin],
+    acceptUnreadable = false,
+  ): Promise<void> {
+    const verdict = await verifyCreated(this.ledger, readers, { kind, id, name, ...(creation ? { creation } : {}) }, { acceptUnreadable });
+    if (verdict.owned) {
+      this.created.push({ kind, id, name });
+      return;
+    }
+    const reason = foreignText(verdict.foreign);
+    this.untouched.push({ kind, id: reportId(id), name, reason });
+    throw new SetupError(reason, ...(verdict.foreign.readBack ? [{ exchange: verdict.foreign.readBack }] : []));
   }
 
   /** POST /projects.json → 201 {id} */
@@ -125,6 +163,21 @@ export class Fixtures {
     });
   }
 
+  /**
+   * An id that names no one's object: a project or password the run created, verified and
+   * deleted again. For probes that write to an id that does not exist (404): on a populated
+   * installation a guessed id may be someone's. Undefined when the target did not delete it.
+   */
+  async deletedId(kind: 'project' | 'password', projectId?: number): Promise<number | undefined> {
+    if (kind === 'password' && projectId === undefined) throw new Error('fixtures: a deleted password needs a project');
+    const id = kind === 'project' ? await this.createProject() : await this.createPassword(projectId!);
+    const ex = await this.admin.delete(deletePath(kind, id), kind === 'password' ? { headers: { 'X-Unlock-Reason': UNLOCK_REASON } } : {});
+    const status = ex.response?.status ?? 0;
+    if (status < 200 || status >= 300) return undefined;
+    this.forget(kind, id);
+    return id;
+  }
+
   /** Needs the control protocol. cleanup() deletes the user through DELETE /users/ID.json. */
   async createUser(role: Role, opts: { api_only?: boolean; active?: boolean; label?: string } = {}): Promise<FixtureUser> {
     if (!this.control) throw new SetupError(`creating a "${role}" user needs the control protocol, which this run does not have`);
@@ -139,7 +192,13 @@ export class Fixtures {
       api_only: opts.api_only ?? false,
       active: opts.active ?? true,
     });
-    this.created.push({ kind: 'user', id: created.id, name: username });
+    // The control answer names the user; the API's read-back, where the target offers one, too.
+    if (created.username !== username) {
+      const reason = `the control protocol answered the creation of user ${username} with user ${created.id_text} named ${JSON.stringify(created.username)}: never written to`;
+      this.untouched.push({ kind: 'user', id: reportId(created.id_text), name: username, reason });
+      throw new SetupError(reason);
+    }
+    await this.verify('user', created.id_text, username, undefined, [this.admin], true);
     return {
       id: created.id,
       username,
@@ -152,20 +211,31 @@ export class Fixtures {
   }
 
   /**
-   * Records an object a test created itself (not through these fixtures), so cleanup() deletes
-   * it and reports it with the rest.
+   * Records an object a test created itself (not through these fixtures), once read back (as
+   * `reader`, then the Admin) showing the run's name, so cleanup() deletes it and reports it
+   * with the rest. `creation` (the exchange that created it) gives the id exactly as sent. False
+   * when the id does not show the run's name: it is reported and never written to.
    */
-  track(kind: FixtureKind, id: number, name: string): void {
-    this.created.push({ kind, id, name });
+  async track(kind: FixtureKind, id: number | string, name: string, opts: { creation?: Exchange; reader?: ApiClient } = {}): Promise<boolean> {
+    const text = (opts.creation && exactId(opts.creation)) ?? String(id);
+    try {
+      await this.verify(kind, text, name, opts.creation, opts.reader ? [opts.reader, this.admin] : [this.admin]);
+      return true;
+    } catch (e) {
+      if (e instanceof SetupError) return false;
+      throw e;
+    }
   }
 
   /**
    * A test deleted a tracked object itself (DELETE answered 2XX): cleanup() reports it as deleted
    * without sending another DELETE, whose 404 would read as a leftover for users.
    */
-  forget(kind: FixtureKind, id: number): void {
-    const i = this.created.findIndex((c) => c.kind === kind && c.id === id);
+  forget(kind: FixtureKind, id: number | string): void {
+    const text = this.ledger.resolve(kind, String(id)) ?? String(id);
+    const i = this.created.findIndex((c) => c.kind === kind && c.id === text);
     if (i >= 0) this.gone.push(...this.created.splice(i, 1));
+    this.ledger.markDeleted(kind, text);
   }
 
   /**
@@ -175,7 +245,8 @@ export class Fixtures {
    * newest first: a project may hold a newer one (a subproject), deleted before it.
    */
   async cleanup(): Promise<CleanupReport> {
-    const report: CleanupReport = { deleted: [...this.gone], leftovers: [] };
+    const report: CleanupReport = { deleted: this.gone.map((g) => ({ ...g, id: reportId(g.id) })), leftovers: [] };
+    if (this.untouched.length > 0) report.untouched = this.untouched.splice(0);
     this.gone.length = 0;
     for (const kind of CLEANUP_ORDER) {
       const items = this.created.filter((c) => c.kind === kind).reverse();
@@ -190,8 +261,10 @@ export class Fixtures {
         // counts as deleted. For a user, 404 or 405 more likely means the target has no
         // DELETE users/ID.json: it is a leftover.
         const gone = status !== undefined && ((status >= 200 && status < 300) || (status === 404 && kind !== 'user'));
-        if (gone) report.deleted.push(item);
-        else {
+        if (gone) {
+          report.deleted.push({ ...item, id: reportId(item.id) });
+          this.ledger.markDeleted(kind, item.id);
+        } else {
           const reason =
             status === undefined
               ? `no response: ${ex.error}`
@@ -200,7 +273,7 @@ export class Fixtures {
                 : status === 405
                   ? `DELETE ${kind}s/${item.id}.json answered 405: the target may not offer deleting them through the API`
                   : `DELETE answered ${status}`;
-          report.leftovers.push({ ...item, reason });
+          report.leftovers.push({ ...item, id: reportId(item.id), reason });
         }
       }
     }

@@ -1,8 +1,8 @@
 import type { Exchange } from '../../core/exchange.ts';
 import { parseLinkHeader, relMap } from '../../core/link.ts';
 import { clip } from '../../core/redact.ts';
-import { expectHeader, expectStatus, violation } from './assert.ts';
-import type { ApiClient } from './client.ts';
+import { expectHeader, expectStatus, precondition, UnverifiableError, violation } from './assert.ts';
+import { API_PREFIX, type ApiClient, isUnder } from './client.ts';
 
 export const RELS = ['self', 'prev', 'next', 'first', 'last'] as const;
 
@@ -24,14 +24,29 @@ export function relSet(ex: Exchange): string[] {
   return [...links(ex).keys()].filter((r) => (RELS as readonly string[]).includes(r)).sort();
 }
 
-// Items of a list page, identified by id; a body that is not an array of objects with ids is a
-// violation of the list's shape.
-export function itemIds(ex: Exchange): number[] {
+/** The items of a list page: a reply that is not 200 with a JSON array is a violation of the list's shape. */
+export function listItems(ex: Exchange): unknown[] {
   expectStatus(ex, 200);
   if (!Array.isArray(ex.json)) violation(ex, 'a JSON array', typeof ex.json);
-  return (ex.json as Array<{ id?: unknown }>).map((item) => {
-    if (typeof item?.id !== 'number') violation(ex, 'list items with an integer id', clip(JSON.stringify(item), 200));
-    return item.id as number;
+  return ex.json as unknown[];
+}
+
+/** How many items a list page holds (no field of the items is read). */
+export function itemCount(ex: Exchange): number {
+  return listItems(ex).length;
+}
+
+/**
+ * The items of a list page, identified by their `id` as text ("3" and 3 are the same item).
+ * The spec does not show the fields of list items (§2 Not shown; the product's users lists carry
+ * string ids, product facts §7), so an id is the one field a check may lean on, and only as a
+ * precondition: items without a number or string id leave the check unverifiable, never failed.
+ */
+export function itemIds(ex: Exchange): string[] {
+  return listItems(ex).map((item) => {
+    const id = (item as { id?: unknown } | null)?.id;
+    if (typeof id === 'number' || (typeof id === 'string' && id !== '')) return String(id);
+    return precondition(`the items of ${ex.request.url} carry no id to tell them apart (their fields are not shown): ${clip(JSON.stringify(item), 120)}`);
   });
 }
 
@@ -39,16 +54,40 @@ export function itemIds(ex: Exchange): number[] {
  * The same items, in any order: the spec states no order of a list, so pages are compared as
  * sets of ids (a repeated id still counts, so a page that repeats an item differs).
  */
-export function sameItems(a: readonly number[], b: readonly number[]): boolean {
+export function sameItems(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false;
-  const x = [...a].sort((p, q) => p - q);
-  const y = [...b].sort((p, q) => p - q);
+  const x = [...a].sort();
+  const y = [...b].sort();
   return x.every((v, i) => v === y[i]);
 }
 
-/** A Link target as an absolute URL: resolved against the URL of the request that got it (RFC 8288 §3.2). */
+/** The API root (`{target}/index.php/api/v6`) of the request that got `ex`. */
+function apiRootOf(ex: Exchange): string {
+  const u = ex.request.url;
+  const at = u.indexOf(`${API_PREFIX}/`);
+  return at < 0 ? u : u.slice(0, at + API_PREFIX.length);
+}
+
+/**
+ * A Link target as an absolute URL: resolved against the URL of the request that got it (RFC
+ * 8288 §3.2). A target outside the API root the request went to (another origin, another base
+ * path) is never followed: the harness's credentials go only to the target. The test cannot make
+ * its check (UnverifiableError); the oracle reports the Link under PAG-08 with the exchange.
+ */
 export function linkTarget(ex: Exchange, url: string): string {
-  return new URL(url, ex.request.url).href;
+  let href: string;
+  try {
+    href = new URL(url, ex.request.url).href;
+  } catch {
+    throw new UnverifiableError(`the Link URL <${clip(url, 200)}> of ${clip(ex.request.url, 200)} does not resolve; not followed`);
+  }
+  const root = apiRootOf(ex);
+  if (!isUnder(href, root)) {
+    throw new UnverifiableError(
+      `the Link URL <${clip(url, 200)}> of ${clip(ex.request.url, 200)} is outside the target (${root}/); not followed (PAG-08 reports it)`,
+    );
+  }
+  return href;
 }
 
 export async function getPage(client: ApiClient, list: string, page: number | undefined, size: number): Promise<Exchange> {

@@ -1,7 +1,7 @@
 import { ReadOnlyError, SetupError } from './assert.ts';
 import { ApiClient } from './client.ts';
 import { getRunConfig, type RunConfig } from './config.ts';
-import { ControlClient, type Settings } from './control.ts';
+import { ControlClient, changeable, type Settings } from './control.ts';
 import { Fixtures, type FixtureUser } from './fixtures.ts';
 import { exclusive } from './gate.ts';
 import { afterAll } from './suite-api.ts';
@@ -84,6 +84,7 @@ export function useSession(): Session {
       const { control } = init();
       if (init().config.readOnly) throw new ReadOnlyError('the check would change settings');
       if (!control) throw new SetupError('changing settings needs the control protocol');
+      changeable('PUT /settings');
       // With the target to itself: files side by side never see the changed setting.
       // Settings already as asked are not sent again, and only settings that differ at the end
       // are put back (the section still holds the target: no other file's section changes them).

@@ -28,6 +28,8 @@ export interface TrafficScope {
 export interface WriteMark {
   started: number;
   inFlight: number;
+  /** performance.now() when the request was sent (relations order a read after a delete by it). */
+  at?: number;
 }
 
 export interface Observed {
@@ -89,7 +91,7 @@ export function childScope(): TrafficScope {
 
 /** The writes so far; called by the client before it sends. */
 export function writeMark(): WriteMark {
-  return { started: writesStarted, inFlight: writesInFlight };
+  return { started: writesStarted, inFlight: writesInFlight, at: performance.now() };
 }
 
 /** Called by the client as a request goes out; returns the function to call, once, when it has ended. */

@@ -6,7 +6,7 @@ import { type ClauseTestContext, clauseTest } from '../harness/clause-test.ts';
 import type { ApiClient } from '../harness/client.ts';
 import { checkProperty } from '../harness/property.ts';
 import { useSession } from '../harness/session.ts';
-import { ACTORS, type Actor, clauseOf, commandArbitraries, judgeLog, type Model, OUTSIDERS, type Real, type Via } from './model.ts';
+import { ACTORS, type Actor, clauseOf, commandArbitraries, countShows, judgeLog, type Model, OUTSIDERS, type Real, type Via } from './model.ts';
 
 // Random sequences of the v6 operations by users of every role, over HTTP Basic and HMAC, each
 // answer held to a model of what the installation must then contain (./model.ts, README.md).
@@ -80,11 +80,14 @@ function runModel(t: ClauseTestContext): Promise<Outcome> {
       // At the end of every sequence, the log of each of its passwords (LOG-01).
       for (const p of state?.model.passwords ?? []) await judgeLog(state!.model, state!.real, p);
     });
+    const stop = countShows();
     try {
       await checkProperty(t, property, { numRuns: RUNS });
       return { ok: true };
     } catch (e) {
       return { ok: false, clause: e instanceof ViolationError ? clauseOf(e) : undefined, error: e };
+    } finally {
+      stop();
     }
   })();
   return outcome;

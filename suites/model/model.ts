@@ -16,6 +16,7 @@ import type { Role } from '../harness/control.ts';
 import { UNLOCK_REASON } from '../harness/fixtures.ts';
 import type { Count } from '../harness/pages.ts';
 import type { Session } from '../harness/session.ts';
+import { onExchange } from '../harness/traffic.ts';
 import { mentions } from '../log/log-reader.ts';
 
 /**
@@ -43,8 +44,8 @@ export interface Pw {
   changedState: boolean;
   /** Successful writes (create, update, archive, unarchive, lock, unlock, move, delete). */
   writes: number;
-  /** Successful shows. */
-  views: number;
+  /** Successful shows, by anyone in this process (`countShows`): the harness reads back too. */
+  readonly views: number;
   /** Successful favorite and unfavorite calls. */
   favoriteCalls: number;
   /** Log searches for the marker so far (a server that logs reads may log them too). */
@@ -71,6 +72,20 @@ export interface Real {
   /** Unique per run: names and markers. */
   prefix: string;
   counter: { n: number };
+}
+
+/** Successful GET /passwords/<id>.json of this process, by id: every show a server may log. */
+const shows = new Map<number, number>();
+
+/** Counts the shows of every request this process sends (the model's, the fixtures', the oracle's); returns the function that stops it. */
+export function countShows(): () => void {
+  shows.clear();
+  return onExchange(({ exchange }) => {
+    const m = /\/passwords\/(\d+)\.json$/.exec(exchange.request.url.split('?')[0] ?? '');
+    const status = exchange.response?.status;
+    if (exchange.request.method === 'GET' && m && status !== undefined && status >= 200 && status < 300)
+      shows.set(Number(m[1]), (shows.get(Number(m[1])) ?? 0) + 1);
+  });
 }
 
 /** Each violation's expected text starts with its clause, which survives the replay's rethrow. */
@@ -145,7 +160,8 @@ export class Create extends Step {
     const ex = await r.clients.admin[this.via].post('/passwords.json', { name, project_id: r.projects[this.project], password: `${marker}-secret` });
     if (ex.response?.status !== 201) return;
     const id = (expectSchema(ex, 'created') as { id: number }).id;
-    r.s.fixtures.track('password', id, name);
+    // The fixtures read it back (a show as the creator) before it is the run's to write to.
+    if (!(await r.s.fixtures.track('password', id, name, { creation: ex, reader: r.clients.admin[this.via] }))) return;
     const p: Pw = {
       id,
       marker,
@@ -156,7 +172,9 @@ export class Create extends Step {
       locked: false,
       changedState: false,
       writes: 1,
-      views: 0,
+      get views() {
+        return shows.get(id) ?? 0;
+      },
       favoriteCalls: 0,
       logReads: 0,
     };
@@ -164,7 +182,6 @@ export class Create extends Step {
     // The creation read back at once, as a client does: the answer holds what was sent (EP-07).
     const shown = await r.clients.admin[this.via].get(`/passwords/${id}.json`);
     expectResponse(shown, `an answer to GET /passwords/${id}.json`);
-    if (isSuccess(shown)) p.views++;
     if (shown.response.status !== 200)
       fail('EP-07', shown, `200 OK and ${label(p)}, created with 201 just before, for the Admin over ${this.via}`, `status ${shown.response.status}`);
     if (!stringsIn(shown.json).includes(name))
@@ -260,7 +277,6 @@ async function judgeShow(r: Real, actor: Show['actor'], via: Via, p: Pw): Promis
     const ex = await r.clients[actor][via].get(`/passwords/${p.id}.json`, p.locked ? { headers: UNLOCK } : {});
     expectResponse(ex, `an answer to GET /passwords/${p.id}.json`);
     const ok = isSuccess(ex);
-    if (ok) p.views++;
     const who = `the ${actor} over ${via}`;
     if ((OUTSIDERS as readonly string[]).includes(actor)) {
       if (ok) fail('GEN-09', ex, `a refusal of ${label(p)} to ${who}, who was given no access to it`, `status ${ex.response.status}`);
@@ -508,7 +524,8 @@ export async function judgeLog(m: Model, r: Real, p: Pw): Promise<void> {
       return;
     }
     if (status !== 200 || !Array.isArray(ex.json)) return;
-    const e = (ex.json as unknown[]).filter((entry) => mentions(entry, p.marker, { kind: 'password', id: p.id })).length;
+    const found = (ex.json as unknown[]).filter((entry) => mentions(entry, p.marker, { kind: 'password', id: p.id }));
+    const e = found.length;
     p.logReads++;
     // A server whose search finds none of a password's entries (another log shape) is not judged.
     if (e === 0) return;
@@ -516,11 +533,26 @@ export async function judgeLog(m: Model, r: Real, p: Pw): Promise<void> {
     const besides = p.favoriteCalls + p.logReads - 1;
     const counts = `${p.writes} writes, ${p.views} shows, ${p.favoriteCalls} favorite calls, ${p.logReads - 1} earlier log searches`;
     if (e < p.writes)
-      fail('LOG-01', ex, `at least ${p.writes} log entries naming ${label(p)}: one for each write that answered 2XX (${counts})`, `${e} entries`);
+      fail(
+        'LOG-01',
+        ex,
+        `at least ${p.writes} log entries naming ${label(p)}: one for each write that answered 2XX (${counts})`,
+        `${e} entries: ${clip(JSON.stringify(found), 600)}`,
+      );
     if (e > p.writes + p.views + besides)
-      fail('LOG-01', ex, `at most ${p.writes + p.views + besides} log entries naming ${label(p)}: one for each action (${counts})`, `${e} entries`);
+      fail(
+        'LOG-01',
+        ex,
+        `at most ${p.writes + p.views + besides} log entries naming ${label(p)}: one for each action (${counts})`,
+        `${e} entries: ${clip(JSON.stringify(found), 600)}`,
+      );
     if (e > p.writes + besides && e < p.writes + p.views) {
-      fail('LOG-01', ex, `all ${p.views} shows of ${label(p)} in the log, since the server logs shows (${counts})`, `${e} entries`);
+      fail(
+        'LOG-01',
+        ex,
+        `all ${p.views} shows of ${label(p)} in the log, since the server logs shows (${counts})`,
+        `${e} entries: ${clip(JSON.stringify(found), 600)}`,
+      );
     }
   }
 }

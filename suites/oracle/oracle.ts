@@ -22,8 +22,11 @@
  *   the context that sent it, whose traffic scope names the file.
  * - Settings (maintenance, API switch, default page size, auth methods) are known only from the
  *   control protocol's answers; without them the checks that need them do not run.
- * - Link targets are resolved against the request URL (RFC 8288 §3.2) and compared by their path
- *   below /index.php/api/v6: a server behind a proxy may name its public origin.
+ * - Link targets are resolved against the request URL (RFC 8288 §3.2). A target outside the API
+ *   root the run was given (another origin, another base path) fails PAG-08 ("Each entry is the
+ *   URL of a page"): the run cannot follow it without sending its credentials elsewhere, and it
+ *   never does (suites/harness/client.ts refuses such a request). A server behind a proxy that
+ *   names its public origin is tested at that origin (--target).
  */
 import { STATUS_CODES } from 'node:http';
 import { type Exchange, headerValue } from '../../core/exchange.ts';
@@ -31,15 +34,17 @@ import { parseLinkHeader, relMap } from '../../core/link.ts';
 import { clip } from '../../core/redact.ts';
 import { clauseById } from '../catalogue/clauses.ts';
 import { selects } from '../catalogue/selection.ts';
-import { ViolationError } from '../harness/assert.ts';
+import { notJson, ViolationError } from '../harness/assert.ts';
 import { API_DISABLED, declaredCharset, MAINTENANCE_MESSAGE, PAGE_TOO_HIGH } from '../harness/checks.ts';
 import { failureRecord } from '../harness/clause-test.ts';
-import { API_PREFIX, type ApiClient, type Auth } from '../harness/client.ts';
+import { API_PREFIX, type ApiClient, type Auth, isUnder } from '../harness/client.ts';
 import type { RunConfig } from '../harness/config.ts';
 import type { Settings } from '../harness/control.ts';
+import type { Foreign } from '../harness/ownership.ts';
 import type { FailureRecord } from '../harness/results.ts';
 import { validate } from '../harness/schemas.ts';
 import { currentScope, type Observed, unchangedSince, type WriteMark, writeMark } from '../harness/traffic.ts';
+import { Relations } from '../relations/relations.ts';
 import { type ListAddress, listAddress, pageNumber } from './lists.ts';
 
 export interface OracleFinding {
@@ -73,15 +78,38 @@ const ALSO: Record<number, string[]> = {
 const letters = (text: string) => text.toLowerCase().replace(/[^a-z0-9]/g, '');
 
 /**
+ * Words that describe a status in a server's own terms (the spec paraphrases: "description of
+ * the status code"): "Access denied" describes 403 as faithfully as "Forbidden", "Resource does
+ * not exist" 404 as faithfully as "Not Found". A generic word ("Error", "Oops") describes none.
+ */
+const DESCRIBED_BY: Record<number, RegExp> = {
+  400: /\b(bad|invalid|malformed)\b/i,
+  401: /unauthori[sz]ed|unauthenticated|authenticat|credential|\blog ?in\b|sign ?in/i,
+  403: /forbidden|denied|permission|not (allowed|permitted)|disabled|refused/i,
+  404: /not found|(does ?n[o']t|not) exist|no such|unknown|missing/i,
+  405: /method/i,
+  406: /not acceptable/i,
+  409: /conflict/i,
+  413: /too (large|big|long)|size/i,
+  415: /media type|content[- ]?type|unsupported/i,
+  422: /unprocessable|invalid|validation/i,
+  429: /too many|rate/i,
+  500: /internal|server error/i,
+  503: /unavailable|maintenance/i,
+};
+
+/**
  * §2 "type | string | description of the status code": paraphrased, so the wording is SHOULD
  * (RES-18). Met by a type holding the status's number, its reason phrase (case, spaces and
- * punctuation ignored) or a word of five letters or more from it ("Unsupported content type"
- * for 415 Unsupported Media Type, "Page not found" for 404).
+ * punctuation ignored), a word of five letters or more from it ("Unsupported content type"
+ * for 415 Unsupported Media Type, "Page not found" for 404), or words of the same meaning
+ * (DESCRIBED_BY: "Access denied" for 403, "Resource does not exist" for 404).
  */
 export function describesStatus(type: string, status: number): boolean {
   const t = letters(type);
   if (t === '') return false;
   if (t.includes(String(status))) return true;
+  if (DESCRIBED_BY[status]?.test(type)) return true;
   const words = new Set(type.toLowerCase().split(/[^a-z0-9]+/));
   return [STATUS_CODES[status], ...(ALSO[status] ?? [])].some(
     (phrase) =>
@@ -154,10 +182,13 @@ export class Oracle {
   /** Product lists: whether they showed they are paginated (a Link header, or a count object). */
   private readonly paginated = new Map<string, boolean>();
   private readonly apiRoot: string;
+  /** The relations between answers (suites/relations/): judged here, reported as the oracle's findings. */
+  private readonly between: Relations;
 
   constructor(private readonly config: RunConfig) {
     const target = new URL(config.target);
     this.apiRoot = `${target.origin}${target.pathname.replace(/\/+$/, '')}${API_PREFIX}`;
+    this.between = new Relations(config, () => this.settings);
   }
 
   /** A file's findings and oracle errors so far, forgotten here ('' for traffic outside any file). */
@@ -186,7 +217,10 @@ export class Oracle {
       // A crash in the oracle is ours, never the server's violation.
       if (!(e instanceof ViolationError)) {
         const file = currentScope()?.file ?? '';
-        this.errors.set(file, [...(this.errors.get(file) ?? []), `response oracle: ${(e as Error)?.stack?.split('\n').slice(0, 4).join(' | ') ?? String(e)}`]);
+        this.errors.set(file, [
+          ...(this.errors.get(file) ?? []),
+          clip(`response oracle: ${(e as Error)?.stack?.split('\n').slice(0, 4).join(' | ') ?? String(e)}`, 2048, '…'),
+        ]);
       }
     }
   }
@@ -194,6 +228,7 @@ export class Oracle {
   private learn(ex: Exchange): void {
     const path = new URL(ex.request.url).pathname;
     if (ex.request.method !== 'GET') this.epoch++;
+    this.between.learn(ex);
     if (!ex.response || ex.response.status >= 300) return;
     // Decision: after a reset the settings are unknown until the control protocol shows them
     // again; assuming the spec's defaults would judge a target whose reset differs by them.
@@ -202,7 +237,11 @@ export class Oracle {
       this.settings = { ...(ex.json as Settings) };
   }
 
-  private report(clause: string, ex: Exchange | undefined, expected: string, actual: string): void {
+  private report(clause: string, ex: Exchange | undefined, expected: string, actual: string, held?: Held[]): void {
+    if (held) {
+      held.push([clause, ex, expected, actual]);
+      return;
+    }
     const c = clauseById(clause);
     if (!c || c.retired || !selects([c], this.config.selection)) return;
     // The exchange is judged in the async context that sent it: its scope names the file.
@@ -213,6 +252,18 @@ export class Oracle {
     finding.count++;
     if (finding.failures.length < KEEP) finding.failures.push(failureRecord(new ViolationError({ expected, actual, ...(ex ? { exchange: ex } : {}) })));
     mine.set(clause, finding);
+  }
+
+  /**
+   * A creation answered with an id whose read-back shows another object (suites/harness/ownership.ts):
+   * §2 "Successful creation returns an object with `id` (… the new project id)", and the same for
+   * passwords. Other kinds have no such clause: their fixture's setup failure names the cause.
+   */
+  foreignCreation(f: Foreign): void {
+    const clause = f.kind === 'project' ? 'RES-04' : f.kind === 'password' ? 'RES-08' : undefined;
+    if (!clause || !f.finding) return;
+    const ex = f.creation ?? f.readBack;
+    this.report(clause, ex, `the id of the new ${f.kind} (${JSON.stringify(clip(f.sent, 80))})`, `id ${clip(f.id, 40)}, whose read-back shows ${f.shown}`);
   }
 
   /** The API path below /index.php/api/v6 of a URL on the target, or undefined. */
@@ -234,6 +285,7 @@ export class Oracle {
     // Every call gets one of §7's three kinds, whatever its method (HEAD has no body to judge);
     // the rest is judged on the methods of §1 rule 1.
     if (method !== 'HEAD') this.body(r);
+    await this.between.observe(o, path, (clause, e, expected, actual) => this.report(clause, e, expected, actual));
     const settings = this.settings;
     if (settings?.maintenance_mode) {
       if (status !== 503) this.report('ERR-04', ex, 'status 503 while the installation is in Maintenance Mode (all requests)', `status ${status}`);
@@ -269,7 +321,8 @@ export class Oracle {
       else if (typeof id !== 'number' || !Number.isInteger(id))
         this.report(creation.res, ex, 'an object with the new id as an integer', clip(ex.response.body, 120) || 'no body');
     }
-    if (success && ex.response.body.trim() !== '' && (ex.json === null || typeof ex.json !== 'object')) {
+    // A body nested too deep to read is GEN-03's finding alone (an array or object it may be).
+    if (success && ex.response.body.trim() !== '' && !ex.jsonTooDeep && (ex.json === null || typeof ex.json !== 'object')) {
       this.report(
         'STAT-05',
         ex,
@@ -278,7 +331,7 @@ export class Oracle {
       );
     }
     if (status === 500 && (ex.json === null || typeof ex.json !== 'object' || Array.isArray(ex.json))) {
-      this.report('STAT-08', ex, 'a JSON object describing the error', ex.json === undefined ? 'a body that is not JSON' : clip(JSON.stringify(ex.json), 100));
+      this.report('STAT-08', ex, 'a JSON object describing the error', ex.json === undefined ? notJson(r) : clip(JSON.stringify(ex.json), 100));
     }
     if (method === 'GET' && (status === 200 || status === 404)) {
       const addr = listAddress(path);
@@ -294,7 +347,7 @@ export class Oracle {
     const charset = declaredCharset(contentType);
     if (body !== '' && charset !== undefined && !/^utf-?8$/i.test(charset))
       this.report('GEN-04', ex, 'charset UTF-8 when a charset is declared', `Content-Type: ${contentType}`);
-    if (body.trim() !== '' && ex.json === undefined) this.report('GEN-03', ex, 'a JSON body', `a body that is not JSON: ${JSON.stringify(clip(body, 120))}`);
+    if (body.trim() !== '' && ex.json === undefined) this.report('GEN-03', ex, 'a JSON body', notJson(ex));
   }
 
   private messageIs(ex: Responded, clause: string, want: string | RegExp, when: string): void {
@@ -308,12 +361,7 @@ export class Oracle {
     const status = ex.response.status;
     const body = ex.json;
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-      this.report(
-        'STAT-06',
-        ex,
-        `the error object as the body of the ${status} reply`,
-        body === undefined ? 'a body that is not JSON' : clip(JSON.stringify(body), 120),
-      );
+      this.report('STAT-06', ex, `the error object as the body of the ${status} reply`, body === undefined ? notJson(ex) : clip(JSON.stringify(body), 120));
       return;
     }
     const o = body as Record<string, unknown>;
@@ -349,11 +397,11 @@ export class Oracle {
     return this.settings?.num_items_lists === 20 ? 'SIZE-01' : 'SIZE-02';
   }
 
-  private async countOf(o: Observed, addr: ListAddress, header: string | undefined): Promise<Count | undefined> {
+  private async countOf(o: Observed, addr: ListAddress, header: string | undefined, fresh = false): Promise<Count | undefined> {
     if (o.quiet) return undefined;
     const key = countKey(o.auth, addr, header);
     const cached = this.counts.get(key);
-    if (cached && cached.epoch === this.epoch && !addr.volatile && unchangedSince(cached.mark)) return cached.count;
+    if (!fresh && cached && cached.epoch === this.epoch && !addr.volatile && unchangedSince(cached.mark)) return cached.count;
     const client: ApiClient = o.client.withAuth(plain(o.auth));
     const mark = writeMark();
     const ex = await client.request({
@@ -406,17 +454,20 @@ export class Oracle {
       const last = Math.max(1, Math.ceil(count.num_items / per));
       if (page > last) this.tooHighMessage(ex);
       else if (!addr.volatile && count.num_items > 0) {
+        const held: Held[] = [];
         this.report(
           addr.source === 'spec' ? 'EP-05' : 'EP-13',
           ex,
           `page ${page} of ${last} (count.json: ${count.num_items} items, ${per} a page)`,
           'status 404',
+          held,
         );
+        await this.confirmed(o, addr, header, count, held);
       }
       return;
     }
     if (!Array.isArray(ex.json)) {
-      if (addr.source === 'spec')
+      if (addr.source === 'spec' && !ex.jsonTooDeep)
         this.report('EP-05', ex, 'a JSON array: the requested page of the list', ex.json === undefined ? 'a body that is not JSON' : typeof ex.json);
       return;
     }
@@ -455,7 +506,7 @@ export class Oracle {
     }
     // The position from the page itself; a full page, or a page whose relations disagree with
     // that position, is settled by the list's count before anything is reported.
-    let where: Place | undefined =
+    const where: Place | undefined =
       items === 0 ? { position: 'empty', last: 1, items: 0 } : items < size ? { position: page === 1 ? 'only' : 'last', last: page, items } : undefined;
     if (where === undefined || !relationsFit(rels, page, where.position)) {
       if (addr.volatile) {
@@ -482,20 +533,42 @@ export class Oracle {
         const counted = count ? placeOf(count.num_items, size, page) : undefined;
         if (counted && counted.items !== items) {
           const clause = known === undefined ? 'SIZE-10' : this.sizeClause(header);
+          const held: Held[] = [];
           this.report(
             clause,
             ex,
             `${counted.items} items on page ${page} of ${counted.last} (count.json: ${count!.num_items} items, ${size} a page)`,
             `${items} items`,
+            held,
           );
+          await this.confirmed(o, addr, header, count!, held);
           return;
         }
-        if (counted) where = counted;
-        else if (where === undefined) return this.relations(ex, rels, page, undefined);
+        if (counted) {
+          // The position comes from the count: what it decides is reported only if the count still holds.
+          const held: Held[] = [];
+          this.relations(ex, rels, page, counted.position, held);
+          this.targets(ex, addr, rels, page, counted.last, held);
+          await this.confirmed(o, addr, header, count!, held);
+          return;
+        } else if (where === undefined) return this.relations(ex, rels, page, undefined);
       }
     }
     this.relations(ex, rels, page, where.position);
     this.targets(ex, addr, rels, page, where.last);
+  }
+
+  /**
+   * Findings that rest on a list's count, reported only when a fresh count.json still says what
+   * the one they were judged by said: other users of the installation (not the run, whose writes
+   * `unchangedSince` sees) may have moved the list between the page and the count. Asked only
+   * when there is something to report.
+   */
+  private async confirmed(o: Observed, addr: ListAddress, header: string | undefined, used: Count, held: Held[]): Promise<void> {
+    if (held.length === 0) return;
+    const again = await this.countOf(o, addr, header, true);
+    if (again === undefined || again.num_items !== used.num_items || again.num_items_per_page !== used.num_items_per_page) return;
+    for (const h of held) this.report(...h);
   }
 
   /** PAG-02 (syntax), PAG-08 (one entry per relation), GEN-06 (every URL ends in .json). */
@@ -510,31 +583,42 @@ export class Oracle {
       if (urls.length > 1) this.report('PAG-08', ex, `one rel="${rel}" entry`, `${urls.length} rel="${rel}" entries`);
       out.set(rel, urls[0]!);
     }
+    let outside = 0;
     for (const entry of parsed.entries) {
-      const path = resolve(entry.url, ex.request.url)?.pathname;
-      if (path === undefined || !path.endsWith('.json')) this.report('GEN-06', ex, `a Link URL ending in .json (rel="${entry.rels.join(' ')}")`, entry.url);
+      const resolved = resolve(entry.url, ex.request.url);
+      const path = resolved?.pathname;
+      if (path === undefined || !path.endsWith('.json'))
+        this.report('GEN-06', ex, `a Link URL ending in .json (rel="${clip(entry.rels.join(' '), 100)}")`, clip(entry.url, 300, '…'));
+      // One finding a page: every entry of a rewritten header is usually outside.
+      if (resolved && !isUnder(resolved.href, this.apiRoot) && outside++ === 0)
+        this.report(
+          'PAG-08',
+          ex,
+          `Link URLs of pages of the list on the target (under ${this.apiRoot}/)`,
+          `<${clip(entry.url, 300, '…')}>; rel="${clip(entry.rels.join(' '), 100)}": outside the target, never followed with the run's credentials`,
+        );
     }
     return out;
   }
 
   /** §4 rules 1–3: the relations a page carries by its position. */
-  private relations(ex: Responded, rels: Map<string, string>, page: number, position: Position | undefined): void {
+  private relations(ex: Responded, rels: Map<string, string>, page: number, position: Position | undefined, held?: Held[]): void {
     const has = (r: string) => rels.has(r);
     const seen = relNames(rels);
     if (position === 'empty' || position === 'only') {
       if (seen !== 'self')
-        this.report(position === 'empty' ? 'PAG-06' : 'PAG-05', ex, `only rel="self" (${position === 'empty' ? 'no data' : 'one page'})`, `rels ${seen}`);
+        this.report(position === 'empty' ? 'PAG-06' : 'PAG-05', ex, `only rel="self" (${position === 'empty' ? 'no data' : 'one page'})`, `rels ${seen}`, held);
       return;
     }
     if (position === undefined) return;
-    if (position === 'last' && has('next')) this.report('PAG-04', ex, `no rel="next" on the last page (page ${page})`, `rels ${seen}`);
+    if (position === 'last' && has('next')) this.report('PAG-04', ex, `no rel="next" on the last page (page ${page})`, `rels ${seen}`, held);
     const want = WANTED[position];
     const missing = want.filter((r) => !has(r));
-    if (missing.length > 0) this.report('PAG-07', ex, `rels ${want.join(', ')} on the ${position} page (page ${page})`, `rels ${seen}`);
+    if (missing.length > 0) this.report('PAG-07', ex, `rels ${want.join(', ')} on the ${position} page (page ${page})`, `rels ${seen}`, held);
   }
 
   /** PAG-08: each relation points at the page its name says. */
-  private targets(ex: Responded, addr: ListAddress, rels: Map<string, string>, page: number, last: number | undefined): void {
+  private targets(ex: Responded, addr: ListAddress, rels: Map<string, string>, page: number, last: number | undefined, held?: Held[]): void {
     const want: Array<[string, number | undefined]> = [
       ['self', page],
       ['first', 1],
@@ -546,7 +630,8 @@ export class Oracle {
       const url = rels.get(rel);
       if (url === undefined || target === undefined || target < 1) continue;
       const resolved = resolve(url, ex.request.url);
-      const path = resolved ? this.apiPathOfAnyOrigin(resolved) : undefined;
+      // A target outside the API root is reported once in linkSyntax.
+      const path = resolved && isUnder(resolved.href, this.apiRoot) ? this.apiPathOfAnyOrigin(resolved) : undefined;
       // Decision: a URL of another list (or another resource) never names a page of this one; a
       // URL of this list's own shape (its .json, or /page/N.json) is judged by its page number;
       // one that names the page in a query is left to the tests that follow the link and compare
@@ -554,13 +639,13 @@ export class Oracle {
       if (path === undefined) continue;
       const list = /^(.*?)(?:\/page\/[^/]*)?\.json$/.exec(path)?.[1];
       if (list !== undefined && decoded(list) !== decoded(addr.base)) {
-        this.report('PAG-08', ex, `rel="${rel}" pointing at page ${target} of ${addr.base}.json`, `<${url}>: another list`);
+        this.report('PAG-08', ex, `rel="${rel}" pointing at page ${target} of ${addr.base}.json`, `<${url}>: another list`, held);
         continue;
       }
       const m = new RegExp(`^${escapeRegExp(addr.base)}(?:/page/(\\d+))?\\.json$`).exec(path);
       if (!m || resolved?.search) continue;
       const named = m[1] === undefined ? 1 : Math.max(1, Number(m[1]));
-      if (named !== target) this.report('PAG-08', ex, `rel="${rel}" pointing at page ${target} of ${addr.base}.json`, `<${url}>`);
+      if (named !== target) this.report('PAG-08', ex, `rel="${rel}" pointing at page ${target} of ${addr.base}.json`, `<${url}>`, held);
     }
   }
 
@@ -602,6 +687,9 @@ export class Oracle {
 }
 
 type Position = 'empty' | 'only' | 'first' | 'middle' | 'last';
+/** A finding held until its list's count is confirmed: report()'s arguments. */
+type Held = [clause: string, ex: Exchange | undefined, expected: string, actual: string];
+
 interface Place {
   position: Position;
   last: number;

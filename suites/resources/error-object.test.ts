@@ -101,7 +101,8 @@ clauseTest('RES-15', 'give a type string in every error object', async (t) => {
 });
 
 // "description of the status code" paraphrases: the wording is SHOULD. Met by the status's reason
-// phrase (case, spaces and punctuation ignored: "Not Found", "NotFound", "not_found") or the number.
+// phrase (case, spaces and punctuation ignored: "Not Found", "NotFound", "not_found"), the number,
+// or words of the same meaning ("Access denied" for 403): describesStatus in suites/oracle/oracle.ts.
 clauseTest('RES-18', 'describe the status code in the type of every error object, e.g. by its reason phrase', async (t) => {
   for (const { label, ex, body } of clientErrors(t)) {
     const type = body['type'];

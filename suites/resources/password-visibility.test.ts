@@ -17,12 +17,12 @@ clauseTest('EP-03', 'list in GET /passwords.json only the passwords the user can
 
   const seenByUser = await allListIds(user.client, '/passwords');
   for (const id of hidden) {
-    const page = seenByUser.get(id);
+    const page = seenByUser.get(String(id));
     if (page) violation(page, `no password of project ${project}, to which the Normal user ${user.username} has no access`, `password ${id} listed`);
   }
 
   const seenByAdmin = await allListIds(s.admin, '/passwords');
-  const missing = hidden.filter((id) => !seenByAdmin.has(id));
+  const missing = hidden.filter((id) => !seenByAdmin.has(String(id)));
   if (missing.length > 0) {
     const ex = await s.admin.get('/passwords/count.json', { headers: { 'X-Page-Size': '1000' } });
     violation(ex, `the Admin's list to hold passwords ${hidden.join(', ')}`, `passwords ${missing.join(', ')} missing from all ${seenByAdmin.size} listed`);

@@ -31,7 +31,7 @@ export function useCreations(s: Session): Create {
     const path = `/${kind}s.json`;
     const ex = typeof body === 'string' ? await client.request({ method: 'POST', path, rawBody: body }) : await client.post(path, body);
     const id = createdId(ex);
-    if (id !== undefined) s.fixtures.track(kind, id, typeof body === 'string' ? nameIn(body) : String(body['name'] ?? '(unnamed)'));
+    if (id !== undefined) await s.fixtures.track(kind, id, typeof body === 'string' ? nameIn(body) : String(body['name'] ?? '(unnamed)'), { creation: ex });
     return ex;
   };
 }
@@ -89,7 +89,7 @@ export async function showPassword(client: ApiClient, id: number): Promise<{ ex:
  * Every item id of a paginated list, page by page with the largest page size the spec allows.
  * Returns the ids and the exchange of the page each id came from.
  */
-export async function allListIds(client: ApiClient, list: string): Promise<Map<number, Exchange>> {
+export async function allListIds(client: ApiClient, list: string): Promise<Map<string, Exchange>> {
   const headers = { 'X-Page-Size': '1000' };
   const countEx = await client.get(`${list}/count.json`, { headers });
   expectStatus(countEx, 200);
@@ -97,7 +97,7 @@ export async function allListIds(client: ApiClient, list: string): Promise<Map<n
   if (typeof pages !== 'number' || !Number.isSafeInteger(pages) || pages < 0) {
     violation(countEx, 'num_pages as a non-negative integer', JSON.stringify(pages));
   }
-  const out = new Map<number, Exchange>();
+  const out = new Map<string, Exchange>();
   for (let page = 1; page <= Math.max(pages, 1); page++) {
     const ex = await client.get(`${list}/page/${page}.json`, { headers });
     for (const id of itemIds(ex)) out.set(id, ex);

@@ -1,17 +1,39 @@
 import { ApiClient } from '../harness/client.ts';
 import type { RunConfig } from '../harness/config.ts';
 import { ControlClient, type Settings } from '../harness/control.ts';
-import { type CleanupReport, deletePath, type FixtureKind, UNLOCK_REASON } from '../harness/fixtures.ts';
+import { shellQuote } from '../harness/curl.ts';
+import { type CleanupReport, deletePath, type FixtureKind, reportId, UNLOCK_REASON } from '../harness/fixtures.ts';
+import { exactItemIds, type Ledger, showPath } from '../harness/ownership.ts';
+import { writeMark } from '../harness/traffic.ts';
 
 /** What the runner did about the target's settings at the end of a run. */
 export interface SettingsRestore {
-  /** Settings that differed from the start of the run and were put back. */
+  /** Settings that differed from the start of the run, were put back and read back as before. */
   restored: string[];
   /** Why they could not be read or put back. */
   error?: string;
+  /**
+   * Settings that are not as they were at the start (or could not be read to tell), with their
+   * value before the run: printed first, with the control request that puts them back.
+   */
+  unrestored?: Array<{ key: string; before: unknown; now?: unknown }>;
+  /** The settings could not be read at the start of the run: none was changed (why). */
+  unread?: string;
+  /** The control protocol's settings URL, for the request that would restore them. */
+  url?: string;
 }
 
-type Item = { kind: FixtureKind; id: number; name: string };
+/** Where a sweep could not tell what the target holds (a failed list read). */
+export interface Unknown {
+  list: string;
+  reason: string;
+}
+
+/** The sweep's report: what it deleted, and what the target still holds by a second reading. */
+export interface SweepReport extends CleanupReport {
+  /** Lists whose reading failed: what they hold is unknown, never "nothing". */
+  unknown: Unknown[];
+}
 
 /**
  * Limits for the cleanup after an interrupt: each request gets `requestMs`, and no request starts
@@ -23,7 +45,7 @@ export interface CleanupLimits {
   until: number;
 }
 
-const OUT_OF_TIME = "not deleted: the interrupted run's cleanup ran out of time";
+const OUT_OF_TIME = "the interrupted run's cleanup ran out of time";
 
 // In the fixtures' deletion order. Files go with their projects and passwords; personal
 // passwords are the run's Admin's own.
@@ -49,84 +71,210 @@ function clientsOf(config: RunConfig, limits?: CleanupLimits): { admin: ApiClien
 }
 
 const outOfTime = (limits?: CleanupLimits) => limits !== undefined && Date.now() >= limits.until;
+const firstLine = (e: unknown) => ((e as Error)?.message ?? String(e)).split('\n')[0] ?? 'unknown error';
 
-/** The target's settings at the start of a run (control protocol only; never throws). */
-export async function snapshotSettings(config: RunConfig): Promise<Settings | undefined> {
-  if (!config.control || config.readOnly) return undefined;
+/** The target's settings at the start of a run, or why they could not be read (control protocol only; never throws). */
+export async function snapshotSettings(config: RunConfig): Promise<{ settings?: Settings; error?: string }> {
+  if (!config.control || config.readOnly) return {};
   const { admin, control } = clientsOf(config);
   try {
-    return await control!.getSettings();
-  } catch {
-    return undefined;
+    const settings = await control!.getSettings();
+    // A reply without every setting is no snapshot: what it lacks could not be put back.
+    const keys: Array<keyof Settings> = ['api_enabled', 'maintenance_mode', 'auth_methods', 'api_users', 'hmac_key_expiry_days', 'num_items_lists'];
+    const lacking = keys.filter((k) => !(k in settings));
+    if (lacking.length > 0) return { error: `control GET /settings: answer lacks ${lacking.join(', ')}` };
+    return { settings };
+  } catch (e) {
+    return { error: firstLine(e) };
   } finally {
     await control?.close();
     await admin.close();
   }
 }
 
+/** Waits until no write of the run is in flight, at most `ms`: a late PUT must not land after the restore. */
+export async function writesSettled(ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (writeMark().inFlight > 0) {
+    if (Date.now() >= end) return false;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return true;
+}
+
+const differs = (a: unknown, b: unknown) => JSON.stringify(a) !== JSON.stringify(b);
+
 /**
- * Puts back every setting that differs from `before`: a test's own restore (Session.withSettings)
- * may not have run when the run was interrupted or its worker died. Never throws.
+ * Puts back every setting that differs from `before` and reads them back: a test's own restore
+ * (Session.withSettings) may not have run when the run was interrupted or its worker died. What
+ * is not as before afterwards (or could not be read) is `unrestored`. Never throws.
  */
 export async function restoreSettings(config: RunConfig, before: Settings | undefined, limits?: CleanupLimits): Promise<SettingsRestore> {
   if (!before || !config.control) return { restored: [] };
+  const url = `${config.control.url.replace(/\/+$/, '')}/settings`;
   const { admin, control } = clientsOf(config, limits);
+  const keys = Object.keys(before) as Array<keyof Settings>;
+  let now: Settings | undefined;
+  let error: string | undefined;
+  let changed: Array<keyof Settings> = [];
   try {
-    const now = await control!.getSettings();
-    if (outOfTime(limits)) throw new Error("the interrupted run's cleanup ran out of time");
-    const changed = (Object.keys(before) as Array<keyof Settings>).filter((k) => JSON.stringify(now[k]) !== JSON.stringify(before[k]));
-    if (changed.length > 0) await control!.putSettings(Object.fromEntries(changed.map((k) => [k, before[k]])) as Partial<Settings>);
-    return { restored: changed };
+    now = await control!.getSettings();
+    changed = keys.filter((k) => differs(now![k], before[k]));
+    // Maintenance Mode first and alone: left on, it locks every user out.
+    const order = [...changed.filter((k) => k === 'maintenance_mode'), ...changed.filter((k) => k !== 'maintenance_mode')];
+    for (const attempt of [1, 2]) {
+      const left = order.filter((k) => differs(now![k], before[k]));
+      if (left.length === 0 || outOfTime(limits)) break;
+      try {
+        if (left.includes('maintenance_mode')) await control!.putSettings({ maintenance_mode: before.maintenance_mode });
+        const rest = left.filter((k) => k !== 'maintenance_mode');
+        if (rest.length > 0) await control!.putSettings(Object.fromEntries(rest.map((k) => [k, before[k]])) as Partial<Settings>);
+      } catch (e) {
+        error = firstLine(e);
+        if (attempt === 2) break;
+      }
+      // Read back: a restore counts only when the target shows it.
+      now = await control!.getSettings();
+    }
   } catch (e) {
-    return { restored: [], error: (e as Error).message.split('\n')[0] ?? 'unknown error' };
+    error = firstLine(e);
+    now = undefined;
   } finally {
     await control?.close();
     await admin.close();
   }
+  if (!now) return { restored: [], ...(error ? { error } : {}), unrestored: keys.map((k) => ({ key: k, before: before[k] })), url };
+  const unrestored = keys.filter((k) => differs(now![k], before[k])).map((k) => ({ key: k, before: before[k], now: now![k] }));
+  const restored = changed.filter((k) => !unrestored.some((u) => u.key === k));
+  return {
+    restored,
+    ...(error && unrestored.length > 0 ? { error } : {}),
+    ...(unrestored.length > 0 ? { unrestored, url } : {}),
+  };
+}
+
+/** The control request that puts the unrestored settings back, the token left to the environment. */
+export function restoreCommand(settings: SettingsRestore): string | undefined {
+  if (!settings.unrestored?.length || !settings.url) return undefined;
+  const body = JSON.stringify(Object.fromEntries(settings.unrestored.map((u) => [u.key, u.before])));
+  return `curl -X PUT -H "Authorization: Bearer $PMV6_CONTROL_TOKEN" -H 'Content-Type: application/json' --data ${shellQuote(body)} ${shellQuote(settings.url)}`;
+}
+
+type Listed = { kind: FixtureKind; id: string; name: string };
+
+/** Every item of the kind's lists whose name carries the prefix, or why a list could not be read. */
+async function listNamed(
+  admin: ApiClient,
+  kind: FixtureKind,
+  lists: string[],
+  prefix: string,
+  limits?: CleanupLimits,
+): Promise<{ found: Listed[]; unknown: Unknown[] }> {
+  const found = new Map<string, Listed>();
+  const unknown: Unknown[] = [];
+  for (const list of lists) {
+    for (let page = 1; ; page++) {
+      if (page > MAX_PAGES) {
+        unknown.push({ list, reason: `more than ${MAX_PAGES} pages of ${PAGE_SIZE}: not read to the end` });
+        break;
+      }
+      if (outOfTime(limits)) {
+        unknown.push({ list, reason: `not read: ${OUT_OF_TIME}` });
+        break;
+      }
+      const ex = await admin
+        .get(`${list}/page/${page}.json`, { headers: { 'X-Page-Size': String(PAGE_SIZE) } })
+        .catch((e: unknown) => ({ error: firstLine(e) }) as const);
+      const status = 'response' in ex ? ex.response?.status : undefined;
+      if (!('request' in ex) || status !== 200 || !Array.isArray(ex.json)) {
+        // Past the last page a list may answer 404 (product facts): the end, when page 1 was read.
+        if (page > 1 && status === 404) break;
+        const why =
+          status === undefined
+            ? `no answer (${'error' in ex ? ex.error : 'unknown error'})`
+            : status !== 200
+              ? `answered ${status}`
+              : 'answered with no JSON array';
+        unknown.push({ list, reason: `GET ${list}/page/${page}.json ${why}` });
+        break;
+      }
+      const items = ex.json as Array<{ name?: unknown; username?: unknown } | null>;
+      const ids = exactItemIds(ex);
+      for (const [i, item] of items.entries()) {
+        const name = kind === 'user' ? item?.username : item?.name;
+        const id = ids[i];
+        if (id !== undefined && typeof name === 'string' && name.includes(prefix)) found.set(id, { kind, id, name });
+      }
+      if (items.length < PAGE_SIZE) break;
+    }
+  }
+  return { found: [...found.values()], unknown };
 }
 
 /**
- * The final sweep: finds what is still on the target under this run's name prefix
- * (`pmv6-<run>-`, names for projects, passwords, personal passwords and groups, usernames for
- * users) and deletes it, passwords first. It catches what a file's cleanup could not reach (a worker killed by a
- * signal, an interrupted file). A list the target refuses (no users endpoint) is skipped.
- * Never throws.
+ * The final sweep: deletes what the ledger holds of the run and has not deleted, and what the
+ * target lists under this run's name prefix (`pmv6-<run>-`, names for projects, passwords,
+ * personal passwords and groups, usernames for users) once read back showing it; then lists
+ * again, and reports as left over what the target still holds. A list it could not read is
+ * unknown, never "nothing found". Never throws.
  */
-export async function sweep(config: RunConfig, limits?: CleanupLimits): Promise<CleanupReport> {
-  const report: CleanupReport = { deleted: [], leftovers: [] };
+export async function sweep(config: RunConfig, ledger: Ledger | undefined, limits?: CleanupLimits): Promise<SweepReport> {
+  const report: SweepReport = { deleted: [], leftovers: [], unknown: [] };
   if (config.readOnly) return report;
-  const prefix = `pmv6-${config.runId}-`;
+  const prefix = ledger?.prefix ?? `pmv6-${config.runId}-`;
   const { admin, control } = clientsOf(config, limits);
   await control?.close();
+  const failed = new Map<string, string>();
   try {
-    for (const { kind, lists } of LISTS) {
-      if (outOfTime(limits)) {
-        report.leftovers.push({ kind, id: 0, name: `${prefix}*`, reason: "not searched: the interrupted run's cleanup ran out of time" });
-        continue;
+    // Files first (their containers may not be the run's to delete); then the listed kinds.
+    const kinds: FixtureKind[] = ['file', ...LISTS.map((l) => l.kind)];
+    for (const kind of kinds) {
+      const lists = LISTS.find((l) => l.kind === kind)?.lists ?? [];
+      const held = new Map((ledger?.live() ?? []).filter((o) => o.kind === kind).map((o) => [o.id, o as Listed]));
+      const { found, unknown } = lists.length > 0 ? await listNamed(admin, kind, lists, prefix, limits) : { found: [], unknown: [] };
+      report.unknown.push(...unknown);
+      for (const item of found) {
+        if (held.has(item.id) || outOfTime(limits)) continue;
+        // Listed under the run's name but not in the ledger (a creation whose reply was lost):
+        // the run's once read back showing the name.
+        const back = await admin.get(showPath(kind, item.id)).catch(() => undefined);
+        const shown = (back?.json as { name?: unknown; username?: unknown } | undefined) ?? {};
+        const name = kind === 'user' ? shown.username : shown.name;
+        if (back?.response?.status === 200 && typeof name === 'string' && name.includes(prefix)) {
+          ledger?.record(kind, item.id, item.name);
+          held.set(item.id, item);
+        } else failed.set(`${kind}:${item.id}`, "listed under the run's name, but its read-back did not show it: not touched");
       }
-      const found = new Map<number, Item>();
-      for (const list of lists) {
-        for (let page = 1; page <= MAX_PAGES && !outOfTime(limits); page++) {
-          const ex = await admin.get(`${list}/page/${page}.json`, { headers: { 'X-Page-Size': String(PAGE_SIZE) } });
-          if (ex.response?.status !== 200 || !Array.isArray(ex.json)) break;
-          const items = ex.json as Array<{ id?: unknown; name?: unknown; username?: unknown }>;
-          for (const item of items) {
-            const name = kind === 'user' ? item.username : item.name;
-            if (typeof item.id === 'number' && typeof name === 'string' && name.startsWith(prefix)) found.set(item.id, { kind, id: item.id, name });
-          }
-          if (items.length < PAGE_SIZE) break;
-        }
-      }
-      for (const item of found.values()) {
+      for (const item of held.values()) {
         if (outOfTime(limits)) {
-          report.leftovers.push({ ...item, reason: OUT_OF_TIME });
+          failed.set(`${kind}:${item.id}`, `not deleted: ${OUT_OF_TIME}`);
           continue;
         }
-        const ex = await admin.delete(deletePath(kind, item.id), kind === 'password' ? { headers: { 'X-Unlock-Reason': UNLOCK_REASON } } : {});
-        const status = ex.response?.status;
-        if (status !== undefined && status >= 200 && status < 300) report.deleted.push(item);
-        // A password inside a project deleted just before is gone already.
-        else if (status !== 404) report.leftovers.push({ ...item, reason: status === undefined ? `no response: ${ex.error}` : `DELETE answered ${status}` });
+        const ex = await admin
+          .delete(deletePath(kind, item.id), kind === 'password' ? { headers: { 'X-Unlock-Reason': UNLOCK_REASON } } : {})
+          .catch((e: unknown) => ({ error: firstLine(e) }) as const);
+        const status = 'response' in ex ? ex.response?.status : undefined;
+        if (status !== undefined && ((status >= 200 && status < 300) || status === 404)) {
+          // 404: gone already (a password inside a project deleted just before).
+          if (status !== 404) report.deleted.push({ kind, id: reportId(item.id), name: item.name });
+          ledger?.markDeleted(kind, item.id);
+        } else {
+          failed.set(`${kind}:${item.id}`, status === undefined ? `no response: ${'error' in ex ? ex.error : 'unknown error'}` : `DELETE answered ${status}`);
+          // Not listable (files): what the run could not delete stays a leftover.
+          if (lists.length === 0) report.leftovers.push({ kind, id: reportId(item.id), name: item.name, reason: failed.get(`${kind}:${item.id}`)! });
+        }
+      }
+    }
+    // What the target holds afterwards: the lists read again (not what the run believes it deleted).
+    for (const { kind, lists: all } of LISTS) {
+      // A list that could not be read is unknown already: not asked again (a hung target costs a deadline each).
+      const lists = all.filter((l) => !report.unknown.some((u) => u.list === l));
+      const { found, unknown } = await listNamed(admin, kind, lists, prefix, limits);
+      for (const u of unknown)
+        if (!report.unknown.some((k) => k.list === u.list))
+          report.unknown.push({ list: u.list, reason: `read again after the sweep: ${u.reason.replace(/^not read: /, '')}` });
+      for (const item of found) {
+        report.leftovers.push({ kind, id: reportId(item.id), name: item.name, reason: failed.get(`${kind}:${item.id}`) ?? 'still listed after the sweep' });
       }
     }
   } finally {
@@ -135,26 +283,67 @@ export async function sweep(config: RunConfig, limits?: CleanupLimits): Promise<
   return report;
 }
 
-/** The files' reports and the final sweep as one: what the sweep removed is no longer left over. */
-export function mergeCleanup(files: CleanupReport, swept: CleanupReport): CleanupReport {
-  const key = (i: { kind: string; id: number }) => `${i.kind}:${i.id}`;
-  const sweptIds = new Set(swept.deleted.map(key));
-  const leftovers = files.leftovers.filter((l) => !sweptIds.has(key(l)));
-  const known = new Set(leftovers.map(key));
+/**
+ * The files' reports and the final sweep as one. Deleted: everything either deleted. Left over:
+ * what the sweep's second reading found (the target's own word), and of the kinds no list shows
+ * (files), what could not be deleted; an unknown list is reported as unknown.
+ */
+export function mergeCleanup(files: CleanupReport, swept: SweepReport): CleanupReport & { unknown?: Unknown[] } {
+  const key = (i: { kind: string; id: number | string }) => `${i.kind}:${i.id}`;
   const deleted = [...files.deleted];
   const deletedIds = new Set(deleted.map(key));
   for (const d of swept.deleted) if (!deletedIds.has(key(d))) deleted.push(d);
-  for (const l of swept.leftovers) if (!known.has(key(l))) leftovers.push(l);
-  return { deleted, leftovers };
+  const leftovers = swept.leftovers.map((l) => {
+    const before = files.leftovers.find((f) => key(f) === key(l));
+    return before && l.reason === 'still listed after the sweep' ? { ...l, reason: before.reason } : l;
+  });
+  const untouched = [...(files.untouched ?? []), ...(swept.untouched ?? [])];
+  return {
+    deleted,
+    leftovers,
+    ...(untouched.length > 0 ? { untouched } : {}),
+    ...(swept.unknown.length > 0 ? { unknown: swept.unknown } : {}),
+  };
+}
+
+/**
+ * What could not be put back, first and loudly (every user may be locked out): one line a
+ * setting, then the control request that restores them. Empty when everything is as before.
+ */
+export function settingsAlarm(settings: SettingsRestore | undefined): string {
+  if (!settings?.unrestored?.length) return '';
+  const lines = ["!!! pmv6: THE TARGET'S SETTINGS ARE NOT AS THEY WERE BEFORE THE RUN !!!"];
+  for (const u of settings.unrestored) {
+    lines.push(
+      `!!!   ${u.key}: ${'now' in u ? `now ${JSON.stringify(u.now)}` : 'unknown (could not be read)'}, was ${JSON.stringify(u.before)} before the run`,
+    );
+  }
+  if (settings.error) lines.push(`!!!   why: ${settings.error}`);
+  const command = restoreCommand(settings);
+  if (command) lines.push('!!! put them back with (PMV6_CONTROL_TOKEN set to the control token):', `    ${command}`);
+  return `${lines.join('\n')}\n`;
 }
 
 /** One line for the console, apart from the verdict; leftovers follow, one a line. */
-export function cleanupText(report: CleanupReport, settings?: SettingsRestore): string {
+export function cleanupText(report: CleanupReport & { unknown?: Unknown[] }, settings?: SettingsRestore): string {
+  const unknown = report.unknown ?? [];
+  const count =
+    unknown.length > 0
+      ? `at least ${report.leftovers.length} left over (unknown: ${unknown.length} list${unknown.length === 1 ? '' : 's'} could not be read)`
+      : `${report.leftovers.length} left over`;
   const lines = [
-    `cleanup: deleted ${report.deleted.length} object${report.deleted.length === 1 ? '' : 's'} created by the run; ${report.leftovers.length} left over${report.leftovers.length > 0 ? ':' : ''}`,
+    `cleanup: deleted ${report.deleted.length} object${report.deleted.length === 1 ? '' : 's'} created by the run; ${count}${report.leftovers.length > 0 ? ':' : ''}`,
   ];
   for (const l of report.leftovers) lines.push(`  ${l.kind} ${l.id} ${l.name}: ${l.reason}`);
-  if (settings?.restored.length) lines.push(`settings: put back ${settings.restored.join(', ')} as they were before the run`);
-  if (settings?.error) lines.push(`settings: could not check or put back the settings of the start of the run: ${settings.error}`);
+  for (const u of unknown) lines.push(`  unknown: ${u.list}: ${u.reason}`);
+  for (const u of report.untouched ?? []) lines.push(`  not touched: ${u.kind} ${u.id}: ${u.reason}`);
+  if (settings?.unread)
+    lines.push(
+      `settings: could not be read at the start of the run (${settings.unread}): none was changed; the checks that change settings were skipped (unverifiable)`,
+    );
+  if (settings?.restored.length) lines.push(`settings: put back ${settings.restored.join(', ')} as they were before the run (read back)`);
+  if (settings?.unrestored?.length)
+    lines.push(`settings: NOT as before the run: ${settings.unrestored.map((u) => u.key).join(', ')} (see the lines at the top)`);
+  else if (settings?.error) lines.push(`settings: could not check or put back the settings of the start of the run: ${settings.error}`);
   return `${lines.join('\n')}\n`;
 }

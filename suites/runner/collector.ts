@@ -66,6 +66,7 @@ export class Collector {
     if (cleanup) {
       this.run.cleanup.deleted.push(...cleanup.deleted);
       this.run.cleanup.leftovers.push(...cleanup.leftovers);
+      if (cleanup.untouched?.length) (this.run.cleanup.untouched ??= []).push(...cleanup.untouched);
     }
     // A failed beforeAll leaves the file's tests that would have run not run: they could not be set up.
     const setupError = run.setupError === undefined ? undefined : scrub(run.setupError);

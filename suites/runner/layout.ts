@@ -4,6 +4,6 @@ import { fileURLToPath } from 'node:url';
 export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 // Which files are conformance suites: everything under suites/<area>/, never the harness,
-// the catalogue or the runner (those hold the project's own tests).
+// the catalogue, the runner or a folder's test/ (those hold the project's own tests).
 export const CONFORMANCE_INCLUDE = ['suites/*/**/*.test.ts'];
-export const CONFORMANCE_EXCLUDE = ['suites/harness/**', 'suites/catalogue/**', 'suites/runner/**', '**/node_modules/**'];
+export const CONFORMANCE_EXCLUDE = ['suites/harness/**', 'suites/catalogue/**', 'suites/runner/**', 'suites/*/test/**', '**/node_modules/**'];

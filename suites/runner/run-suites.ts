@@ -3,18 +3,19 @@ import type { Outcome } from '../../core/outcomes.ts';
 import { OUTCOMES } from '../../core/outcomes.ts';
 import { CLAUSES, type Clause } from '../catalogue/clauses.ts';
 import { inFlight, type RunConfig, setRunConfig } from '../harness/config.ts';
-import { forgetShownSettings } from '../harness/control.ts';
+import { forgetShownSettings, lockSettings } from '../harness/control.ts';
 import type { CleanupReport } from '../harness/fixtures.ts';
 import { Gate, openGate } from '../harness/gate.ts';
 import { inOrder } from '../harness/in-order.ts';
+import { asCleanup, Ledger, withLedger } from '../harness/ownership.ts';
 import { clauseOutcome, type RunProgress, type TestResult } from '../harness/results.ts';
 import type { SuiteDeclarations } from '../harness/suite-api.ts';
 import { onExchange, requestsSent } from '../harness/traffic.ts';
 import { activateOracle, Oracle } from '../oracle/oracle.ts';
-import { mergeCleanup, restoreSettings, type SettingsRestore, snapshotSettings, sweep } from './cleanup.ts';
+import { mergeCleanup, restoreSettings, type SettingsRestore, snapshotSettings, sweep, type Unknown, writesSettled } from './cleanup.ts';
 import { type CollectedRun, Collector } from './collector.ts';
 import { CONFORMANCE_EXCLUDE, CONFORMANCE_INCLUDE } from './layout.ts';
-import { errorText, type FileRun, loadSuiteFile, runSuiteFile, suiteFiles } from './suite-runner.ts';
+import { errorText, type FileRun, loadSuiteFile, runSuiteFile, suiteFiles, TargetStopped } from './suite-runner.ts';
 
 /**
  * Decision, after an interrupt: the running file gets INTERRUPT_GRACE_MS to end and clean up after
@@ -24,6 +25,20 @@ import { errorText, type FileRun, loadSuiteFile, runSuiteFile, suiteFiles } from
 export const INTERRUPT_GRACE_MS = 3_000;
 export const CLEANUP_REQUEST_MS = 2_000;
 export const CLEANUP_BUDGET_MS = 6_000;
+/**
+ * Decision (the hang bound): this many request deadlines (--timeout) in a row, with no answer
+ * between them, mean the target stopped answering. The run then stops like an interrupt: no test
+ * starts, the rest are harness errors ("the target stopped answering"), and the cleanup runs
+ * under the interrupt's limits. A run against a target that stops answering ends within
+ * HANG_DEADLINES × --timeout after its last answer, plus INTERRUPT_GRACE_MS, CLEANUP_BUDGET_MS and
+ * one CLEANUP_REQUEST_MS (with the default 10 s timeout: 30 s + 11 s).
+ */
+export const HANG_DEADLINES = 3;
+
+/** The bound the hang rule gives, in ms after the target's last answer (printed by pmv6 run). */
+export function hangBoundMs(timeoutMs: number): number {
+  return HANG_DEADLINES * timeoutMs + INTERRUPT_GRACE_MS + CLEANUP_BUDGET_MS + CLEANUP_REQUEST_MS;
+}
 /**
  * Files side by side: this many for each request the gate lets be in flight. A file mostly
  * waits on one request at a time, and between two of them on its own work or on a section of
@@ -46,12 +61,14 @@ export interface RunResult {
   clauses: ClauseResult[];
   tests: TestResult[];
   harnessErrors: string[];
-  /** What the run deleted again and what it left on the target (apart from the verdict). */
-  cleanup?: CleanupReport;
+  /** What the run deleted again and what it left on the target (apart from the verdict); `unknown`: lists the sweep could not read. */
+  cleanup?: CleanupReport & { unknown?: Unknown[] };
   /** Settings put back at the end (control protocol only). */
   settings?: SettingsRestore;
   /** The run was stopped (options.signal) before every file ran. */
   interrupted?: boolean;
+  /** The run stopped because the target stopped answering (HANG_DEADLINES deadlines in a row). */
+  stopped?: string;
   /** Requests sent to the target: the suite files' (API, control, oracle look-ups) and the runner's own. */
   requests?: number;
   /** Requests by suite file. */
@@ -85,23 +102,50 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
   const started = Date.now();
   const sentBefore = requestsSent();
   forgetShownSettings();
-  const settingsBefore = await snapshotSettings(config);
+  const snapshot = await snapshotSettings(config);
+  const settingsBefore = snapshot.settings;
+  // A run that cannot read the settings changes none: nothing could be put back.
+  const unread = snapshot.error;
+  lockSettings(unread === undefined ? undefined : `the settings could not be read at the start of the run (${unread})`);
   const collector = new Collector(options.onModuleDone, options.onTestDone, options.onProgress);
   const signal = options.signal;
   let interrupted = signal?.aborted ?? false;
+  let hung: string | undefined;
+  // The ledger of what the run made (suites/harness/ownership.ts): every write is checked against
+  // it, and the final sweep works from it.
+  const ledger = new Ledger(config.runId);
   // The files' tests listen to the run's stop, every file running at once (the caller's signal
   // keeps one listener, not one per test in flight).
   const stopFiles = new AbortController();
   setMaxListeners(0, stopFiles.signal);
-  if (signal?.aborted) stopFiles.abort(signal.reason);
-  else signal?.addEventListener('abort', () => stopFiles.abort(signal.reason), { once: true });
+  let graceStart: (() => void) | undefined;
+  const stop = (reason: unknown, why: string) => {
+    if (stopFiles.signal.aborted) return;
+    // From here on the files send nothing: what they would create, the sweep would not see.
+    ledger.stop(why);
+    stopFiles.abort(reason);
+    graceStart?.();
+  };
+  if (signal?.aborted) stop(signal.reason, 'the run was interrupted');
+  else signal?.addEventListener('abort', () => stop(signal.reason, 'the run was interrupted'), { once: true });
   const files = suiteFiles(options.files?.include ?? CONFORMANCE_INCLUDE, options.files?.exclude ?? CONFORMANCE_EXCLUDE);
   collector.runStart(files.length);
   // An error no test or hook caught (a rejection nobody awaited) is the harness's, never the server's.
   const unhandled = (e: unknown) => collector.harnessError(errorText(e));
   process.on('unhandledRejection', unhandled);
   const oracle = new Oracle(config);
+  ledger.onForeign = (f) => oracle.foreignCreation(f);
   const stopObserving = onExchange((o) => oracle.observe(o));
+  // The hang bound: HANG_DEADLINES request deadlines in a row, no answer between them.
+  let deadlines = 0;
+  const stopWatching = onExchange((o) => {
+    if (o.exchange.response) deadlines = 0;
+    else if (/timed out/.test(o.exchange.error ?? '') && ++deadlines >= HANG_DEADLINES && hung === undefined) {
+      hung = `the target stopped answering: ${HANG_DEADLINES} requests in a row got no answer within --timeout (${config.timeoutMs} ms)`;
+      collector.harnessError(hung);
+      stop(new TargetStopped(hung), hung);
+    }
+  });
   const concurrency = inFlight(config);
   const gate = new Gate(concurrency);
   setRunConfig(config);
@@ -110,7 +154,7 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
   const timeoutMs = Math.max(30_000, config.timeoutMs * 3);
   try {
     const runFile = async (file: string, declared: SuiteDeclarations | Error): Promise<void> => {
-      if (signal?.aborted) return;
+      if (stopFiles.signal.aborted) return;
       const scope = { file, sent: 0 };
       let run: FileRun;
       try {
@@ -128,19 +172,17 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
       }
       collector.fileDone(run, oracle.drain(file), scope.sent);
     };
-    const all = scheduleFiles(files, concurrency, runFile);
+    const all = withLedger(ledger, () => scheduleFiles(files, concurrency, runFile));
     let graceOver: (() => void) | undefined;
     const grace = new Promise<'grace over'>((resolve) => {
-      if (!signal) return;
-      const start = () => {
-        interrupted = true;
+      graceStart = () => {
+        if (signal?.aborted) interrupted = true;
         const timer = setTimeout(() => resolve('grace over'), INTERRUPT_GRACE_MS);
         graceOver = () => clearTimeout(timer);
       };
-      if (signal.aborted) start();
-      else signal.addEventListener('abort', start, { once: true });
+      if (stopFiles.signal.aborted) graceStart();
     });
-    // After an interrupt the running file's own cleanup may still wait on the target: the sweep below takes over.
+    // After a stop the running file's own cleanup may still wait on the target: the sweep below takes over.
     if ((await Promise.race([all, grace])) === 'grace over') all.catch(() => {});
     graceOver?.();
   } finally {
@@ -151,21 +193,41 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
     activateOracle(undefined);
     setRunConfig(undefined);
     stopObserving();
+    stopWatching();
     process.off('unhandledRejection', unhandled);
   }
-  const limits = interrupted ? { requestMs: CLEANUP_REQUEST_MS, until: Date.now() + CLEANUP_BUDGET_MS } : undefined;
-  // Settings first: a run stopped in maintenance mode or with the API off could delete nothing.
-  const settings = await restoreSettings(config, settingsBefore, limits);
-  const swept = await sweep(config, limits);
+  // Whatever still runs of the files sends nothing more (RunStoppedError): only the cleanup does.
+  ledger.stop('the run has ended');
+  const stopped = interrupted || hung !== undefined;
+  const limits = stopped ? { requestMs: CLEANUP_REQUEST_MS, until: Date.now() + CLEANUP_BUDGET_MS } : undefined;
+  const { settings, swept } = await withLedger(ledger, () =>
+    asCleanup(async () => {
+      // A write still in flight (a PUT of Maintenance Mode) must land before the settings are read.
+      const settled = await writesSettled(stopped ? CLEANUP_REQUEST_MS : 0);
+      // Settings first: a run stopped in maintenance mode or with the API off could delete nothing.
+      let restore = await restoreSettings(config, settingsBefore, limits);
+      const swept = await sweep(config, ledger, limits);
+      // A write that was still in flight may have landed since: the settings are read (and put back) again.
+      if (!settled)
+        restore = await restoreSettings(
+          config,
+          settingsBefore,
+          limits ? { ...limits, until: Math.max(limits.until, Date.now() + CLEANUP_REQUEST_MS) } : undefined,
+        );
+      return { settings: restore, swept };
+    }),
+  );
+  lockSettings(undefined);
   // Files side by side end in any order: the tests are reported in the files' order.
   const order = new Map(files.map((f, i) => [f, i]));
   collector.run.tests.sort((a, b) => (order.get(a.file) ?? 0) - (order.get(b.file) ?? 0));
   const result = summarise(config, started, collector.run);
   result.cleanup = mergeCleanup(collector.run.cleanup, swept);
-  result.settings = settings;
+  result.settings = unread === undefined ? settings : { ...settings, unread };
   result.requests = requestsSent() - sentBefore;
   result.requestsByFile = collector.run.requestsByFile;
   if (interrupted) result.interrupted = true;
+  if (hung !== undefined) result.stopped = hung;
   return result;
 }
 
@@ -208,17 +270,17 @@ export function summarise(config: RunConfig, started: number, run: Pick<Collecte
     };
   });
   // A clause that depends on another (an HMAC refusal on HMAC acceptance) proves nothing while
-  // its dependency does not hold (pass, or observed for an INFO one such as AUTH-03): a server
-  // that refuses every signature "refuses" a bad one too.
-  const outcomeOf = new Map(clauses.map((c) => [c.clause.id, c.outcome]));
+  // its dependency was never shown: a server that refuses every signature "refuses" a bad one
+  // too. Decision: the dependency is met when one of its tests held (passed, or observed for an
+  // INFO one such as AUTH-03); a test of it that failed on something else (a sibling's
+  // observation, such as a PUT's status) is reported under that clause and leaves the
+  // dependents' own verdicts standing.
+  const testsOf = new Map(clauses.map((c) => [c.clause.id, c.tests]));
   for (const c of clauses) {
-    const unmet = (c.clause.dependsOn ?? []).filter((id) => {
-      const outcome = outcomeOf.get(id);
-      return outcome === undefined || !OUTCOMES[outcome].holds;
-    });
+    const unmet = (c.clause.dependsOn ?? []).filter((id) => !(testsOf.get(id) ?? []).some((t) => t.clauses.includes(id) && OUTCOMES[t.outcome].holds));
     if (unmet.length > 0 && OUTCOMES[c.outcome].judged) {
       c.outcome = 'skipped-unverifiable';
-      c.note = `depends on ${unmet.join(', ')}, which did not pass`;
+      c.note = `depends on ${unmet.join(', ')}, which no test showed to hold`;
     }
   }
   const finished = Date.now();

@@ -105,6 +105,11 @@ async function withDeadline<T>(ms: number, what: string, fn: () => Promise<T> | 
   }
 }
 
+/** The run stopped because the target stopped answering: the tests not run are harness errors, not skipped. */
+export class TargetStopped extends Error {
+  override name = 'TargetStopped';
+}
+
 /** An error as one line: `TypeError: boom`. */
 export function errorText(e: unknown): string {
   const err = e as { name?: string; message?: string } | null;
@@ -142,8 +147,17 @@ async function runFile(file: string, declared: SuiteDeclarations, options: FileR
   for (const t of declared.tests) {
     if (!t.body) run.cases.push(done(notRun(t, t.meta.note), options));
     else if (run.setupError !== undefined) run.cases.push(done(notRun(t), options));
-    else if (options.signal?.aborted) run.cases.push(done(notRun(t, 'not run: the run was interrupted'), options));
-    else run.cases.push(done(await runCase(t, t.body, options), options));
+    else if (options.signal?.aborted) {
+      const reason: unknown = options.signal.reason;
+      run.cases.push(
+        done(
+          reason instanceof TargetStopped
+            ? { ...notRun(t), state: 'failed', error: `not run: ${reason.message}` }
+            : notRun(t, 'not run: the run was interrupted'),
+          options,
+        ),
+      );
+    } else run.cases.push(done(await runCase(t, t.body, options), options));
   }
   for (const hook of [...declared.afterAll].reverse()) {
     try {

@@ -7,7 +7,7 @@ import encoding from 'k6/encoding';
 import exec from 'k6/execution';
 import http from 'k6/http';
 import { signedUri } from '../../../core/signed-uri.js';
-import { DEFAULT_BODY_SAMPLE, endpointSelector, endpoints, ITERATIONS } from './iterations.js';
+import { DEFAULT_BODY_SAMPLE, endpointSelector, endpoints, ITERATIONS, onTarget } from './iterations.js';
 
 /** @typedef {import('./iterations.js').Scenario} Scenario */
 
@@ -128,6 +128,11 @@ function io(t, runTag) {
     api: t.api,
     runTag: runTag,
     send(method, url, o) {
+      // Credentials go only below the API root: a URL elsewhere is not sent (status 0, a failed check).
+      if (!onTarget(url, t.api)) {
+        this.check(`${o.name}: request on the target`, false);
+        return { status: 0, link: undefined, body: undefined };
+      }
       const res = send(t, method, url, o);
       // as the native engine: a request with no HTTP answer is also a failed check
       if (res.status === 0) this.check(`${o.name}: no transport error`, false);

@@ -10,10 +10,13 @@ import {
   expectSchema,
   expectStatus,
   formatExchange,
+  keep,
+  NoResponseError,
   SetupError,
   ViolationError,
   violation,
 } from '../assert.ts';
+import { failureRecord } from '../clause-test.ts';
 
 const URL = 'http://127.0.0.1:8080/index.php/api/v6/passwords.json';
 
@@ -47,6 +50,16 @@ function caught(fn: () => unknown): ViolationError {
     throw e;
   }
   throw new Error('no ViolationError thrown');
+}
+
+function noResponse(fn: () => unknown): NoResponseError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof NoResponseError) return e;
+    throw e;
+  }
+  throw new Error('no NoResponseError thrown');
 }
 
 beforeEach(() => {
@@ -87,16 +100,24 @@ describe('message format', () => {
   test('bodies are cut at about 2 KB', () => {
     const text = formatExchange(ex(200, JSON.stringify({ items: 'x'.repeat(10_000) })));
     expect(text.length).toBeLessThan(3000);
-    expect(text).toContain('… (truncated, 10012 bytes in all)');
+    expect(text).toContain('…[cut: 7964 bytes]');
   });
 
-  test('no response: the transport error is the actual value', () => {
-    const e = caught(() => expectStatus(ex(undefined), 200));
-    expect(e.actual).toBe('no response: request timed out after 10000 ms (UND_ERR_HEADERS_TIMEOUT)');
+  test('no response is never a violation: NoResponseError names the transport error', () => {
+    const e = noResponse(() => expectStatus(ex(undefined), 200));
+    expect(e).not.toBeInstanceOf(ViolationError);
+    expect(e.message).toMatch(/^the target gave no response: request timed out after 10000 ms \(UND_ERR_HEADERS_TIMEOUT\); not judged under any clause/);
     expect(e.message).toContain('< (no response: request timed out after 10000 ms');
+    expect(failureRecord(e).kind).toBe('harness');
   });
 
-  test('every helper turns a missing response into a violation', () => {
+  test('a request the harness cancelled says so', () => {
+    const closed = { ...ex(undefined), error: 'UND_ERR_CLOSED: The client is closed', cancelled: true as const };
+    const e = noResponse(() => expectStatus(closed, 200));
+    expect(e.message).toMatch(/^harness: the request was cancelled by pmv6 \(UND_ERR_CLOSED/);
+  });
+
+  test('every helper, and violation() itself, turns a missing response into NoResponseError', () => {
     const dead = ex(undefined);
     for (const check of [
       () => expectSchema(dead, 'count'),
@@ -105,8 +126,9 @@ describe('message format', () => {
       () => expectHeader(dead, 'Link'),
       () => expectNoBody(dead),
       () => expectJsonContentType(dead),
+      () => violation(dead, 'the items of page 1', 'none'),
     ]) {
-      expect(caught(check).actual).toMatch(/^no response: /);
+      expect(noResponse(check)).toBeInstanceOf(NoResponseError);
     }
   });
 });
@@ -199,5 +221,35 @@ describe('violation and SetupError', () => {
     expect(e.name).toBe('SetupError');
     expect(e.message).toContain('< HTTP 500');
     expect(e.message + JSON.stringify(e.exchange)).not.toContain('hunter2');
+  });
+});
+
+describe('kept exchanges are bounded, whatever the reply', () => {
+  test('a 1 MB body and a 14 KB Link header are cut where kept, with the bytes left out', () => {
+    const link = `<${URL}>${'; x=""'.repeat(1_500)}; rel="self"`;
+    const big = ex(200, JSON.stringify({ pad: 'p'.repeat(1024 * 1024) }), { 'content-type': 'application/json', link });
+    const e = caught(() => expectStatus(big, 201));
+    const kept = e.exchange!;
+    expect(kept.response!.body.length).toBeLessThan(5_000);
+    expect(kept.response!.body).toMatch(/…\[cut: \d+ bytes\]$/);
+    expect(kept.response!.headers['link']).toMatch(/…\[cut: \d+ bytes\]$/);
+    expect(kept.json).toBeUndefined();
+    expect(e.message.length).toBeLessThan(16_000);
+    expect(JSON.stringify(failureRecord(e)).length).toBeLessThan(32_000);
+  });
+
+  test('a secret is redacted before the cut, never shown in part', () => {
+    const body = `${'a'.repeat(4090)}hunter2-secret${'b'.repeat(100)}`;
+    const kept = keep(ex(200, body));
+    expect(kept.response!.body).not.toContain('hunter2');
+    expect(kept.response!.body).not.toContain('hunte');
+  });
+
+  test('JSON nested 100,000 deep: judged as a body pmv6 does not read, no stack overflow', () => {
+    const deep: Exchange = { ...ex(200, `${'['.repeat(100_000)}${']'.repeat(100_000)}`), jsonTooDeep: true };
+    delete deep.json;
+    const e = caught(() => expectSchema(deep, 'count'));
+    expect(e.actual).toMatch(/^JSON nested more than 256 levels deep/);
+    expect(e.exchange!.response!.body.length).toBeLessThan(5_000);
   });
 });

@@ -4,7 +4,7 @@ import { SetupError } from '../assert.ts';
 import { ApiClient } from '../client.ts';
 import type { RunConfig } from '../config.ts';
 import { ControlClient } from '../control.ts';
-import { Fixtures } from '../fixtures.ts';
+import { type FixtureKind, Fixtures } from '../fixtures.ts';
 import { type Received, type Stub, sendJson, startStub } from './stub-server.ts';
 
 const TOKEN = 'control-token-0123456789abcdef';
@@ -13,6 +13,8 @@ const settings = { api_enabled: true, maintenance_mode: false, auth_methods: 'ba
 let stub: Stub;
 let nextId = 100;
 const failNext = new Set<string>();
+/** What GET <kind>s/ID.json shows: the read-back that makes an id the run's (suites/harness/ownership.ts). */
+const names = new Map<string, string>();
 
 function route(req: Received, res: Parameters<Parameters<typeof startStub>[0]>[1]): void {
   const key = `${req.method} ${req.url}`;
@@ -34,6 +36,7 @@ function route(req: Received, res: Parameters<Parameters<typeof startStub>[0]>[1
         sendJson(res, 200, { ...settings, ...body });
         return;
       case 'POST /__control/users':
+        names.set(`users/${nextId}`, String(body['username']));
         sendJson(res, 201, { id: nextId++, username: body['username'], public_key: 'a'.repeat(64), private_key: `${'b'.repeat(60)}${nextId}` });
         return;
       case 'POST /__control/faults':
@@ -49,8 +52,16 @@ function route(req: Received, res: Parameters<Parameters<typeof startStub>[0]>[1
         return;
     }
   }
-  if (req.method === 'POST' && /\/(projects|passwords)\.json$/.test(req.url)) {
+  const created = /\/(projects|passwords)\.json$/.exec(req.url);
+  if (req.method === 'POST' && created) {
+    names.set(`${created[1]}/${nextId}`, String((JSON.parse(req.body.toString('utf8')) as { name?: unknown }).name));
     sendJson(res, 201, { id: nextId++ });
+    return;
+  }
+  const shown = /^\/index\.php\/api\/v6\/(\w+)\/(\d+)\.json$/.exec(req.url);
+  if (req.method === 'GET' && shown && names.has(`${shown[1]}/${shown[2]}`)) {
+    const name = names.get(`${shown[1]}/${shown[2]}`);
+    sendJson(res, 200, { id: Number(shown[2]), ...(shown[1] === 'users' ? { username: name } : { name }) });
     return;
   }
   if (req.method === 'DELETE') {
@@ -84,6 +95,9 @@ afterAll(async () => {
   await admin.close();
   await stub.close();
 });
+
+/** The last request but the read-backs (GET) that follow every creation. */
+const lastWrite = (): Received | undefined => stub.received.filter((r) => r.method !== 'GET').at(-1);
 
 function bodyOf(r: Received | undefined): unknown {
   return r?.body.length ? JSON.parse(r.body.toString('utf8')) : undefined;
@@ -154,11 +168,12 @@ describe('Fixtures', () => {
   test('create through the v6 API, then clean up passwords before projects', async () => {
     const f = new Fixtures(cfg(), admin, control);
     const project = await f.createProject();
-    expect(stub.received.at(-1)?.url).toBe('/index.php/api/v6/projects.json');
-    expect(bodyOf(stub.received.at(-1))).toEqual({ name: `pmv6-r1-${tagOf(f)}-project-1`, parent_id: 0 });
+    expect(lastWrite()?.url).toBe('/index.php/api/v6/projects.json');
+    expect(stub.received.at(-1)?.url).toBe(`/index.php/api/v6/projects/${project}.json`);
+    expect(bodyOf(lastWrite())).toEqual({ name: `pmv6-r1-${tagOf(f)}-project-1`, parent_id: 0 });
 
     const password = await f.createPassword(project, { tags: 'a,b' });
-    const sent = bodyOf(stub.received.at(-1)) as Record<string, unknown>;
+    const sent = bodyOf(lastWrite()) as Record<string, unknown>;
     expect(sent).toMatchObject({ name: `pmv6-r1-${tagOf(f)}-password-2`, project_id: project, tags: 'a,b' });
     expect(sent['email']).toMatch(/@/);
     expect(sent['access_info']).toMatch(/^https?:\/\//);
@@ -201,7 +216,8 @@ describe('Fixtures', () => {
 
   test('a user the target will not delete (404/405 on DELETE users/ID.json) is a leftover with a reason', async () => {
     const f = new Fixtures(cfg(), admin, control);
-    f.track('user', 404, 'pmv6-r1-user-x');
+    names.set('users/404', 'pmv6-r1-user-x');
+    expect(await f.track('user', 404, 'pmv6-r1-user-x')).toBe(true);
     const report = await f.cleanup();
     expect(report.deleted).toEqual([]);
     expect(report.leftovers).toEqual([{ kind: 'user', id: 404, name: 'pmv6-r1-user-x', reason: expect.stringMatching(/answered 404/) }]);
@@ -209,13 +225,19 @@ describe('Fixtures', () => {
 
   test('tracked objects of every kind are deleted files first, users last; a forgotten one is reported without a DELETE', async () => {
     const f = new Fixtures(cfg(), admin, control);
-    f.track('user', 201, 'pmv6-r1-u');
-    f.track('group', 202, 'pmv6-r1-g');
-    f.track('project', 203, 'pmv6-r1-p');
-    f.track('my_password', 204, 'pmv6-r1-m');
-    f.track('password', 205, 'pmv6-r1-pw');
-    f.track('file', 206, 'pmv6-r1-f.txt');
-    f.track('group', 207, 'pmv6-r1-gone');
+    const made: Array<[FixtureKind, number, string]> = [
+      ['user', 201, 'pmv6-r1-u'],
+      ['group', 202, 'pmv6-r1-g'],
+      ['project', 203, 'pmv6-r1-p'],
+      ['my_password', 204, 'pmv6-r1-m'],
+      ['password', 205, 'pmv6-r1-pw'],
+      ['file', 206, 'pmv6-r1-f.txt'],
+      ['group', 207, 'pmv6-r1-gone'],
+    ];
+    for (const [kind, id, name] of made) {
+      names.set(`${kind}s/${id}`, name);
+      expect(await f.track(kind, id, name)).toBe(true);
+    }
     f.forget('group', 207);
     const from = stub.received.length;
     const report = await f.cleanup();

@@ -52,3 +52,13 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.writeHead(status, { ...(text ? { 'content-type': 'application/json' } : {}), ...headers });
   res.end(text);
 }
+
+/**
+ * A handler that answers like `handler` until `answering()` turns false, then never answers
+ * (the connection stays open): a target that stops answering mid-run.
+ */
+export function stopsAnswering(handler: (req: Received, res: ServerResponse) => void, answering: () => boolean): (req: Received, res: ServerResponse) => void {
+  return (req, res) => {
+    if (answering()) handler(req, res);
+  };
+}

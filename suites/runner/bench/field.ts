@@ -5,14 +5,18 @@
 // in flight over the run, the longest tests, and when each file ended. `--concurrency N` as for
 // `pmv6 run` (default: the run's default); `--only IDS` runs part of the suites. A benchmark to
 // read, not a test that can flake.
-import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { parseArgs } from 'node:util';
-import { startEmbeddedTarget } from '../../../targets/embedded.ts';
+import { type FieldTarget, startFieldTarget } from '../../../targets/field.ts';
 import { DEFAULT_CONCURRENCY } from '../../harness/config.ts';
 import { runSuites } from '../run-suites.ts';
 
 const { values } = parseArgs({
-  options: { delay: { type: 'string', default: '20' }, concurrency: { type: 'string', default: String(DEFAULT_CONCURRENCY) }, only: { type: 'string' } },
+  options: {
+    delay: { type: 'string', default: '20' },
+    concurrency: { type: 'string', default: String(DEFAULT_CONCURRENCY) },
+    only: { type: 'string' },
+    populated: { type: 'boolean', default: false },
+  },
 });
 const delay = Number(values.delay);
 const concurrency = Number(values.concurrency);
@@ -20,61 +24,77 @@ if (!Number.isFinite(delay) || delay < 0 || delay > 1000) throw new Error('--del
 
 /** A full run against a 20 ms installation at the default concurrency. */
 const GOAL_S = 30;
+/** The populated, busy installation at 20 ms (issue 25): its time, and its requests against the empty one's. */
+const POPULATED_GOAL_S = 35;
+const POPULATED_REQUESTS_RATIO = 1.1;
 
-const upstream = await startEmbeddedTarget({ seed: 1 }, { http: true });
-const upstreamUrl = new URL(upstream.config.target);
+/** One full run against `target`, with the requests in flight sampled every 10 ms and when each file ended. */
+async function runAgainst(target: FieldTarget) {
+  const samples: number[] = [];
+  const sampler = setInterval(() => samples.push(target.proxy.inFlight()), 10);
+  const started = performance.now();
+  const endedAt = new Map<string, number>();
+  try {
+    const result = await runSuites(
+      { ...target.config, concurrency, ...(values.only ? { selection: { only: values.only.split(',') } } : {}) },
+      {
+        onModuleDone: (file) => {
+          endedAt.set(file, performance.now() - started);
+        },
+      },
+    );
+    const wallMs = performance.now() - started;
+    const failing = result.clauses.filter((c) => c.outcome === 'fail' || c.outcome === 'warn').map((c) => `${c.clause.id}:${c.outcome}`);
+    return { result, wallMs, samples, endedAt, failing, requests: result.requests ?? 0, actor: target.actor?.stats(), idleClosed: target.proxy.idleClosed() };
+  } finally {
+    clearInterval(sampler);
+  }
+}
 
-// Each request is forwarded at once; its response is held `delay` ms before the first byte goes
-// back, as a distant installation's would be.
-let inFlight = 0;
-let peak = 0;
-const proxy = createServer((req: IncomingMessage, res: ServerResponse) => {
-  inFlight++;
-  peak = Math.max(peak, inFlight);
-  const out = httpRequest(
-    { host: upstreamUrl.hostname, port: upstreamUrl.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstreamUrl.host } },
-    (up) => {
-      setTimeout(() => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
-        up.on('end', () => inFlight--);
-      }, delay);
-    },
+if (values.populated) {
+  const runs: Array<{ name: string; run: Awaited<ReturnType<typeof runAgainst>> }> = [];
+  for (const [name, opts] of [
+    ['empty, quiet', { data: false as const, busy: false }],
+    ['populated, busy', { busy: true }],
+  ] as const) {
+    const target = await startFieldTarget({ seed: 1 }, { ...opts, delayMs: delay });
+    try {
+      console.log(`${name}: ${target.label}`);
+      runs.push({ name, run: await runAgainst(target) });
+    } finally {
+      await target.close();
+    }
+  }
+  const [empty, populated] = runs.map((r) => r.run) as [Awaited<ReturnType<typeof runAgainst>>, Awaited<ReturnType<typeof runAgainst>>];
+  for (const { name, run } of runs) {
+    console.log(
+      `${name.padEnd(16)} wall ${(run.wallMs / 1000).toFixed(1).padStart(5)} s  requests ${String(run.requests).padStart(5)}  verdict ${run.failing.length === 0 ? 'no clause failed or warned' : `failed or warned: ${run.failing.join(' ')}`}; cleanup left ${run.result.cleanup?.leftovers.length ?? '?'}; idle connections closed by the server ${run.idleClosed}${run.actor ? `; other users sent ${run.actor.requests} requests (${run.actor.failed} not 2XX)` : ''}`,
+    );
+  }
+  for (const { name, run } of runs)
+    for (const t of run.result.tests.filter((t) => t.outcome === 'fail' || t.outcome === 'warn'))
+      console.log(
+        `  ${name}: ${t.outcome} ${t.clauses.join(',')} ${t.file.replace(/^suites\//, '')}: ${t.title.slice(0, 70)}: ${(t.failure?.message ?? '').split('\n')[0]?.slice(0, 200)} ${t.failure?.exchange ? `(${t.failure.exchange.request.method} ${t.failure.exchange.request.url.replace(/^https?:\/\/[^/]+/, '')})` : ''}`,
+      );
+  const same = empty.failing.join(' ') === populated.failing.join(' ');
+  const requestRatio = populated.requests / Math.max(1, empty.requests);
+  console.log(
+    `same verdict: ${same ? 'yes' : 'NO'}; populated time ${(populated.wallMs / 1000).toFixed(1)} s (goal ${POPULATED_GOAL_S} s or less), ratio to empty ${(populated.wallMs / Math.max(1, empty.wallMs)).toFixed(2)}; requests ratio ${requestRatio.toFixed(3)} (goal ${POPULATED_REQUESTS_RATIO.toFixed(2)} or less)`,
   );
-  out.on('error', () => {
-    inFlight--;
-    res.writeHead(502).end();
-  });
-  req.pipe(out);
-});
-await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-const address = proxy.address();
-if (address === null || typeof address === 'string') throw new Error('proxy did not listen');
-const target = `http://127.0.0.1:${address.port}`;
+  const byFile = (r: typeof empty) => new Map(Object.entries(r.result.requestsByFile ?? {}));
+  const e = byFile(empty);
+  const grown = [...byFile(populated)].map(([file, n]) => [file, n - (e.get(file) ?? 0)] as const).filter(([, d]) => d !== 0);
+  if (grown.length > 0) {
+    console.log('suite files whose requests differ (populated − empty):');
+    for (const [file, d] of grown.sort((x, y) => Math.abs(y[1]) - Math.abs(x[1])).slice(0, 15)) console.log(`  ${String(d).padStart(6)}  ${file}`);
+  }
+  process.exit(0);
+}
 
-// Requests in flight, sampled every 10 ms: how much of the allowed concurrency the run used, second by second.
-const samples: number[] = [];
-const sampler = setInterval(() => samples.push(inFlight), 10);
-const started = performance.now();
-const endedAt = new Map<string, number>();
-const result = await runSuites(
-  {
-    ...upstream.config,
-    concurrency,
-    target,
-    control: { url: `${target}/__control`, token: upstream.config.control!.token },
-    ...(values.only ? { selection: { only: values.only.split(',') } } : {}),
-  },
-  {
-    onModuleDone: (file) => {
-      endedAt.set(file, performance.now() - started);
-    },
-  },
-);
-const wallMs = performance.now() - started;
-clearInterval(sampler);
-await new Promise<void>((resolve) => proxy.close(() => resolve()));
-await upstream.close();
+const target = await startFieldTarget({ seed: 1 }, { data: false, delayMs: delay, idleCloseMs: 60_000 });
+const { result, wallMs, samples, endedAt } = await runAgainst(target);
+const peak = target.proxy.peak();
+await target.close();
 
 const requests = result.requests ?? 0;
 const byFile = Object.entries(result.requestsByFile ?? {}).sort((a, b) => b[1] - a[1]);

@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type EmbeddedTarget, startEmbeddedTarget } from '../../../targets/embedded.ts';
 import { ApiClient } from '../../harness/client.ts';
+import type { RunConfig } from '../../harness/config.ts';
 import { ControlClient } from '../../harness/control.ts';
-import { cleanupText, mergeCleanup, restoreSettings, snapshotSettings, sweep } from '../cleanup.ts';
+import { Ledger } from '../../harness/ownership.ts';
+import { sendJson, startStub } from '../../harness/test/stub-server.ts';
+import { cleanupText, mergeCleanup, restoreSettings, settingsAlarm, snapshotSettings, sweep } from '../cleanup.ts';
 
 describe('runner cleanup: settings restore and the final sweep', () => {
   let t: EmbeddedTarget;
@@ -26,14 +29,15 @@ describe('runner cleanup: settings restore and the final sweep', () => {
   };
 
   test('puts back the settings that differ from the start of the run, and only those', async () => {
-    const before = await snapshotSettings(t.config);
+    const before = (await snapshotSettings(t.config)).settings;
     expect(before).toMatchObject({ api_enabled: true, maintenance_mode: false });
     await control.putSettings({ maintenance_mode: true, num_items_lists: 7 });
     const r = await restoreSettings(t.config, before);
     expect(r.restored.sort()).toEqual(['maintenance_mode', 'num_items_lists']);
+    expect(r.unrestored).toBeUndefined();
     expect(await control.getSettings()).toEqual(before);
     expect(await restoreSettings(t.config, before)).toEqual({ restored: [] });
-    expect(await snapshotSettings({ ...t.config, readOnly: true })).toBeUndefined();
+    expect(await snapshotSettings({ ...t.config, readOnly: true })).toEqual({});
   });
 
   test("the sweep deletes exactly this run's objects (pmv6-<run>-…), archived ones too, and leaves everything else", async () => {
@@ -52,8 +56,9 @@ describe('runner cleanup: settings restore and the final sweep', () => {
     const group = await create('/groups.json', { name: 'pmv6-abc123-t1-group-7' });
     const otherGroup = await create('/groups.json', { name: 'customer-group' });
 
-    const report = await sweep(t.config);
+    const report = await sweep(t.config, undefined);
     expect(report.leftovers).toEqual([]);
+    expect(report.unknown).toEqual([]);
     expect(report.deleted.map((d) => `${d.kind}:${d.id}`).sort()).toEqual(
       [
         `password:${minePassword}`,
@@ -71,7 +76,7 @@ describe('runner cleanup: settings restore and the final sweep', () => {
     expect((await admin.get(`/passwords/${foreignPassword}.json`)).response?.status).toBe(200);
     expect((await admin.get(`/users/${otherUser.id}.json`)).response?.status).toBe(200);
     expect((await admin.get(`/users/${user.id}.json`)).response?.status).toBe(404);
-    expect(await sweep({ ...t.config, readOnly: true })).toEqual({ deleted: [], leftovers: [] });
+    expect(await sweep({ ...t.config, readOnly: true }, undefined)).toEqual({ deleted: [], leftovers: [], unknown: [] });
   });
 
   test('merging: what the sweep removed is no longer a leftover; the text lists leftovers by id and name', () => {
@@ -82,11 +87,99 @@ describe('runner cleanup: settings restore and the final sweep', () => {
         { kind: 'user' as const, id: 3, name: 'pmv6-r-c', reason: 'DELETE users/3.json answered 405' },
       ],
     };
-    const merged = mergeCleanup(files, { deleted: [{ kind: 'password', id: 2, name: 'pmv6-r-b' }], leftovers: [] });
+    const merged = mergeCleanup(files, {
+      deleted: [{ kind: 'password', id: 2, name: 'pmv6-r-b' }],
+      leftovers: [{ kind: 'user', id: 3, name: 'pmv6-r-c', reason: 'still listed after the sweep' }],
+      unknown: [],
+    });
     expect(merged.deleted).toHaveLength(2);
     expect(merged.leftovers).toEqual([files.leftovers[1]]);
     const text = cleanupText(merged, { restored: ['maintenance_mode'] });
     expect(text).toMatch(/^cleanup: deleted 2 objects created by the run; 1 left over:\n {2}user 3 pmv6-r-c: DELETE users\/3\.json answered 405\n/);
     expect(text).toMatch(/settings: put back maintenance_mode/);
+  });
+});
+
+describe('runner cleanup against a target that does not cooperate', () => {
+  const TOKEN = 'control-token-cleanup-0123456789';
+  const before = {
+    api_enabled: true,
+    maintenance_mode: false,
+    auth_methods: 'basic+hmac',
+    api_users: 'all',
+    hmac_key_expiry_days: null,
+    num_items_lists: 20,
+  } as const;
+
+  test('a restore the target does not take is read back, printed first with the control request, the token left to the environment', async () => {
+    // The control protocol answers every PUT with 200 and keeps Maintenance Mode on.
+    const stub = await startStub((req, res) => sendJson(res, 200, { ...before, maintenance_mode: true, api_users: req.method === 'PUT' ? 'all' : 'api_only' }));
+    try {
+      const config: RunConfig = {
+        target: stub.url,
+        user: 'admin',
+        password: 'pw',
+        runId: 'r9',
+        seed: 1,
+        readOnly: false,
+        timeoutMs: 1000,
+        control: { url: `${stub.url}/__control`, token: TOKEN },
+      };
+      const r = await restoreSettings(config, { ...before });
+      expect(r.unrestored?.map((u) => u.key)).toEqual(['maintenance_mode', 'api_users']);
+      expect(r.restored).toEqual([]);
+      const alarm = settingsAlarm(r);
+      expect(alarm).toMatch(
+        /^!!! pmv6: THE TARGET'S SETTINGS ARE NOT AS THEY WERE BEFORE THE RUN !!!\n!!! {3}maintenance_mode: now true, was false before the run\n/,
+      );
+      expect(alarm).toContain(
+        `curl -X PUT -H "Authorization: Bearer $PMV6_CONTROL_TOKEN" -H 'Content-Type: application/json' --data '{"maintenance_mode":false,"api_users":"all"}' '${stub.url}/__control/settings'`,
+      );
+      expect(alarm).not.toContain(TOKEN);
+      expect(cleanupText({ deleted: [], leftovers: [] }, r)).toMatch(/settings: NOT as before the run: maintenance_mode, api_users/);
+      // The settings cannot be read at all: every one is unknown, and printed.
+      await stub.close();
+      const dead = await restoreSettings({ ...config, timeoutMs: 300 }, { ...before });
+      expect(dead.unrestored?.map((u) => u.key)).toEqual(Object.keys(before));
+      expect(settingsAlarm(dead)).toMatch(/maintenance_mode: unknown \(could not be read\), was false/);
+    } finally {
+      await stub.close().catch(() => {});
+    }
+  });
+
+  test('a settings reply that lacks a setting is no snapshot: the run changes none', async () => {
+    const stub = await startStub((_req, res) => sendJson(res, 200, { api_enabled: true, auth_methods: 'basic' }));
+    try {
+      const config: RunConfig = {
+        target: stub.url,
+        user: 'admin',
+        password: 'pw',
+        runId: 'r9',
+        seed: 1,
+        readOnly: false,
+        timeoutMs: 1000,
+        control: { url: `${stub.url}/__control`, token: TOKEN },
+      };
+      expect(await snapshotSettings(config)).toEqual({ error: expect.stringMatching(/lacks maintenance_mode, api_users/) });
+    } finally {
+      await stub.close();
+    }
+  });
+
+  test('a list the sweep cannot read is unknown, never "nothing found"', async () => {
+    const stub = await startStub((req, res) =>
+      req.url.includes('/users/') ? sendJson(res, 500, { error: true, type: 'Internal Server Error', message: 'boom' }) : sendJson(res, 200, []),
+    );
+    try {
+      const config: RunConfig = { target: stub.url, user: 'admin', password: 'pw', runId: 'r9', seed: 1, readOnly: false, timeoutMs: 1000 };
+      const report = await sweep(config, new Ledger('r9'));
+      expect(report.unknown).toEqual([{ list: '/users', reason: 'GET /users/page/1.json answered 500' }]);
+      const text = cleanupText(mergeCleanup({ deleted: [], leftovers: [] }, report));
+      expect(text).toMatch(
+        /^cleanup: deleted 0 objects created by the run; at least 0 left over \(unknown: 1 list could not be read\)\n {2}unknown: \/users: GET/,
+      );
+    } finally {
+      await stub.close();
+    }
   });
 });

@@ -92,6 +92,12 @@ describe('the response oracle', () => {
     expect((await judge([worded])).clauses).toEqual([]);
     const odd = exchange('GET', '/passwords/1.json', 404, { error: true, type: 'Oops', message: 'x' });
     expect((await judge([odd])).clauses).toEqual(['RES-18']);
+    // Faithful descriptions in a server's own words (fixtures/variants/ error-type-faithful-descriptions).
+    const denied = exchange('GET', '/passwords/1.json', 403, { error: true, type: 'Access denied', message: 'x' });
+    const absent = exchange('GET', '/passwords/1.json', 404, { error: true, type: 'Resource does not exist', message: 'x' });
+    expect((await judge([denied, absent])).clauses).toEqual([]);
+    const generic = exchange('GET', '/passwords/1.json', 403, { error: true, type: 'error', message: 'x' });
+    expect((await judge([generic])).clauses).toEqual(['RES-18']);
   });
 
   test('holds a Basic 401 to type "Unauthorized" and a message; an HMAC 401 only to the error object', async () => {
@@ -126,7 +132,31 @@ describe('the response oracle', () => {
     const asked: string[] = [];
     const full = exchange('GET', '/groups.json', 200, items(5), link([['self', `${API}/groups.json`]]), { 'X-Page-Size': '5' });
     expect((await judge([full], fakeClient(12, asked))).clauses).toEqual(['PAG-07']);
-    expect(asked).toEqual(['/groups/count.json']);
+    // The look-up, then the one that confirms the count before the finding is reported.
+    expect(asked).toEqual(['/groups/count.json', '/groups/count.json']);
+  });
+
+  test('reports what a count decided only when a fresh count still says the same (other users move lists the run does not write)', async () => {
+    const full = exchange('GET', '/groups.json', 200, items(5), link([['self', `${API}/groups.json`]]), { 'X-Page-Size': '5' });
+    // 12 items when the page was judged, 5 when the finding would be reported: the list moved, nothing is reported.
+    let n = 12;
+    const asked: string[] = [];
+    const counting = fakeClient(12, asked);
+    const moving = {
+      withAuth: () => moving,
+      request: async (req: ApiRequest) => {
+        const ex = await fakeClient(n, asked).request(req);
+        n = 5;
+        return ex;
+      },
+    } as unknown as ApiClient;
+    expect((await judge([full], moving)).clauses).toEqual([]);
+    expect(asked).toEqual(['/groups/count.json', '/groups/count.json']);
+    // A 404 on a page the count says exists, the same way.
+    const missing = exchange('GET', '/groups/page/2.json', 404, { error: true, type: 'Not Found', message: 'Not found' }, {}, { 'X-Page-Size': '5' });
+    n = 12;
+    expect((await judge([missing], moving)).clauses).toEqual([]);
+    expect((await judge([missing], counting)).clauses).toEqual(['EP-13']);
   });
 
   test("judges a page's position only when no write overlapped the page and its count (files side by side)", async () => {
@@ -161,7 +191,8 @@ describe('the response oracle', () => {
     // With no write since, the count read before is used again and the page judged.
     const again: string[] = [];
     expect((await judge([full(), full()], fakeClient(12, again))).clauses).toEqual(['PAG-03', 'PAG-07']);
-    expect(again).toEqual(['/groups/count.json']);
+    // One look-up, then each finding's confirmation (the second page is judged by the first's confirmed count).
+    expect(again).toEqual(['/groups/count.json', '/groups/count.json', '/groups/count.json']);
   });
 
   test('takes a count the run read itself as the look-up it would make (same credentials and page size)', async () => {
@@ -178,10 +209,12 @@ describe('the response oracle', () => {
     const asked: string[] = [];
     // The run read the count with X-Page-Size 5: the full page is judged against it, no look-up.
     expect((await judge([count(12, '5'), full], fakeClient(12, asked))).clauses).toEqual(['PAG-07']);
-    expect(asked).toEqual([]);
+    // Only the finding's confirmation.
+    expect(asked).toEqual(['/groups/count.json']);
+    asked.length = 0;
     // Another page size's count is not this one's.
     expect((await judge([count(12, '7'), full], fakeClient(12, asked))).clauses).toEqual(['PAG-07']);
-    expect(asked).toEqual(['/groups/count.json']);
+    expect(asked).toEqual(['/groups/count.json', '/groups/count.json']);
   });
 
   test('keeps findings by the suite file whose traffic broke the clause', async () => {
@@ -238,6 +271,50 @@ describe('the response oracle', () => {
       { 'X-Page-Size': '5' },
     );
     expect((await judge([query])).clauses).toEqual([]);
+  });
+
+  test('fails PAG-08 for a Link target on another origin or outside the base path, once a page, with the exchange', async () => {
+    const asked: string[] = [];
+    const foreign = exchange('GET', '/passwords.json', 200, items(3), link([['self', 'https://elsewhere.test/index.php/api/v6/passwords/page/1.json']]), {
+      'X-Page-Size': '5',
+    });
+    const oracle = new Oracle(config);
+    await oracle.observe({ exchange: foreign, channel: 'api', auth: basic, client: fakeClient(3, asked), quiet: false, mark: writeMark() });
+    const [finding, ...rest] = oracle.drain('').findings;
+    expect(rest).toEqual([]);
+    expect(finding?.clause).toBe('PAG-08');
+    expect(finding?.count).toBe(1);
+    expect(finding?.failures[0]?.actual).toMatch(/^<https:\/\/elsewhere\.test\/.*outside the target, never followed/);
+    expect(finding?.failures[0]?.exchange?.response?.headers['link']).toContain('elsewhere.test');
+    expect(asked.every((p) => !p.includes('elsewhere'))).toBe(true);
+    const based = new Oracle({ ...config, target: `${TARGET}/pm` });
+    const outsideBase = exchange('GET', `${TARGET}/pm/index.php/api/v6/passwords.json`, 200, items(3), link([['self', '/index.php/api/v6/passwords.json']]), {
+      'X-Page-Size': '5',
+    });
+    await based.observe({ exchange: outsideBase, channel: 'api', auth: basic, client: fakeClient(3), quiet: false, mark: writeMark() });
+    expect(based.drain('').findings.map((f) => f.clause)).toEqual(['PAG-08']);
+  });
+
+  test('judges JSON nested too deep as GEN-03 alone, and a 14 KB Link header with a bounded finding', async () => {
+    const deep: Exchange = {
+      ...exchange('GET', '/passwords.json', 200, undefined, link([['self', `${API}/passwords.json`]]), { 'X-Page-Size': '5' }),
+      jsonTooDeep: true,
+    };
+    deep.response!.body = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    expect((await judge([deep])).clauses).toEqual(['GEN-03']);
+    const long = exchange(
+      'GET',
+      '/passwords.json',
+      200,
+      items(3),
+      { link: `<${API}/passwords.json>${';'.repeat(1_500)}x; rel="self"` },
+      { 'X-Page-Size': '5' },
+    );
+    const oracle = new Oracle(config);
+    await oracle.observe({ exchange: long, channel: 'api', auth: basic, client: fakeClient(3), quiet: false, mark: writeMark() });
+    const findings = oracle.drain('').findings;
+    expect(findings.map((f) => f.clause)).toContain('PAG-02');
+    expect(JSON.stringify(findings).length).toBeLessThan(40_000);
   });
 
   test('wants 404 and its message above the last page', async () => {

@@ -47,12 +47,18 @@ describe('outcomes', () => {
     expect(observed?.note).toBeUndefined();
     for (const unmet of ['warn', 'skipped-unverifiable', 'harness-error'] as const) {
       const c = outcomeOf([result('AUTH-03', unmet), result('AUTH-04', 'fail')], 'AUTH-04');
-      expect(c, unmet).toMatchObject({ outcome: 'skipped-unverifiable', note: 'depends on AUTH-03, which did not pass' });
+      expect(c, unmet).toMatchObject({ outcome: 'skipped-unverifiable', note: 'depends on AUTH-03, which no test showed to hold' });
     }
     // An INFO clause that depends on AUTH-03 is voided as well when AUTH-03 does not hold.
     const info = clauseById('AUTH-05');
     expect(info).toMatchObject({ level: 'INFO', dependsOn: ['AUTH-03'] });
     expect(outcomeOf([result('AUTH-03', 'warn'), result('AUTH-05', 'info')], 'AUTH-05')?.outcome).toBe('skipped-unverifiable');
     expect(outcomeOf([result('AUTH-03', 'info'), result('AUTH-05', 'info')], 'AUTH-05')?.outcome).toBe('info');
+  });
+
+  test("a dependency one of whose tests held stays met when a sibling test of it warns: the dependents keep their own verdicts", () => {
+    const c = outcomeOf([result('AUTH-03', 'info'), result('AUTH-03', 'warn'), result('AUTH-04', 'pass')], 'AUTH-04');
+    expect(c).toMatchObject({ outcome: 'pass' });
+    expect(outcomeOf([result('AUTH-03', 'info'), result('AUTH-03', 'warn')], 'AUTH-03')?.outcome).toBe('warn');
   });
 });

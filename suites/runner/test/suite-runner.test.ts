@@ -1,8 +1,12 @@
 // The suite runner's own rules (suites/runner/suite-runner.ts): hook order, what a failed
 // beforeAll leaves, deadlines, interrupts, skips, and which files it finds.
 import { describe, expect, test } from 'vitest';
+import type { Exchange } from '../../../core/exchange.ts';
+import { expectStatus } from '../../harness/assert.ts';
+import { clauseTest } from '../../harness/clause-test.ts';
+import { setRunConfig } from '../../harness/config.ts';
 import type { TestMeta } from '../../harness/results.ts';
-import type { DeclaredCase, SuiteDeclarations, TestBody } from '../../harness/suite-api.ts';
+import { collectDeclarations, type DeclaredCase, type SuiteDeclarations, type TestBody } from '../../harness/suite-api.ts';
 import { runSuiteFile, suiteFiles } from '../suite-runner.ts';
 
 const meta = (): TestMeta => ({ clauses: ['GEN-01'], level: 'MUST', behaviour: 'b' });
@@ -74,6 +78,31 @@ describe('suite runner', () => {
     expect(run.cases[0]?.error).toMatch(/did not end within 50 ms/);
     expect(aborted).toBe(true);
     expect(run.errors).toEqual([expect.stringMatching(/afterAll did not end within 50 ms/)]);
+  });
+
+  test('a request a test meets after its deadline (a closed client) is never recorded as a violation', async () => {
+    setRunConfig({ target: 'http://127.0.0.1:9', user: 'u', password: 'p', runId: 'r', seed: 1, readOnly: false, timeoutMs: 1_000 });
+    let late: Promise<void> | undefined;
+    const declared = await collectDeclarations(async () => {
+      clauseTest('GEN-01', 'walks a long list', (t) => {
+        late = new Promise<void>((resolve) => t.signal.addEventListener('abort', () => resolve()));
+        return late.then(() => {
+          // The session closed its clients meanwhile: the late request has no response.
+          const closed: Exchange = {
+            request: { method: 'GET', url: 'http://127.0.0.1:9/x', headers: {} },
+            error: 'UND_ERR_CLOSED: The client is closed',
+            durationMs: 0,
+          };
+          expectStatus(closed, 200);
+        });
+      });
+    });
+    const run = await runSuiteFile('f', declared, { testTimeoutMs: 50, hookTimeoutMs: 1_000 });
+    await late;
+    await new Promise((r) => setTimeout(r, 10));
+    setRunConfig(undefined);
+    expect(run.cases[0]).toMatchObject({ state: 'failed' });
+    expect(run.cases[0]?.meta.failure).toMatchObject({ kind: 'harness', message: expect.stringMatching(/^harness: the test did not end within 50 ms/) });
   });
 
   test('an interrupt: the running test sees it, the next tests do not run, the afterAll hooks still run', async () => {

@@ -1,0 +1,33 @@
+import { SetupError } from './assert.ts';
+import type { ApiClient } from './client.ts';
+import type { Session } from './session.ts';
+
+/** A list of the run's own: its viewer and what it holds. */
+export interface OwnList {
+  /** A Normal user of the run's own who can access `project` and nothing else. */
+  client: ApiClient;
+  project: number;
+  /** The passwords of the project, in the order they were made. */
+  ids: number[];
+}
+
+/**
+ * A fresh project of the run's own holding `n` passwords, seen by a fresh Normal user given read
+ * access to that project only (PUT /projects/{id}/security.json, the product's path): the user's
+ * /passwords.json holds those `n` passwords whatever else the installation holds and whoever else
+ * writes to it, so a test can walk it whole and judge every position on it. A string (the reason)
+ * when the target refuses the grant.
+ */
+export async function ownPasswordList(s: Session, n: number, label: string): Promise<OwnList | string> {
+  if (!s.control) return 'needs the control protocol to create users who see one project only';
+  const project = await s.fixtures.createProject();
+  const user = await s.user('normal user', { label });
+  const grant = await s.admin.put(`/projects/${project}/security.json`, { users_permissions: [[user.id, 10]] });
+  const status = grant.response?.status;
+  if (status === 404 || status === 405) return `PUT /projects/{id}/security.json (the product's path, not in the spec) answered ${status}`;
+  if (status === undefined || status < 200 || status > 299) {
+    throw new SetupError(`granting a user access to a project: expected 2XX, got ${status ?? grant.error}`, { exchange: grant });
+  }
+  const ids = await s.fixtures.createPasswords(project, n);
+  return { client: user.client, project, ids };
+}

@@ -1,0 +1,425 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Exchange } from '../../core/exchange.ts';
+import { clip } from '../../core/redact.ts';
+import type { ApiClient } from './client.ts';
+
+/**
+ * Ownership (issue 24): a run changes, uploads into or deletes an object only when the run's
+ * ledger holds its id, and the ledger holds an id only after the run read the object back and
+ * saw its own name on it (`pmv6-<run>-`). The harness client asks `guardRequest` before sending
+ * any request but GET, HEAD and OPTIONS; nothing else decides, so no test can go around it.
+ *
+ * Ids are kept as the text the server sent (`exactId`): a JSON number above 2^53 is not a double.
+ */
+export type OwnedKind = 'password' | 'project' | 'user' | 'my_password' | 'file' | 'group';
+
+export interface Owned {
+  kind: OwnedKind;
+  /** The id exactly as the server sent it (decimal text). */
+  id: string;
+  name: string;
+}
+
+/** A creation answered with the id of an object that does not show the run's name. */
+export interface Foreign {
+  kind: OwnedKind;
+  id: string;
+  /** The name the run sent. */
+  sent: string;
+  /** What the read-back showed instead (a name, a status, or a transport error). */
+  shown: string;
+  /** The read-back shows another object (or none): the server's doing, not the harness's. */
+  finding: boolean;
+  creation?: Exchange;
+  readBack?: Exchange;
+}
+
+/** A write the ledger does not allow: never sent; the harness's refusal, not the server's violation. */
+export class OwnershipError extends Error {
+  override name = 'OwnershipError';
+}
+
+/** The run has stopped (an interrupt, a target that stopped answering): only its cleanup sends. */
+export class RunStoppedError extends OwnershipError {
+  override name = 'RunStoppedError';
+}
+
+/** The runner's own cleanup (settings restore, sweep): it sends after the run has stopped. */
+const cleanupContext = new AsyncLocalStorage<true>();
+
+export function asCleanup<T>(fn: () => T): T {
+  return cleanupContext.run(true, fn);
+}
+
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** The path segment that names a kind of object; the segment after it is that object's id. */
+const SEGMENT_KIND: Readonly<Record<string, OwnedKind>> = {
+  passwords: 'password',
+  projects: 'project',
+  my_passwords: 'my_password',
+  users: 'user',
+  groups: 'group',
+  files: 'file',
+  favorite_passwords: 'password',
+  favorite_projects: 'project',
+  add_user: 'user',
+  delete_user: 'user',
+  download: 'file',
+};
+
+/** Words after a kind's segment that are not ids (lists, searches, counts, file settings). */
+const NOT_IDS = new Set([
+  'page',
+  'archived',
+  'search',
+  'count',
+  'favorite',
+  'max_upload_file_size',
+  'uploads_folder_info',
+  'download',
+  'add_user',
+  'delete_user',
+]);
+
+export class Ledger {
+  readonly prefix: string;
+  private readonly owned = new Map<string, Owned>();
+  /** Owned ids the run deleted (still its own: a probe may write to them, never to another's). */
+  private readonly deleted = new Set<string>();
+  readonly foreign: Foreign[] = [];
+  /** Told of every foreign id (the runner hands them to the oracle as findings). */
+  onForeign: ((f: Foreign) => void) | undefined;
+
+  /** Why the run stopped; from then on only the cleanup (asCleanup) sends anything. */
+  stopped: string | undefined;
+
+  constructor(readonly runId: string) {
+    this.prefix = `pmv6-${runId}-`;
+  }
+
+  /** Files still running send nothing more (their requests throw RunStoppedError): nothing is created after the sweep. */
+  stop(reason: string): void {
+    this.stopped ??= reason;
+  }
+
+  /** True when a name shown by the target is one of this run's (`pmv6-<run>-` in it). */
+  shows(name: unknown): boolean {
+    return typeof name === 'string' && name.includes(this.prefix);
+  }
+
+  record(kind: OwnedKind, id: string, name: string): void {
+    this.owned.set(`${kind}:${id}`, { kind, id, name });
+  }
+
+  reportForeign(f: Foreign): void {
+    this.foreign.push(f);
+    this.onForeign?.(f);
+  }
+
+  /** The run deleted it: kept as the run's (a 404 probe may name it), listed no more. */
+  markDeleted(kind: OwnedKind, id: string): void {
+    if (this.owned.has(`${kind}:${id}`)) this.deleted.add(`${kind}:${id}`);
+  }
+
+  /** Objects the run owns and has not deleted, in the order it made them. */
+  live(): Owned[] {
+    return [...this.owned.entries()].filter(([k]) => !this.deleted.has(k)).map(([, o]) => o);
+  }
+
+  /**
+   * The exact id the ledger holds for this id text, or undefined. A text that is a number the
+   * ledger holds only in another spelling (a double rounded above 2^53, `1.2e+21`) resolves to
+   * the exact text when exactly one owned id of the kind has that value.
+   */
+  resolve(kind: OwnedKind, text: string): string | undefined {
+    if (this.owned.has(`${kind}:${text}`)) return text;
+    if (!/^-?\d+(\.\d+)?(e[+-]?\d+)?$/i.test(text)) return undefined;
+    const value = Number(text);
+    if (!Number.isFinite(value) || Number.isSafeInteger(value)) return undefined;
+    const same = [...this.owned.values()].filter((o) => o.kind === kind && Number(o.id) === value);
+    return same.length === 1 ? same[0]!.id : undefined;
+  }
+}
+
+let active: Ledger | undefined;
+/**
+ * The ledger of the run a context belongs to: the runner runs its files and its cleanup inside
+ * `withLedger`, so a file still running after its run has ended keeps its (stopped) ledger and
+ * sends nothing, whatever runs next in the process.
+ */
+const ledgers = new AsyncLocalStorage<Ledger>();
+
+/** A ledger for every context (the project's own tests); runs use withLedger. */
+export function openLedger(ledger: Ledger | undefined): void {
+  active = ledger;
+}
+
+export function withLedger<T>(ledger: Ledger, fn: () => T): T {
+  return ledgers.run(ledger, fn);
+}
+
+export function activeLedger(): Ledger | undefined {
+  return ledgers.getStore() ?? active;
+}
+
+function decode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/** Each id a path names, with its kind and where it stands (segment index). */
+export function idsInPath(path: string): Array<{ kind: OwnedKind; id: string; at: number }> {
+  const segments = (path.split(/[?#]/)[0] ?? '').split('/');
+  const out: Array<{ kind: OwnedKind; id: string; at: number }> = [];
+  for (let i = 0; i < segments.length - 1; i++) {
+    const kind = SEGMENT_KIND[decode(segments[i]!)];
+    if (!kind) continue;
+    let j = i + 1;
+    while (j < segments.length && segments[j] === '') j++;
+    if (j >= segments.length) break;
+    const id = decode(segments[j]!).replace(/\.json$/, '');
+    if (!NOT_IDS.has(id)) out.push({ kind, id, at: j });
+  }
+  return out;
+}
+
+/**
+ * Called by the harness client for every request: a write (any method but GET, HEAD, OPTIONS)
+ * whose path names an object id not held by the run's ledger throws OwnershipError (nothing is
+ * sent); an id held in another spelling is replaced by the exact text, on reads too. `base` is
+ * the client's base URL: only the path below it is read. Without an open ledger (outside a run)
+ * the request is left as it is.
+ */
+export function guardRequest(method: string, url: string, base: string): string {
+  const ledger = activeLedger();
+  if (!ledger) return url;
+  if (ledger.stopped !== undefined && !cleanupContext.getStore()) {
+    throw new RunStoppedError(`harness: ${method.toUpperCase()} not sent: ${ledger.stopped}`);
+  }
+  const write = !READS.has(method.toUpperCase());
+  const below = url.startsWith(`${base}/`) ? url.slice(base.length) : pathOf(url);
+  const cut = below.search(/[?#]/);
+  const path = cut < 0 ? below : below.slice(0, cut);
+  const ids = idsInPath(path);
+  if (ids.length === 0) return url;
+  const segments = path.split('/');
+  let changed = false;
+  for (const { kind, id, at } of ids) {
+    const exact = ledger.resolve(kind, id);
+    if (exact === undefined) {
+      if (write) {
+        throw new OwnershipError(
+          `harness: ${method.toUpperCase()} ${clip(path, 200)} not sent: ${kind} ${clip(id, 40)} is not an object this run created and verified (a run writes only to its own objects)`,
+        );
+      }
+      continue;
+    }
+    if (exact !== id) {
+      segments[at] = `${exact}${segments[at]!.endsWith('.json') ? '.json' : ''}`;
+      changed = true;
+    }
+  }
+  if (!changed) return url;
+  const rebuilt = segments.join('/') + (cut < 0 ? '' : below.slice(cut));
+  return url.startsWith(`${base}/`) ? `${base}${rebuilt}` : url.replace(below, rebuilt);
+}
+
+function pathOf(url: string): string {
+  const m = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*([^#]*)/i.exec(url);
+  return m?.[1] ?? url;
+}
+
+/**
+ * The id of a JSON body's top level `id` member exactly as sent: a number's own digits (a JSON
+ * number above 2^53 is read from the text, never through a double), or a string of digits.
+ * Undefined when there is no such id.
+ */
+export function exactId(ex: Exchange): string | undefined {
+  const id = (ex.json as { id?: unknown } | null | undefined)?.id;
+  if (typeof id === 'string') return /^\d{1,40}$/.test(id) ? id : undefined;
+  if (typeof id !== 'number' || !Number.isInteger(id) || id < 0) return undefined;
+  if (Number.isSafeInteger(id)) return String(id);
+  return topLevelNumber(ex.response?.body ?? '', 'id');
+}
+
+/**
+ * The ids of the objects of a JSON array body, in order, exactly as sent (see exactId); an item
+ * without an integer id gives undefined.
+ */
+export function exactItemIds(ex: Exchange): Array<string | undefined> {
+  const items = Array.isArray(ex.json) ? (ex.json as Array<{ id?: unknown } | null>) : [];
+  const plain = items.map((item) => {
+    const id = item?.id;
+    if (typeof id === 'string') return /^\d{1,40}$/.test(id) ? id : undefined;
+    return typeof id === 'number' && Number.isSafeInteger(id) && id >= 0 ? String(id) : undefined;
+  });
+  if (items.every((item) => typeof item?.id !== 'number' || Number.isSafeInteger(item.id))) return plain;
+  const raw = arrayItemNumbers(ex.response?.body ?? '', 'id');
+  return raw.length === items.length ? raw.map((r, i) => plain[i] ?? (r !== undefined && /^\d+$/.test(r) ? r : undefined)) : plain;
+}
+
+/** Skips a JSON string starting at `i` (a quote); returns the index after it. */
+function skipString(text: string, i: number): number {
+  for (let j = i + 1; j < text.length; j++) {
+    if (text[j] === '\\') j++;
+    else if (text[j] === '"') return j + 1;
+  }
+  return text.length;
+}
+
+/** The raw text of a number member `key` at depth 1 of a JSON object body. */
+function topLevelNumber(text: string, key: string): string | undefined {
+  return membersAt(text, 1, key)[0];
+}
+
+/** For each object at depth 2 (items of a top-level array), the raw text of its number member `key`. */
+function arrayItemNumbers(text: string, key: string): Array<string | undefined> {
+  return membersAt(text, 2, key, true);
+}
+
+/**
+ * One pass over the text (linear, no recursion): the raw number text of member `key` in each
+ * object at `depth`; with `perObject`, one entry for every object at that depth (undefined when
+ * it has none).
+ */
+function membersAt(text: string, depth: number, key: string, perObject = false): Array<string | undefined> {
+  const out: Array<string | undefined> = [];
+  let level = 0;
+  let lastKey: string | undefined;
+  let expectValue = false;
+  let found: string | undefined;
+  for (let i = 0; i < text.length; ) {
+    const c = text[i]!;
+    if (c === '"') {
+      const end = skipString(text, i);
+      if (!expectValue && level === depth) {
+        try {
+          lastKey = JSON.parse(text.slice(i, end)) as string;
+        } catch {
+          lastKey = undefined;
+        }
+      }
+      expectValue = false;
+      i = end;
+      continue;
+    }
+    if (c === ':') {
+      expectValue = true;
+      i++;
+      continue;
+    }
+    if (c === '{' || c === '[') {
+      level++;
+      if (c === '{' && level === depth) found = undefined;
+      expectValue = false;
+      i++;
+      continue;
+    }
+    if (c === '}' || c === ']') {
+      if (c === '}' && level === depth && perObject) out.push(found);
+      level--;
+      i++;
+      continue;
+    }
+    if (c === ',') {
+      expectValue = false;
+      i++;
+      continue;
+    }
+    const m = /^-?\d+(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i, i + 64));
+    if (m) {
+      if (expectValue && level === depth && lastKey === key) {
+        if (perObject) found = m[0];
+        else out.push(m[0]);
+      }
+      expectValue = false;
+      i += m[0].length;
+      continue;
+    }
+    i++;
+  }
+  return out;
+}
+
+/** The name a read-back shows for an object (users show a username, files a name or filename). */
+function shownName(body: unknown): string | undefined {
+  if (body === null || typeof body !== 'object') return undefined;
+  const o = body as Record<string, unknown>;
+  for (const key of ['name', 'username', 'filename']) if (typeof o[key] === 'string') return o[key] as string;
+  return undefined;
+}
+
+/** The path that shows one object: `/<kind>s/ID.json` (product facts §6). */
+export function showPath(kind: OwnedKind, id: string): string {
+  return `/${kind}s/${id}.json`;
+}
+
+export type Verdict = { owned: true; readBack?: Exchange } | { owned: false; foreign: Foreign };
+
+/**
+ * Reads the object back as `reader` and records it as the run's when it shows the run's name.
+ * `acceptUnreadable`: a read-back the target does not offer (404/405 on a user made through the
+ * control protocol, whose answer already named it) still counts. Otherwise the id is never
+ * written to: a read-back that shows another object (200 with a name not the run's, or 404 for
+ * the id just created) is reported as foreign (`Foreign.finding`: the server's), any other
+ * answer leaves the id unverified (the harness's setup failure).
+ */
+export async function verifyCreated(
+  ledger: Ledger,
+  readers: ApiClient | readonly ApiClient[],
+  created: { kind: OwnedKind; id: string; name: string; creation?: Exchange },
+  opts: { acceptUnreadable?: boolean } = {},
+): Promise<Verdict> {
+  const { kind, id, name } = created;
+  // The first reader whose read-back is answered 200 decides (the creator may read what the
+  // Admin over Basic may not, under HMAC-only; the Admin what a refused creator may not).
+  const list: ApiClient[] = [...new Set(Array.isArray(readers) ? (readers as ApiClient[]) : [readers as ApiClient])];
+  let readBack: Exchange = await list[0]!.get(showPath(kind, id));
+  for (const reader of list.slice(1)) {
+    if (readBack.response?.status === 200) break;
+    readBack = await reader.get(showPath(kind, id));
+  }
+  const status = readBack.response?.status;
+  const shown = shownName(readBack.json);
+  if ((status === 200 && ledger.shows(shown)) || (opts.acceptUnreadable && (status === 404 || status === 405))) {
+    ledger.record(kind, id, name);
+    return { owned: true, readBack };
+  }
+  const foreign: Foreign = {
+    kind,
+    id,
+    sent: name,
+    finding: status === 200 || status === 404,
+    shown:
+      status === undefined
+        ? `no answer to the read-back GET ${showPath(kind, id)} (${readBack.error ?? 'unknown error'})`
+        : status !== 200
+          ? `the read-back GET ${showPath(kind, id)} answered ${status}`
+          : shown === undefined
+            ? 'an object without a name'
+            : `an object named ${JSON.stringify(clip(shown, 120))}`,
+    readBack,
+    ...(created.creation ? { creation: created.creation } : {}),
+  };
+  ledger.reportForeign(foreign);
+  return { owned: false, foreign };
+}
+
+/** Whether the run's ledger lets a write to this API path go (always, outside a run). */
+export function mayWrite(method: string, path: string): boolean {
+  try {
+    guardRequest(method, `http://x${path}`, 'http://x');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** One line naming an id the run will not touch, and why. */
+export function foreignText(f: Foreign): string {
+  return `the target answered the creation of ${f.kind} ${JSON.stringify(clip(f.sent, 80))} with id ${clip(f.id, 40)}, and ${f.shown}: never written to`;
+}

@@ -1,0 +1,141 @@
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { ApiClient } from '../client.ts';
+import type { RunConfig } from '../config.ts';
+import { Fixtures } from '../fixtures.ts';
+import { asCleanup, exactId, exactItemIds, guardRequest, idsInPath, Ledger, OwnershipError, openLedger, RunStoppedError } from '../ownership.ts';
+import { type Received, type Stub, sendJson, startStub } from './stub-server.ts';
+
+// A target whose creations answer with the id of an object that existed before the run (a
+// server bug, a proxy, an id collision), and one whose ids are above 2^53.
+const BIG = '9007199254740993'; // 2^53 + 1: a double reads 9007199254740992
+let stub: Stub;
+let createdId = '501';
+const names = new Map<string, string>([['projects/77', 'customer-project']]);
+
+function route(req: Received, res: Parameters<Parameters<typeof startStub>[0]>[1]): void {
+  if (req.method === 'POST' && req.url.endsWith('/projects.json')) {
+    const name = String((JSON.parse(req.body.toString('utf8')) as { name?: unknown }).name);
+    if (!names.has(`projects/${createdId}`)) names.set(`projects/${createdId}`, name);
+    res.writeHead(201, { 'content-type': 'application/json; charset=utf-8' });
+    res.end(`{"id":${createdId}}`);
+    return;
+  }
+  const shown = /^\/index\.php\/api\/v6\/(\w+)\/(\d+)\.json$/.exec(req.url);
+  if (req.method === 'GET' && shown && names.has(`${shown[1]}/${shown[2]}`)) {
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+    res.end(`{"id":${shown[2]},"name":${JSON.stringify(names.get(`${shown[1]}/${shown[2]}`))}}`);
+    return;
+  }
+  if (req.method === 'GET' && req.url.includes('/projects/page/')) {
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+    res.end(`[{"id":${BIG},"name":"pmv6-own1-x"},{"id":5,"name":"other"},{"id":"6","name":"s"}]`);
+    return;
+  }
+  sendJson(
+    res,
+    req.method === 'DELETE' || req.method === 'PUT' ? 204 : 404,
+    req.method === 'GET' ? { error: true, type: 'Not Found', message: 'no' } : undefined,
+  );
+}
+
+const cfg: () => RunConfig = () => ({ target: stub.url, user: 'admin', password: 'admin-password', runId: 'own1', seed: 1, readOnly: false, timeoutMs: 2000 });
+let admin: ApiClient;
+let ledger: Ledger;
+
+beforeAll(async () => {
+  stub = await startStub(route);
+  admin = new ApiClient({ target: stub.url, auth: { kind: 'basic', user: 'admin', password: 'admin-password' }, timeoutMs: 2000 });
+});
+afterAll(async () => {
+  await admin.close();
+  await stub.close();
+});
+afterEach(() => openLedger(undefined));
+
+const writes = (from: number) =>
+  stub.received
+    .slice(from)
+    .filter((r) => r.method !== 'GET')
+    .map((r) => `${r.method} ${r.url}`);
+
+describe('ownership: a run writes only to the objects it created and read back', () => {
+  test('the ids a path names, of every kind and in every place', () => {
+    expect(idsInPath('/groups/4/add_user/9.json')).toEqual([
+      { kind: 'group', id: '4', at: 2 },
+      { kind: 'user', id: '9', at: 4 },
+    ]);
+    expect(idsInPath('/passwords/page/2.json')).toEqual([]);
+    expect(idsInPath('/files/download/3.json').map((i) => `${i.kind}:${i.id}`)).toEqual(['file:3']);
+    expect(idsInPath('/users/me.json').map((i) => i.id)).toEqual(['me']);
+    expect(idsInPath('/favorite_passwords/%31.json').map((i) => `${i.kind}:${i.id}`)).toEqual(['password:1']);
+  });
+
+  test('a write to an id the ledger does not hold throws and is never sent; reads pass; held ids pass', async () => {
+    ledger = new Ledger('own1');
+    openLedger(ledger);
+    const from = stub.received.length;
+    for (const [method, path] of [
+      ['DELETE', '/projects/77.json'],
+      ['PUT', '/passwords/77/archive.json'],
+      ['POST', '/projects/77/upload.json'],
+      ['PATCH', '/projects/77.json'],
+      ['PUT', '/users/me.json'],
+    ] as const) {
+      await expect(admin.request({ method, path, json: {} })).rejects.toThrow(OwnershipError);
+    }
+    expect(writes(from)).toEqual([]);
+    expect((await admin.get('/projects/77.json')).response?.status).toBe(200);
+    ledger.record('group', '4', 'pmv6-own1-g');
+    await expect(admin.put('/groups/4/add_user/9.json')).rejects.toThrow(/user 9 is not an object this run created/);
+    ledger.record('user', '9', 'pmv6-own1-u');
+    expect((await admin.put('/groups/4/add_user/9.json')).response?.status).toBe(204);
+    expect(writes(from)).toEqual(['PUT /index.php/api/v6/groups/4/add_user/9.json']);
+    // Outside a run (no open ledger) the client sends as asked.
+    openLedger(undefined);
+    expect(guardRequest('DELETE', `${stub.url}/index.php/api/v6/projects/77.json`, `${stub.url}/index.php/api/v6`)).toMatch(/77/);
+  });
+
+  test("a creation answered with another object's id is reported, never recorded, never written to", async () => {
+    ledger = new Ledger('own1');
+    openLedger(ledger);
+    const foreign: string[] = [];
+    ledger.onForeign = (f) => foreign.push(`${f.kind} ${f.id} ${f.finding}`);
+    createdId = '77';
+    const f = new Fixtures(cfg(), admin);
+    const from = stub.received.length;
+    await expect(f.createProject()).rejects.toThrow(/with id 77, and an object named "customer-project": never written to/);
+    expect(foreign).toEqual(['project 77 true']);
+    await expect(admin.delete('/projects/77.json')).rejects.toThrow(OwnershipError);
+    const report = await f.cleanup();
+    expect(report.deleted).toEqual([]);
+    expect(report.untouched?.map((u) => u.id)).toEqual([77]);
+    expect(writes(from)).toEqual(['POST /index.php/api/v6/projects.json']);
+  });
+
+  test('ids above 2^53 are kept exactly as sent: the DELETE names the object the run created', async () => {
+    ledger = new Ledger('own1');
+    openLedger(ledger);
+    createdId = BIG;
+    const f = new Fixtures(cfg(), admin);
+    const id = await f.createProject();
+    expect(String(id)).not.toBe(BIG); // the double the suites see
+    expect(ledger.live().map((o) => o.id)).toEqual([BIG]);
+    const from = stub.received.length;
+    // A path built from the double reaches the exact id; the cleanup uses the exact text too.
+    await admin.put(`/projects/${id}.json`, { name: 'x' });
+    const report = await f.cleanup();
+    expect(writes(from)).toEqual([`PUT /index.php/api/v6/projects/${BIG}.json`, `DELETE /index.php/api/v6/projects/${BIG}.json`]);
+    expect(report.deleted).toEqual([{ kind: 'project', id: BIG, name: expect.stringMatching(/^pmv6-own1-/) }]);
+    const list = await admin.get('/projects/page/1.json');
+    expect(exactItemIds(list)).toEqual([BIG, '5', '6']);
+    expect(exactId({ ...list, json: { id: 2 ** 53 + 2 }, response: { ...list.response!, body: `{"a":{"id":1},"id":${BIG}9}` } })).toBe(`${BIG}9`);
+  });
+
+  test('once the run has stopped, only its cleanup sends', async () => {
+    ledger = new Ledger('own1');
+    openLedger(ledger);
+    ledger.stop('the run was interrupted');
+    await expect(admin.get('/version.json')).rejects.toThrow(RunStoppedError);
+    expect((await asCleanup(() => admin.get('/version.json'))).response?.status).toBe(404);
+  });
+});

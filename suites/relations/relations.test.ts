@@ -1,0 +1,105 @@
+/**
+ * The relations' probe: traffic that reaches every relation of suites/relations/ in one state,
+ * small enough to run alone. The relations themselves judge every answer of the run (through
+ * the response oracle); this file makes sure each has answers to hold to each other, and asks
+ * the oracle about them at the end.
+ */
+import { inFlight } from '../harness/config.ts';
+import { type EndpointData, fillPath, type IdKind, TABLE, useEndpoints } from '../harness/endpoints.ts';
+import { deletePath } from '../harness/fixtures.ts';
+import { inOrder } from '../harness/in-order.ts';
+import { useSession } from '../harness/session.ts';
+import { afterAll, beforeAll, runsAlone } from '../harness/suite-api.ts';
+import { oracleTest } from '../oracle/probe.ts';
+
+runsAlone('its relations compare answers read one after another in one state; a write of a file beside it would leave them unjudged');
+
+const s = useSession();
+const calls = useEndpoints(s);
+
+/** The lists walked at two page sizes: the file's own search lists hold only what it made. */
+const WALKED = ['/passwords/search/{search}.json', '/projects/search/{search}.json', '/my_passwords/search/{search}.json'];
+const WALK_SIZES = ['5', '1000'];
+/** Where a deleted object of each kind must no longer appear. */
+const GONE: Array<{ kind: IdKind; list: string; also?: string; favorite?: string }> = [
+  { kind: 'password', list: '/passwords/search/{search}.json', also: '/passwords.json' },
+  { kind: 'project', list: '/projects/search/{search}.json' },
+  { kind: 'my_password', list: '/my_passwords/search/{search}.json' },
+  { kind: 'file', list: '/projects/{project}/files.json' },
+  { kind: 'user', list: '/users.json' },
+  { kind: 'group', list: '/groups.json' },
+  { kind: 'password', list: '/passwords/favorite.json', favorite: '/favorite_passwords' },
+  { kind: 'project', list: '/projects/favorite.json', favorite: '/favorite_projects' },
+];
+
+const reads = TABLE.filter((e) => e.method === 'GET' && !e.path.startsWith('/log'));
+
+/** What the HMAC user made for itself (the fixtures delete as the run's Admin): deleted after the file. */
+const own: Array<() => Promise<unknown>> = [];
+afterAll(async () => {
+  for (const undo of own.splice(0)) await undo();
+});
+
+// The traffic goes out before the tests, which ask the oracle about it: a relation broken
+// anywhere in it fails its clause's test below.
+beforeAll(async () => {
+  const d = await calls.data(reads);
+  // Six items in each walked list: two pages at X-Page-Size 5, one at 1000.
+  for (const path of WALKED) {
+    const e = TABLE.find((x) => x.method === 'GET' && x.path === path);
+    if (e) await calls.grow(e, 5);
+  }
+  await walk(d);
+  // A favorite of each kind, so the favorites lists have an item to show over both methods.
+  if (d.ids.password !== undefined) await s.admin.post(`/favorite_passwords/${d.ids.password}.json`);
+  if (d.ids.project !== undefined) await s.admin.post(`/favorite_projects/${d.ids.project}.json`);
+  const hmac = await s.adminHmac();
+  if (hmac) {
+    // Personal passwords and favorites belong to their user: the HMAC user gets one of each, so
+    // that its lists have an item to compare with the same lists over Basic.
+    const mine = await hmac.post('/my_passwords.json', { name: s.fixtures.name('hmac-my-password'), username: 'pmv6' });
+    const id = (mine.json as { id?: unknown } | undefined)?.id;
+    if (typeof id === 'number') own.push(() => hmac.delete(`/my_passwords/${id}.json`));
+    if (d.ids.password !== undefined) await hmac.post(`/favorite_passwords/${d.ids.password}.json`);
+    if (d.ids.project !== undefined) await hmac.post(`/favorite_projects/${d.ids.project}.json`);
+    await calls.callEach(hmac, d, {}, reads, inFlight(s.config));
+  }
+  await deleteAndRead(d);
+});
+
+async function walk(d: EndpointData): Promise<void> {
+  await inOrder(WALKED, inFlight(s.config), async (path) => {
+    for (const size of WALK_SIZES) {
+      const headers = { 'X-Page-Size': size };
+      const base = fillPath(path, d).replace(/\.json$/, '');
+      await s.admin.get(`${base}/count.json`, { headers });
+      for (let page = 1; page <= 4; page++) {
+        const ex = await s.admin.get(page === 1 ? `${base}.json` : `${base}/page/${page}.json`, { headers });
+        const link = ex.response?.headers.link;
+        if (ex.response?.status !== 200 || !String(link ?? '').includes('rel="next"')) break;
+      }
+    }
+  });
+}
+
+/** One fresh object of each kind, deleted, then looked for: its show and its list. */
+async function deleteAndRead(d: EndpointData): Promise<void> {
+  await inOrder(GONE, inFlight(s.config), async ({ kind, list, also, favorite }) => {
+    const own: EndpointData = { ...d, ids: { ...d.ids } };
+    const id = await calls.make(kind, own);
+    if (id === undefined) return;
+    if (favorite) await s.admin.post(`${favorite}/${id}.json`);
+    const del = await s.admin.delete(deletePath(kind, id), kind === 'password' ? { headers: { 'X-Unlock-Reason': 'pmv6 conformance run' } } : {});
+    const status = del.response?.status ?? 0;
+    if (status < 200 || status >= 300) return;
+    s.fixtures.forget(kind, id);
+    await s.admin.get(`/${kind}s/${id}.json`);
+    await s.admin.get(fillPath(list, d), { headers: { 'X-Page-Size': '1000' } });
+    if (also) await s.admin.get(also, { headers: { 'X-Page-Size': '1000' } });
+  });
+}
+
+oracleTest(
+  ['GEN-03', 'GEN-16', 'SIZE-03', 'SIZE-10', 'PAG-08', 'EP-03', 'OPS-01', 'OPS-02', 'OPS-03', 'OPS-04', 'OPS-05', 'OPS-06', 'OPS-07'],
+  'the relations over the answers of this file (over HMAC and Basic, at two page sizes, after deletes)',
+);

@@ -1,0 +1,384 @@
+/**
+ * Relations between answers: rules that hold one reply to another reply, or to what the run
+ * itself did, rather than to the spec's words about one reply. The response oracle hands every
+ * exchange it judges to `Relations.observe` (and every control exchange to `learn`); a broken
+ * relation is reported through the oracle, so it fails (MUST) or warns (SHOULD, INFO) its clause
+ * in the file whose traffic broke it. See README.md in this folder for the rules and why each
+ * clause.
+ *
+ * Decisions:
+ * - A relation between two answers is judged only where nothing else could have changed the
+ *   second: no write of any file started or was in flight between them (`unchangedSince`). A
+ *   deleted object is the exception: nothing but a new creation brings it back, and a creation
+ *   that hands out the same id again clears it.
+ * - Lists are compared as sets of ids (string or integer alike), never by order or fields; shows
+ *   by the fields both answers hold, less those a read may change (times, counters, views).
+ * - The log grows while it is read and may record reads: no relation reads it.
+ */
+import { type Exchange, headerValue } from '../../core/exchange.ts';
+import { parseLinkHeader } from '../../core/link.ts';
+import { clip } from '../../core/redact.ts';
+import type { Auth } from '../harness/client.ts';
+import type { RunConfig } from '../harness/config.ts';
+import type { Settings } from '../harness/control.ts';
+import { type Observed, unchangedSince } from '../harness/traffic.ts';
+import { type ListAddress, listAddress, pageNumber } from '../oracle/lists.ts';
+
+export type Report = (clause: string, ex: Exchange, expected: string, actual: string) => void;
+
+/** The relations by name, each with the clause its findings fail or warn. */
+export const RELATIONS = {
+  /** RFC 8259 §8.1: "Implementations MUST NOT add a byte order mark (U+FEFF) to the beginning of a networked-transmitted JSON text." */
+  'framing-bom': 'GEN-03',
+  /** A JSON body labelled with another media type is, to HTTP (RFC 9110 §8.3), a body of that type. */
+  'framing-media-type': 'GEN-03',
+  /** One user, one set of permissions through the API, whichever method authenticates the request. */
+  'basic-hmac': 'GEN-16',
+  /** X-Page-Size sets the page size and nothing else: every size walks the same items. */
+  'walks-agree': 'SIZE-03',
+  /** A whole walk holds as many items as count.json says. */
+  'walk-count': 'SIZE-10',
+  /** A password deleted is no longer one "the user can access" (EP-03); other kinds by their §1 row. */
+  'gone-after-delete': 'EP-03',
+} as const;
+export type RelationName = keyof typeof RELATIONS;
+
+/** §1's rows: the clause a deleted object of each kind that is still shown or listed breaks. */
+const GONE_CLAUSE: Record<Kind, string> = {
+  password: 'OPS-02',
+  project: 'OPS-01',
+  my_password: 'OPS-03',
+  file: 'OPS-04',
+  user: 'OPS-06',
+  group: 'OPS-07',
+};
+
+type Kind = 'project' | 'password' | 'my_password' | 'file' | 'user' | 'group';
+const KIND_OF_SEGMENT: Record<string, Kind> = {
+  projects: 'project',
+  passwords: 'password',
+  my_passwords: 'my_password',
+  files: 'file',
+  users: 'user',
+  groups: 'group',
+};
+const SHOW = /^\/(projects|passwords|my_passwords|files|users|groups)\/(\d+)\.json$/;
+/** Fields a read may change: when it was read, how often, by whom. */
+const VOLATILE_FIELD = /date|time|_on$|_at$|access|view|count|last|usage/i;
+/** Answers that differ between any two requests by design. */
+const UNREPEATABLE = /^\/(generate_password|passwords\/generate|log)(\/|\.json)/;
+
+/** The kind of item a list holds, from its template; undefined for the log and unknown lists. */
+export function itemKind(template: string): Kind | undefined {
+  if (template.startsWith('/log')) return undefined;
+  const segments = template
+    .replace(/\.json$/, '')
+    .replace(/\/search\/\{search\}$/, '')
+    .split('/')
+    .filter((s) => s !== '');
+  let last = segments.pop();
+  if (last === 'archived' || last === 'favorite') last = segments.pop();
+  if (last?.startsWith('favorite_')) last = last.slice('favorite_'.length);
+  return last === undefined ? undefined : KIND_OF_SEGMENT[last];
+}
+
+/** The ids of a list page's items, as strings; undefined when any item has none. */
+export function idsOf(json: unknown): string[] | undefined {
+  if (!Array.isArray(json)) return undefined;
+  const out: string[] = [];
+  for (const item of json) {
+    const id = item !== null && typeof item === 'object' ? (item as { id?: unknown }).id : undefined;
+    if (typeof id !== 'number' && typeof id !== 'string') return undefined;
+    out.push(String(id));
+  }
+  return out;
+}
+
+/** Whether a Content-Type names JSON: application/json or any +json type (RFC 6839). */
+export function isJsonMediaType(contentType: string): boolean {
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  return type === 'application/json' || /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.-]+\+json$/.test(type) || type === 'text/json';
+}
+
+/** What two answers to the same request disagree on, or undefined when they agree. */
+export function disagreement(a: unknown, b: unknown): string | undefined {
+  const aIds = idsOf(a);
+  const bIds = idsOf(b);
+  if (aIds && bIds) return itemsDiffer(aIds, bIds);
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b)) return 'an array against an object';
+    return a.length === b.length ? undefined : `${a.length} items against ${b.length}`;
+  }
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object')
+    return Object.is(a, b) ? undefined : `${clip(JSON.stringify(a) ?? '', 60)} against ${clip(JSON.stringify(b) ?? '', 60)}`;
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  for (const key of Object.keys(ra)) {
+    if (!(key in rb) || VOLATILE_FIELD.test(key)) continue;
+    const va = ra[key];
+    const vb = rb[key];
+    const scalar = (v: unknown) => v === null || ['string', 'number', 'boolean'].includes(typeof v);
+    if (scalar(va) && scalar(vb) && String(va) !== String(vb)) return `${key}: ${clip(JSON.stringify(va), 60)} against ${clip(JSON.stringify(vb), 60)}`;
+  }
+  return undefined;
+}
+
+/** Two lists of ids as multisets: which ids one holds more often than the other; undefined when alike. */
+export function itemsDiffer(aIds: readonly string[], bIds: readonly string[]): string | undefined {
+  const tally = new Map<string, number>();
+  for (const id of aIds) tally.set(id, (tally.get(id) ?? 0) + 1);
+  for (const id of bIds) tally.set(id, (tally.get(id) ?? 0) - 1);
+  const onlyA = [...tally].filter(([, n]) => n > 0).map(([id]) => id);
+  const onlyB = [...tally].filter(([, n]) => n < 0).map(([id]) => id);
+  if (onlyA.length === 0 && onlyB.length === 0) return undefined;
+  const parts = [];
+  if (onlyA.length > 0) parts.push(`[${onlyA.slice(0, 5).join(', ')}] more often in the first`);
+  if (onlyB.length > 0) parts.push(`[${onlyB.slice(0, 5).join(', ')}] more often in the second`);
+  return `items ${parts.join(', ')}`;
+}
+
+interface Page {
+  ids: string[];
+  started: number;
+  hasNext: boolean;
+  /** Fewer items than the page size: the page ends its list whatever its relations say. */
+  partial: boolean;
+}
+
+interface Deleted {
+  at: number;
+  name?: string;
+}
+
+export class Relations {
+  /** Basic credentials by HMAC public key: the run's own, and users the control protocol made. */
+  private readonly basicOf = new Map<string, { user: string; password: string }>();
+  private readonly userOfId = new Map<string, { user: string; password: string }>();
+  /** (public key, URL, page size) already compared: one look-up each. */
+  private readonly compared = new Set<string>();
+  /** Pages by identity, list and page size. */
+  private readonly pages = new Map<string, Map<number, Page>>();
+  /** count.json's num_items by identity and list, with the write mark it was read at. */
+  private readonly counts = new Map<string, { items: number; started: number }>();
+  private readonly deleted = new Map<string, Deleted>();
+  private readonly names = new Map<string, string>();
+
+  constructor(
+    config: RunConfig,
+    private readonly settings: () => Settings | undefined,
+    private readonly clock: () => number = () => performance.now(),
+  ) {
+    if (config.hmac) this.basicOf.set(config.hmac.publicKey, { user: config.user, password: config.password });
+  }
+
+  /** Control exchanges: which HMAC keys belong to which user (for the Basic look-up). */
+  learn(ex: Exchange): void {
+    if (ex.request.method !== 'POST' || !ex.response || ex.response.status >= 300) return;
+    const path = new URL(ex.request.url).pathname;
+    const out = ex.json as { id?: unknown; public_key?: unknown } | undefined;
+    if (typeof out?.public_key !== 'string') return;
+    if (/\/__control\/users$/.test(path)) {
+      const sent = safeJson(ex.request.body) as { username?: unknown; password?: unknown } | undefined;
+      if (typeof sent?.username !== 'string' || typeof sent.password !== 'string') return;
+      const creds = { user: sent.username, password: sent.password };
+      this.basicOf.set(out.public_key, creds);
+      this.userOfId.set(String(out.id), creds);
+      return;
+    }
+    const keys = /\/__control\/users\/(\d+)\/api_keys$/.exec(path);
+    const creds = keys ? this.userOfId.get(keys[1]!) : undefined;
+    if (creds) this.basicOf.set(out.public_key, creds);
+  }
+
+  /** Every API exchange with a response, `path` below /index.php/api/v6 (no query). */
+  async observe(o: Observed, path: string, report: Report): Promise<void> {
+    const ex = o.exchange;
+    const res = ex.response;
+    if (!res) return;
+    const method = ex.request.method.toUpperCase();
+    this.framing(ex, report);
+    if (method === 'HEAD') return;
+    const status = res.status;
+    const success = status >= 200 && status < 300;
+    if (method === 'DELETE' && success) this.remember(path);
+    if (method === 'POST' && success) this.created(ex, path);
+    if (method === 'PUT' && success) this.renamed(ex, path);
+    if (method !== 'GET') return;
+    if (status === 200) this.stillThere(o, path, report);
+    const addr = listAddress(path);
+    if (addr && status === 200) this.walk(o, addr, report);
+    if (o.auth.kind === 'hmac' && !o.quiet) await this.basicAgrees(o, path, report);
+  }
+
+  /** framing-bom, framing-media-type: the bytes as received, and their label. */
+  private framing(ex: Exchange, report: Report): void {
+    const res = ex.response!;
+    if (res.bom) report(RELATIONS['framing-bom'], ex, 'JSON without a byte order mark (RFC 8259 §8.1)', 'a body that starts with EF BB BF');
+    const type = headerValue(res.headers, 'content-type');
+    if (ex.json !== undefined && res.body.trim() !== '' && type !== undefined && !isJsonMediaType(type))
+      report(RELATIONS['framing-media-type'], ex, 'a JSON body labelled with a JSON media type (application/json)', `Content-Type: ${type}`);
+  }
+
+  private remember(path: string): void {
+    const m = SHOW.exec(path);
+    if (!m) return;
+    const key = `${KIND_OF_SEGMENT[m[1]!]}:${m[2]}`;
+    const name = this.names.get(key);
+    this.deleted.set(key, { at: this.clock(), ...(name !== undefined ? { name } : {}) });
+  }
+
+  /** A creation that hands out a deleted id again brings that id back; names are kept for shows. */
+  private created(ex: Exchange, path: string): void {
+    const kind = /^\/([a-z_]+)\.json$/.exec(path)?.[1];
+    const k = kind ? KIND_OF_SEGMENT[kind] : undefined;
+    const id = (ex.json as { id?: unknown } | undefined)?.id;
+    if (!k || (typeof id !== 'number' && typeof id !== 'string')) return;
+    const key = `${k}:${id}`;
+    this.deleted.delete(key);
+    const name = (safeJson(ex.request.body) as { name?: unknown; username?: unknown } | undefined) ?? {};
+    const given = typeof name.name === 'string' ? name.name : typeof name.username === 'string' ? name.username : undefined;
+    if (given !== undefined) this.names.set(key, given);
+    else this.names.delete(key);
+  }
+
+  private renamed(ex: Exchange, path: string): void {
+    const m = SHOW.exec(path);
+    if (!m) return;
+    const sent = safeJson(ex.request.body) as { name?: unknown } | undefined;
+    if (typeof sent?.name === 'string') this.names.set(`${KIND_OF_SEGMENT[m[1]!]}:${m[2]}`, sent.name);
+  }
+
+  /** gone-after-delete: a show, or a list page, sent after a delete had been answered. */
+  private stillThere(o: Observed, path: string, report: Report): void {
+    if (this.deleted.size === 0) return;
+    const ex = o.exchange;
+    // Decision: without the send time, only what was sent well after the delete is judged.
+    const sentAt = o.mark.at ?? this.clock() - ex.durationMs - 1000;
+    const show = SHOW.exec(path);
+    if (show) {
+      const kind = KIND_OF_SEGMENT[show[1]!]!;
+      const gone = this.deleted.get(`${kind}:${show[2]}`);
+      const name = (ex.json as { name?: unknown } | undefined)?.name;
+      // Decision: a show of the same id with another name is a new object under a reused id.
+      if (gone && gone.at < sentAt && (gone.name === undefined || name === undefined || name === gone.name))
+        report(GONE_CLAUSE[kind], ex, `404: ${kind} ${show[2]} was deleted before this request`, `status ${ex.response!.status} with the ${kind}`);
+      return;
+    }
+    const addr = listAddress(path);
+    const kind = addr?.kind === 'page' ? itemKind(addr.template) : undefined;
+    if (!kind) return;
+    const ids = idsOf(ex.json) ?? [];
+    const still = ids.filter((id) => {
+      const gone = this.deleted.get(`${kind}:${id}`);
+      return gone !== undefined && gone.at < sentAt;
+    });
+    if (still.length > 0) {
+      const clause = addr!.template === '/passwords.json' ? RELATIONS['gone-after-delete'] : addr!.template.includes('favorite') ? 'OPS-05' : GONE_CLAUSE[kind];
+      report(clause, ex, `no ${kind} deleted before this request in ${addr!.template}`, `deleted ${kind}(s) ${still.slice(0, 5).join(', ')} listed`);
+    }
+  }
+
+  /** walks-agree, walk-count: whole walks of one list at different page sizes, in one state. */
+  private walk(o: Observed, addr: ListAddress, report: Report): void {
+    if (addr.volatile || o.mark.inFlight !== 0 || !unchangedSince(o.mark)) return;
+    const ex = o.exchange;
+    const who = identity(o.auth);
+    const listKey = `${who}|${addr.base}`;
+    const size = headerValue(ex.request.headers, 'x-page-size') ?? '';
+    const per = /^\d{1,4}$/.test(size) ? Number(size) : undefined;
+    if (addr.kind === 'count') {
+      const n = (ex.json as { num_items?: unknown } | undefined)?.num_items;
+      if (typeof n === 'number') this.counts.set(listKey, { items: n, started: o.mark.started });
+      return;
+    }
+    const page = pageNumber(addr.page);
+    const ids = idsOf(ex.json);
+    if (page === undefined || ids === undefined || per === undefined || per < 5 || per > 1000 || new URL(ex.request.url).search !== '') return;
+    const rels = parseLinkHeader(headerValue(ex.response!.headers, 'link')).entries.flatMap((e) => e.rels);
+    const walks = this.pages.get(`${listKey}|${size}`) ?? new Map<number, Page>();
+    this.pages.set(`${listKey}|${size}`, walks);
+    walks.set(page, { ids, started: o.mark.started, hasNext: rels.includes('next'), partial: ids.length < per });
+    const mine = wholeWalk(walks, o.mark.started);
+    if (!mine) return;
+    const count = this.counts.get(listKey);
+    if (count && count.started === o.mark.started && count.items !== mine.length)
+      report(RELATIONS['walk-count'], ex, `${count.items} items over the pages (count.json)`, `${mine.length} items over the pages of X-Page-Size ${size}`);
+    for (const [key, other] of this.pages) {
+      if (key === `${listKey}|${size}` || !key.startsWith(`${listKey}|`)) continue;
+      const theirs = wholeWalk(other, o.mark.started);
+      if (!theirs) continue;
+      const otherSize = key.slice(listKey.length + 1);
+      const diff = itemsDiffer(mine, theirs);
+      if (diff !== undefined)
+        report(RELATIONS['walks-agree'], ex, `the same items walking ${addr.base}.json at X-Page-Size ${size || 'none'} as at ${otherSize}`, diff);
+      return;
+    }
+  }
+
+  /** basic-hmac: the same GET, by the same user over HTTP Basic, read right after. */
+  private async basicAgrees(o: Observed, path: string, report: Report): Promise<void> {
+    const ex = o.exchange;
+    const auth = o.auth as Extract<Auth, { kind: 'hmac' }>;
+    const status = ex.response!.status;
+    const settings = this.settings();
+    if (auth.mutate || auth.timestamp !== undefined || ![200, 403, 404].includes(status) || UNREPEATABLE.test(path)) return;
+    if (headerValue(ex.request.headers, 'x-pmv6-probe') || new URL(ex.request.url).search !== '') return;
+    if (settings && (settings.auth_methods !== 'basic+hmac' || settings.maintenance_mode || !settings.api_enabled)) return;
+    const creds = this.basicOf.get(auth.publicKey);
+    if (!creds || !unchangedSince(o.mark)) return;
+    const size = headerValue(ex.request.headers, 'x-page-size');
+    const key = `${auth.publicKey}|${ex.request.url}|${size ?? ''}`;
+    if (this.compared.has(key)) return;
+    this.compared.add(key);
+    const basic = await o.client.withAuth({ kind: 'basic', user: creds.user, password: creds.password }).request({
+      method: 'GET',
+      path,
+      url: ex.request.url,
+      ...(size !== undefined ? { headers: { 'X-Page-Size': size } } : {}),
+      quiet: true,
+    });
+    if (!basic.response || !unchangedSince(o.mark) || ![200, 403, 404].includes(basic.response.status)) return;
+    const other = basic.response.status;
+    const diff = other !== status ? `status ${status} over HMAC, ${other} over Basic` : status === 200 ? disagreement(ex.json, basic.json) : undefined;
+    if (diff !== undefined)
+      report(RELATIONS['basic-hmac'], ex, `the answer ${creds.user} gets over HTTP Basic to the same request`, `${diff} (HMAC first, Basic second)`);
+  }
+}
+
+/**
+ * The items of pages 1..n read in one state, the last without rel="next" and with fewer items
+ * than the page size, the others full; undefined until whole. Decision: a walk that ends on a
+ * full page (or one whose relations end it early) is left to the pagination rules.
+ */
+function wholeWalk(pages: Map<number, Page>, started: number): string[] | undefined {
+  const out: string[] = [];
+  for (let n = 1; ; n++) {
+    const p = pages.get(n);
+    if (!p || p.started !== started) return undefined;
+    out.push(...p.ids);
+    if (!p.hasNext) return p.partial ? out : undefined;
+    if (p.partial) return undefined;
+  }
+}
+
+function identity(auth: Auth): string {
+  switch (auth.kind) {
+    case 'basic':
+      return `basic:${auth.user}`;
+    case 'hmac':
+      return `hmac:${auth.publicKey}`;
+    case 'raw':
+      return `raw:${JSON.stringify(auth.headers)}`;
+    case 'none':
+      return 'none';
+  }
+}
+
+function safeJson(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

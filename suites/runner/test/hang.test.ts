@@ -1,0 +1,66 @@
+import { describe, expect, test } from 'vitest';
+import type { RunConfig } from '../../harness/config.ts';
+import { sendJson, startStub, stopsAnswering } from '../../harness/test/stub-server.ts';
+import { cleanupText } from '../cleanup.ts';
+import { hangBoundMs, runSuites } from '../run-suites.ts';
+
+// The hang bound: a target that stops answering mid-run ends the run within hangBoundMs after
+// its last answer; the tests left are harness errors, and the cleanup report says what it could
+// not tell instead of "0 left over".
+describe('a target that stops answering mid-run', () => {
+  test('ends the run within the stated bound, with the rest inconclusive and the leftovers unknown', async () => {
+    let answering = true;
+    let lastAnswer = 0;
+    let made = 0;
+    const stub = await startStub(
+      stopsAnswering(
+        (req, res) => {
+          lastAnswer = Date.now();
+          if (req.method === 'POST' && req.url.endsWith('/projects.json')) {
+            made++;
+            sendJson(res, 201, { id: 41 });
+            // The project made, the target answers its read-back and two more requests, then nothing.
+            setTimeout(() => {
+              answering = false;
+            }, 50);
+            return;
+          }
+          if (req.url.endsWith('/projects/41.json')) {
+            sendJson(res, 200, { id: 41, name: 'pmv6-hang1-x-project-1' });
+            return;
+          }
+          sendJson(res, 200, { version: '1' });
+        },
+        () => answering,
+      ),
+    );
+    try {
+      const config: RunConfig = {
+        target: stub.url,
+        user: 'admin',
+        password: 'pw-hang-0123',
+        runId: 'hang1',
+        seed: 1,
+        readOnly: false,
+        timeoutMs: 300,
+        concurrency: 1,
+      };
+      const result = await runSuites(config, { files: { include: ['suites/runner/test/hang/*.hang-suite.ts'], exclude: [] } });
+      const ended = Date.now();
+      expect(made).toBe(1);
+      expect(ended - lastAnswer).toBeLessThanOrEqual(hangBoundMs(config.timeoutMs) + 1000);
+      expect(result.stopped).toMatch(/the target stopped answering: 3 requests in a row/);
+      const rounds = result.tests.filter((t) => t.title.includes('round'));
+      expect(rounds.length).toBe(6);
+      // A round may pass before the target stops; every other is a harness error, never a violation.
+      expect(rounds.filter((t) => t.outcome !== 'pass').every((t) => t.outcome === 'harness-error')).toBe(true);
+      expect(rounds.filter((t) => t.outcome === 'harness-error').length).toBeGreaterThanOrEqual(5);
+      // The project could not be deleted and no list could be read: never "0 left over".
+      const text = cleanupText(result.cleanup!, result.settings);
+      expect(text).toMatch(/at least 0 left over \(unknown: \d+ lists? could not be read\)/);
+      expect(result.cleanup?.unknown?.length).toBeGreaterThan(0);
+    } finally {
+      await stub.close();
+    }
+  }, 30_000);
+});

@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { type EmbeddedTarget, startEmbeddedTarget } from '../../../targets/embedded.ts';
+import { ControlClient } from '../../harness/control.ts';
+import { sendJson, startStub } from '../../harness/test/stub-server.ts';
+import { cleanupText } from '../cleanup.ts';
+import { runSuites } from '../run-suites.ts';
+import { timeline } from './side/timeline.ts';
+
+const files = { include: ['suites/runner/test/settings/*.settings-suite.ts'], exclude: [] };
+
+describe('settings: restored after an interrupt, never changed when unreadable', () => {
+  let t: EmbeddedTarget;
+  let control: ControlClient;
+  beforeAll(async () => {
+    t = await startEmbeddedTarget({ runId: 'sett1' }, { http: true });
+    control = new ControlClient({ ...t.config.control! });
+  });
+  afterAll(async () => {
+    await control.close();
+    await t.close();
+  });
+
+  test('an interrupt inside a Maintenance Mode section: the files send nothing more, the runner puts it back and reads it back', async () => {
+    timeline().length = 0;
+    const stop = new AbortController();
+    const poll = setInterval(() => {
+      if (timeline().includes('maintenance on start')) stop.abort();
+    }, 20);
+    const result = await runSuites({ ...t.config, timeoutMs: 2000 }, { files, signal: stop.signal }).finally(() => clearInterval(poll));
+    expect(result.interrupted).toBe(true);
+    expect((await control.getSettings()).maintenance_mode).toBe(false);
+    expect(result.settings?.restored).toContain('maintenance_mode');
+    expect(result.settings?.unrestored).toBeUndefined();
+  }, 30_000);
+
+  test('settings that cannot be read at the start: none is changed, the check is skipped-unverifiable, and the report says so', async () => {
+    const stub = await startStub((req, res) =>
+      req.url.startsWith('/__control') ? sendJson(res, 500, { error: true, type: 'Internal Server Error', message: 'boom' }) : sendJson(res, 200, []),
+    );
+    try {
+      const result = await runSuites(
+        {
+          target: stub.url,
+          user: 'admin',
+          password: 'pw-settings',
+          runId: 'sett2',
+          seed: 1,
+          readOnly: false,
+          timeoutMs: 1000,
+          control: { url: `${stub.url}/__control`, token: 'tok-settings-0123456789' },
+        },
+        { files },
+      );
+      expect(stub.received.filter((r) => r.url.startsWith('/__control') && r.method !== 'GET')).toEqual([]);
+      const test = result.tests.find((r) => r.title.includes('hold Maintenance Mode on'));
+      expect(test?.outcome).toBe('skipped-unverifiable');
+      expect(test?.note).toMatch(/the settings could not be read at the start of the run \(control GET \/settings: expected status 200, got 500/);
+      expect(result.settings?.unread).toMatch(/expected status 200, got 500/);
+      expect(cleanupText(result.cleanup!, result.settings)).toMatch(/settings: could not be read at the start of the run \(.*\): none was changed/);
+    } finally {
+      await stub.close();
+    }
+  }, 30_000);
+});

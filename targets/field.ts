@@ -1,0 +1,373 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { request } from 'undici';
+import { registerSecret } from '../core/redact.ts';
+import { basicAuthorization } from '../core/signers.ts';
+import { formatDateTime } from '../fixtures/reference-server/src/context.ts';
+import type { NewLogEntry } from '../fixtures/reference-server/src/db/log.ts';
+import type { ReferenceServer } from '../fixtures/reference-server/src/index.ts';
+import type { RunConfig } from '../suites/harness/config.ts';
+import { startEmbeddedTarget } from './embedded.ts';
+import type { BaseConfig, Target } from './target.ts';
+
+export type FieldTarget = Target & { kind: 'field'; proxy: SlowProxy; actor: BusyActor | undefined; seeded: FieldData };
+
+/** How much an installation holds before a run (bulk, through the store). */
+export interface FieldData {
+  passwords: number;
+  projects: number;
+  users: number;
+  logEntries: number;
+}
+
+/** An installation as it is in the field: populated, busy, slow, with a short keep-alive. */
+export interface FieldOptions {
+  /** what to seed; `false` (or zeros) for an empty installation */
+  data?: Partial<FieldData> | false;
+  /** other users writing and reading through the API while the run goes on */
+  busy?: boolean | { actors?: number; pauseMs?: number };
+  /** ms every response is held before its first byte goes back (default 20) */
+  delayMs?: number;
+  /** ms an idle kept-alive connection stays open before the server closes it, with no Keep-Alive hint (default 5000, Apache's default) */
+  idleCloseMs?: number;
+  /** the server's hooks before it listens (mutants) */
+  mutate?: (server: ReferenceServer) => void;
+}
+
+/** Decision: about the size of a team's installation after some years (issue 25), seeded in under a second or two. */
+export const FIELD_DATA: FieldData = { passwords: 20_000, projects: 200, users: 300, logEntries: 50_000 };
+
+const SEED_PREFIX = 'field-';
+const LOG_ACTIONS = ['view password', 'update password', 'create password', 'view project', 'user login'];
+
+/**
+ * The field installation: the embedded reference server (plain http), seeded in bulk with
+ * `data`, behind a loopback proxy that holds each response `delayMs` and closes idle connections
+ * after `idleCloseMs` without a Keep-Alive hint, with a bounded background actor (`busy`) whose
+ * own users create, update and delete their own objects and read lists through the API while
+ * the run goes on. The control protocol goes through the proxy too.
+ */
+export async function startFieldTarget(base: Partial<BaseConfig> = {}, opts: FieldOptions = {}): Promise<FieldTarget> {
+  let server: ReferenceServer | undefined;
+  const embedded = await startEmbeddedTarget(base, {
+    http: true,
+    mutate: (s) => {
+      server = s;
+      opts.mutate?.(s);
+    },
+  });
+  let proxy: SlowProxy | undefined;
+  let actor: BusyActor | undefined;
+  try {
+    if (!server || !embedded.config.control) throw new Error('embedded server did not start');
+    const data: FieldData = opts.data === false ? { passwords: 0, projects: 0, users: 0, logEntries: 0 } : { ...FIELD_DATA, ...opts.data };
+    seedField(server, data);
+    proxy = await startSlowProxy(embedded.config.target, { delayMs: opts.delayMs ?? 20, idleCloseMs: opts.idleCloseMs ?? 5_000 });
+    const config: RunConfig = {
+      ...embedded.config,
+      target: proxy.url,
+      control: { url: `${proxy.url}/__control`, token: embedded.config.control.token },
+    };
+    if (opts.busy) {
+      const b = opts.busy === true ? {} : opts.busy;
+      actor = await startBusyActor(embedded.config, { actors: b.actors ?? 2, pauseMs: b.pauseMs ?? 100 });
+    }
+    const empty = data.passwords + data.projects + data.users + data.logEntries === 0;
+    const label = `field installation (${empty ? 'empty' : `${data.passwords} passwords, ${data.projects} projects, ${data.users} users, ${data.logEntries} log entries`}${actor ? ', busy' : ', quiet'}, ${opts.delayMs ?? 20} ms a reply)`;
+    const p = proxy;
+    const a = actor;
+    return {
+      kind: 'field',
+      label,
+      config,
+      version: undefined,
+      proxy: p,
+      actor: a,
+      seeded: data,
+      close: async () => {
+        await a?.stop();
+        await p.close();
+        await embedded.close();
+      },
+    };
+  } catch (e) {
+    await actor?.stop();
+    await proxy?.close();
+    await embedded.close();
+    throw e;
+  }
+}
+
+/** Bulk rows through the store: users (who cannot sign in), projects, passwords spread over them, log entries. */
+function seedField(server: ReferenceServer, data: FieldData): void {
+  const store = server.store;
+  const now = formatDateTime(Date.now());
+  store.db.transaction(() => {
+    for (let i = 0; i < data.users; i++) {
+      const n = String(i).padStart(5, '0');
+      store.users.insert({
+        username: `${SEED_PREFIX}user-${n}`,
+        name: `Field User ${n}`,
+        email_address: `field-${n}@example.com`,
+        role: i % 10 === 0 ? 'project manager' : 'normal user',
+        password_hash: '!',
+        api_only: false,
+        active: true,
+        created_on: now,
+      });
+    }
+  })();
+  const projects: number[] = [];
+  store.db.transaction(() => {
+    for (let i = 0; i < data.projects; i++)
+      projects.push(
+        store.projects.insert({ name: `${SEED_PREFIX}project-${String(i).padStart(4, '0')}`, parent_id: 0, tags: '', notes: '', user_id: server.adminId, now }),
+      );
+  })();
+  if (data.passwords > 0 && projects.length === 0)
+    projects.push(store.projects.insert({ name: `${SEED_PREFIX}project-0000`, parent_id: 0, tags: '', notes: '', user_id: server.adminId, now }));
+  const per = Math.ceil(data.passwords / Math.max(1, projects.length));
+  for (let p = 0, left = data.passwords; left > 0; p++, left -= per)
+    store.passwords.seed(projects[p]!, Math.min(per, left), server.adminId, now, () => null, `${SEED_PREFIX}p${p}-`);
+  const entries: NewLogEntry[] = [];
+  for (let i = 0; i < data.logEntries; i++)
+    entries.push({
+      date_time: now,
+      ip_address: '192.0.2.10',
+      user_id: server.adminId,
+      user_name: 'admin',
+      action: LOG_ACTIONS[i % LOG_ACTIONS.length]!,
+      related_password_id: null,
+      related_password_name: null,
+      related_project_id: null,
+      related_project_name: null,
+      data_raw: '',
+      data_ui: '',
+      origin: 'web',
+    });
+  store.log.insertMany(entries);
+}
+
+/** A loopback proxy in front of an installation: the latency of a distant one and an Apache-like keep-alive. */
+export interface SlowProxy {
+  url: string;
+  /** requests waiting for or receiving their response now */
+  inFlight(): number;
+  /** the most requests in flight at once */
+  peak(): number;
+  /** requests forwarded */
+  requests(): number;
+  /** idle connections it closed */
+  idleClosed(): number;
+  close(): Promise<void>;
+}
+
+/**
+ * Each request is forwarded at once; its response is held `delayMs` before the first byte goes
+ * back. A connection idle `idleCloseMs` after its last response is closed with no Keep-Alive
+ * header ever sent, as Apache does (KeepAliveTimeout 5), so a client learns of it only by the
+ * close.
+ */
+export async function startSlowProxy(upstream: string, opts: { delayMs: number; idleCloseMs: number }): Promise<SlowProxy> {
+  const up = new URL(upstream);
+  let inFlight = 0;
+  let peak = 0;
+  let requests = 0;
+  let idleClosed = 0;
+  const idle = new Map<Socket, NodeJS.Timeout>();
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket;
+    clearTimeout(idle.get(socket));
+    idle.delete(socket);
+    inFlight++;
+    requests++;
+    peak = Math.max(peak, inFlight);
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      inFlight--;
+      if (socket.destroyed) return;
+      idle.set(
+        socket,
+        setTimeout(() => {
+          idle.delete(socket);
+          idleClosed++;
+          socket.end();
+        }, opts.idleCloseMs),
+      );
+    };
+    res.on('close', finish);
+    const out = httpRequest({ host: up.hostname, port: up.port, method: req.method, path: req.url, headers: { ...req.headers, host: up.host } }, (answer) => {
+      setTimeout(() => {
+        const headers = { ...answer.headers };
+        delete headers['keep-alive'];
+        delete headers.connection;
+        res.writeHead(answer.statusCode ?? 502, headers);
+        answer.pipe(res);
+      }, opts.delayMs);
+    });
+    out.on('error', () => {
+      if (!res.headersSent) res.writeHead(502).end();
+      else res.destroy();
+    });
+    req.pipe(out);
+  });
+  // Node's own keep-alive timer would send `Keep-Alive: timeout=N`; the idle timers above replace it.
+  server.keepAliveTimeout = 0;
+  server.on('connection', (socket: Socket) => socket.on('close', () => clearTimeout(idle.get(socket))));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('proxy did not listen');
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    inFlight: () => inFlight,
+    peak: () => peak,
+    requests: () => requests,
+    idleClosed: () => idleClosed,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const t of idle.values()) clearTimeout(t);
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** Other users of the installation at work: what they sent and how it went. */
+export interface BusyActor {
+  /** requests sent, and how many got no 2XX answer */
+  stats(): { requests: number; failed: number; created: number; deleted: number };
+  /** stops after the requests under way, deletes whatever its users still own; never throws */
+  stop(): Promise<void>;
+}
+
+/**
+ * `actors` users of their own (admins made through the control protocol), each one request at a
+ * time with `pauseMs` between: create a project and a password in it, read it, update it, read
+ * the first pages of the password, project and log lists, delete the password and the project.
+ * Bounded (at most `actors` requests in flight), loopback only, every request with a deadline and
+ * its body read up to a bound.
+ */
+export async function startBusyActor(config: RunConfig, opts: { actors: number; pauseMs: number }): Promise<BusyActor> {
+  if (!config.control) throw new Error('the busy actor makes its users through the control protocol');
+  const control = config.control;
+  const api = `${config.target}/index.php/api/v6`;
+  const tag = randomBytes(4).toString('hex');
+  const stats = { requests: 0, failed: 0, created: 0, deleted: 0 };
+  let stopping = false;
+  const users: Array<{ id: number; authorization: string }> = [];
+  for (let a = 0; a < opts.actors; a++) {
+    const password = randomBytes(18).toString('base64url');
+    registerSecret(password, 'busy actor password');
+    const r = await request(`${control.url}/users`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${control.token}`, 'content-type': 'application/json; charset=utf-8' },
+      body: JSON.stringify({ username: `field-actor-${tag}-${a}`, password, role: 'admin', api_only: false, active: true }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    const body = (await r.body.json()) as { id: number };
+    if (r.statusCode !== 201) throw new Error(`making the busy actor's user answered ${r.statusCode}`);
+    users.push({ id: body.id, authorization: basicAuthorization(`field-actor-${tag}-${a}`, password) });
+  }
+
+  const send = async (authorization: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> => {
+    stats.requests++;
+    try {
+      const r = await request(`${api}${path}`, {
+        method: method as 'GET',
+        headers: { authorization, 'content-type': 'application/json; charset=utf-8', 'x-page-size': '20' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(10_000),
+      });
+      const text = await readBounded(r.body, 1 << 20);
+      if (r.statusCode < 200 || r.statusCode >= 300) stats.failed++;
+      let json: unknown;
+      try {
+        json = text ? JSON.parse(text) : undefined;
+      } catch {
+        json = undefined;
+      }
+      return { status: r.statusCode, json };
+    } catch {
+      stats.failed++;
+      return { status: 0, json: undefined };
+    }
+  };
+  const pause = () => new Promise((resolve) => setTimeout(resolve, opts.pauseMs));
+  const idOf = (j: unknown) => (j !== null && typeof j === 'object' && typeof (j as { id?: unknown }).id === 'number' ? (j as { id: number }).id : undefined);
+
+  // What its users made and have not deleted yet (a run may have the API off or in maintenance when they try).
+  const owned = new Set<string>();
+  const remove = async (auth: string, path: string) => {
+    const status = (await send(auth, 'DELETE', path)).status;
+    if ((status >= 200 && status < 300) || status === 404) {
+      owned.delete(path);
+      if (status !== 404) stats.deleted++;
+    }
+  };
+  const loop = async (user: { authorization: string }, a: number) => {
+    const auth = user.authorization;
+    for (let i = 0; !stopping; i++) {
+      const name = `field-actor-${tag}-${a}-${i}`;
+      const project = idOf((await send(auth, 'POST', '/projects.json', { name, parent_id: 0 })).json);
+      if (project === undefined) {
+        await pause();
+        continue;
+      }
+      stats.created++;
+      owned.add(`/projects/${project}.json`);
+      try {
+        await pause();
+        const password = idOf((await send(auth, 'POST', '/passwords.json', { name, project_id: project, password: `secret-${name}` })).json);
+        if (password !== undefined) {
+          stats.created++;
+          owned.add(`/passwords/${password}.json`);
+          const steps: Array<[string, string, unknown?]> = [
+            ['GET', `/passwords/${password}.json`],
+            ['PUT', `/passwords/${password}.json`, { notes: `busy ${i}` }],
+            ['GET', '/passwords.json'],
+            ['GET', '/projects.json'],
+            ['GET', '/log.json'],
+          ];
+          for (const [method, path, body] of steps) {
+            if (stopping) break;
+            await pause();
+            await send(auth, method, path, body);
+          }
+          await pause();
+          await remove(auth, `/passwords/${password}.json`);
+        }
+      } finally {
+        await remove(auth, `/projects/${project}.json`);
+      }
+      await pause();
+    }
+  };
+  const loops = users.map((u, a) => loop(u, a));
+  return {
+    stats: () => ({ ...stats }),
+    stop: async () => {
+      stopping = true;
+      await Promise.allSettled(loops);
+      const admin = basicAuthorization(config.user, config.password);
+      for (const path of [...owned].sort((a, b) => (a.startsWith('/passwords') ? -1 : 0) - (b.startsWith('/passwords') ? -1 : 0))) await remove(admin, path);
+      for (const u of users) await send(admin, 'DELETE', `/users/${u.id}.json`);
+    },
+  };
+}
+
+async function readBounded(body: AsyncIterable<Buffer> & { dump(o?: { limit?: number }): Promise<void> }, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > limit) {
+      await body.dump().catch(() => undefined);
+      return '';
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
