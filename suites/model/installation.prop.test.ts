@@ -6,14 +6,14 @@ import { type ClauseTestContext, clauseTest } from '../harness/clause-test.ts';
 import type { ApiClient } from '../harness/client.ts';
 import { checkProperty } from '../harness/property.ts';
 import { useSession } from '../harness/session.ts';
-import { ACTORS, type Actor, clauseOf, commandArbitraries, type Model, OUTSIDERS, type Real, type Via } from './model.ts';
+import { ACTORS, type Actor, clauseOf, commandArbitraries, countShows, judgeLog, type Model, OUTSIDERS, type Real, type Via } from './model.ts';
 
 // Random sequences of the v6 operations by users of every role, over HTTP Basic and HMAC, each
 // answer held to a model of what the installation must then contain (./model.ts, README.md).
 // One property run serves every test of the file; each test reports the violations of its clause.
 
 const s = useSession();
-const RUNS = 8;
+const RUNS = 10;
 const MAX_COMMANDS = 24;
 /** Read access to a project (product facts §7: PRJ permission labels), through the product's path. */
 const READ = 10;
@@ -75,13 +75,19 @@ function runModel(t: ClauseTestContext): Promise<Outcome> {
     if (typeof sh === 'string') return { ok: 'unverifiable', reason: sh };
     t.observe('HMAC', sh.hmac ? 'every command over HMAC is signed' : 'HMAC not accepted (AUTH-03): the commands over HMAC go over Basic');
     const property = fc.asyncProperty(fc.commands(commandArbitraries(), { maxCommands: MAX_COMMANDS, size: 'max' }), async (cmds) => {
-      await fc.asyncModelRun(() => setup(sh), cmds);
+      let state: { model: Model; real: Real } | undefined;
+      await fc.asyncModelRun(async () => (state = await setup(sh)), cmds);
+      // At the end of every sequence, the log of each of its passwords (LOG-01).
+      for (const p of state?.model.passwords ?? []) await judgeLog(state!.model, state!.real, p);
     });
+    const stop = countShows();
     try {
       await checkProperty(t, property, { numRuns: RUNS });
       return { ok: true };
     } catch (e) {
       return { ok: false, clause: e instanceof ViolationError ? clauseOf(e) : undefined, error: e };
+    } finally {
+      stop();
     }
   })();
   return outcome;

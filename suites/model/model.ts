@@ -16,6 +16,7 @@ import type { Role } from '../harness/control.ts';
 import { UNLOCK_REASON } from '../harness/fixtures.ts';
 import type { Count } from '../harness/pages.ts';
 import type { Session } from '../harness/session.ts';
+import { onExchange } from '../harness/traffic.ts';
 import { mentions } from '../log/log-reader.ts';
 
 /**
@@ -43,8 +44,8 @@ export interface Pw {
   changedState: boolean;
   /** Successful writes (create, update, archive, unarchive, lock, unlock, move, delete). */
   writes: number;
-  /** Successful shows. */
-  views: number;
+  /** Successful shows, by anyone in this process (`countShows`): the harness reads back too. */
+  readonly views: number;
   /** Successful favorite and unfavorite calls. */
   favoriteCalls: number;
   /** Log searches for the marker so far (a server that logs reads may log them too). */
@@ -71,6 +72,20 @@ export interface Real {
   /** Unique per run: names and markers. */
   prefix: string;
   counter: { n: number };
+}
+
+/** Successful GET /passwords/<id>.json of this process, by id: every show a server may log. */
+const shows = new Map<number, number>();
+
+/** Counts the shows of every request this process sends (the model's, the fixtures', the oracle's); returns the function that stops it. */
+export function countShows(): () => void {
+  shows.clear();
+  return onExchange(({ exchange }) => {
+    const m = /\/passwords\/(\d+)\.json$/.exec(exchange.request.url.split('?')[0] ?? '');
+    const status = exchange.response?.status;
+    if (exchange.request.method === 'GET' && m && status !== undefined && status >= 200 && status < 300)
+      shows.set(Number(m[1]), (shows.get(Number(m[1])) ?? 0) + 1);
+  });
 }
 
 /** Each violation's expected text starts with its clause, which survives the replay's rethrow. */
@@ -101,7 +116,12 @@ function pick(m: Model, back: number, live = true): Pw | undefined {
 function listed(ex: Exchange, clause: string, what: string): Set<number> {
   expectResponse(ex, what);
   if (ex.response.status !== 200 || !Array.isArray(ex.json)) fail(clause, ex, `200 OK and a JSON array (${what})`, `status ${ex.response.status}`);
-  return new Set((ex.json as Array<{ id?: unknown }>).map((i) => i?.id).filter((id): id is number => typeof id === 'number'));
+  // Decision: an id is matched by its digits, whether a list gives it as a number or a string.
+  return new Set(
+    (ex.json as Array<{ id?: unknown }>)
+      .map((i) => (typeof i?.id === 'string' && /^\d+$/.test(i.id) ? Number(i.id) : i?.id))
+      .filter((id): id is number => typeof id === 'number'),
+  );
 }
 
 /** The ids of every page of a list read at 1000 a page (the viewer's lists hold the run's objects only). */
@@ -140,8 +160,9 @@ export class Create extends Step {
     const ex = await r.clients.admin[this.via].post('/passwords.json', { name, project_id: r.projects[this.project], password: `${marker}-secret` });
     if (ex.response?.status !== 201) return;
     const id = (expectSchema(ex, 'created') as { id: number }).id;
-    r.s.fixtures.track('password', id, name);
-    m.passwords.push({
+    // The fixtures read it back (a show as the creator) before it is the run's to write to.
+    if (!(await r.s.fixtures.track('password', id, name, { creation: ex, reader: r.clients.admin[this.via] }))) return;
+    const p: Pw = {
       id,
       marker,
       name,
@@ -151,10 +172,20 @@ export class Create extends Step {
       locked: false,
       changedState: false,
       writes: 1,
-      views: 0,
+      get views() {
+        return shows.get(id) ?? 0;
+      },
       favoriteCalls: 0,
       logReads: 0,
-    });
+    };
+    m.passwords.push(p);
+    // The creation read back at once, as a client does: the answer holds what was sent (EP-07).
+    const shown = await r.clients.admin[this.via].get(`/passwords/${id}.json`);
+    expectResponse(shown, `an answer to GET /passwords/${id}.json`);
+    if (shown.response.status !== 200)
+      fail('EP-07', shown, `200 OK and ${label(p)}, created with 201 just before, for the Admin over ${this.via}`, `status ${shown.response.status}`);
+    if (!stringsIn(shown.json).includes(name))
+      fail('EP-07', shown, `the name ${name} sent at creation in the show body`, clip(JSON.stringify(shown.json), 300) ?? 'no body');
   }
   toString = () => `create(${this.via}, ${this.project})`;
 }
@@ -196,8 +227,14 @@ export class Write extends Step {
       p.deleted = true;
       r.s.fixtures.forget('password', p.id);
       for (const set of Object.values(m.favorites)) set.delete(m.passwords.indexOf(p));
-    } else if (this.kind === 'update') p.name = name;
-    else if (this.kind === 'move') p.project = to;
+      // Read back, as a client does: neither the show nor the viewer's list has it any more.
+      await judgeShow(r, 'admin', this.via, p);
+      await judgeList(m, r, 'viewer', this.via, false);
+    } else if (this.kind === 'update') {
+      p.name = name;
+      // Read back, as a client does: the show holds the new name.
+      await judgeShow(r, 'admin', this.via, p);
+    } else if (this.kind === 'move') p.project = to;
     else if (this.kind === 'archive' || this.kind === 'unarchive') {
       p.archived = this.kind === 'archive';
       p.changedState = true;
@@ -224,14 +261,24 @@ export class Show extends Step {
     super();
   }
   check = (m: Readonly<Model>) => m.passwords.length > 0;
+  /** A user given no access asks over both methods: a check one of them skips is a path of its own. */
+  private get outsider(): boolean {
+    return (OUTSIDERS as readonly string[]).includes(this.actor);
+  }
   async run(m: Model, r: Real): Promise<void> {
     const p = pick(m, this.back, false)!;
-    const ex = await r.clients[this.actor][this.via].get(`/passwords/${p.id}.json`, p.locked ? { headers: UNLOCK } : {});
+    for (const v of this.outsider ? (['basic', 'hmac'] as const) : [this.via]) await judgeShow(r, this.actor, v, p);
+  }
+  toString = () => `show(${this.actor}, ${this.outsider ? 'basic and hmac' : this.via}, -${this.back})`;
+}
+
+async function judgeShow(r: Real, actor: Show['actor'], via: Via, p: Pw): Promise<void> {
+  {
+    const ex = await r.clients[actor][via].get(`/passwords/${p.id}.json`, p.locked ? { headers: UNLOCK } : {});
     expectResponse(ex, `an answer to GET /passwords/${p.id}.json`);
     const ok = isSuccess(ex);
-    if (ok) p.views++;
-    const who = `the ${this.actor} over ${this.via}`;
-    if ((OUTSIDERS as readonly string[]).includes(this.actor)) {
+    const who = `the ${actor} over ${via}`;
+    if ((OUTSIDERS as readonly string[]).includes(actor)) {
       if (ok) fail('GEN-09', ex, `a refusal of ${label(p)} to ${who}, who was given no access to it`, `status ${ex.response.status}`);
       return;
     }
@@ -239,7 +286,7 @@ export class Show extends Step {
       if (ok) fail('RES-10', ex, `an error for ${label(p)}, deleted with a 2XX earlier in the sequence, shown to ${who}`, `status ${ex.response.status}`);
       return;
     }
-    if (this.actor === 'viewer' && p.changedState) return;
+    if (actor === 'viewer' && p.changedState) return;
     if (ex.response.status !== 200) fail('EP-07', ex, `200 OK and ${label(p)} for ${who}`, `status ${ex.response.status}`);
     if (!p.locked && !stringsIn(ex.json).includes(p.name)) {
       fail(
@@ -250,7 +297,6 @@ export class Show extends Step {
       );
     }
   }
-  toString = () => `show(${this.actor}, ${this.via}, -${this.back})`;
 }
 
 /**
@@ -266,11 +312,18 @@ export class List extends Step {
     super();
   }
   check = () => true;
-  async run(m: Model, r: Real): Promise<void> {
-    const c = r.clients[this.actor][this.via];
-    const who = `the ${this.actor} over ${this.via}`;
-    const { ex, ids } = await allIds(c, '/passwords', this.actor === 'viewer' ? 'EP-03' : 'GEN-09', `GET /passwords.json for ${who}`);
-    if (this.actor !== 'viewer') {
+  run(m: Model, r: Real): Promise<void> {
+    return judgeList(m, r, this.actor, this.via, this.count);
+  }
+  toString = () => `list(${this.actor}, ${this.via}${this.count ? ', count' : ''})`;
+}
+
+async function judgeList(m: Model, r: Real, actor: List['actor'], via: Via, count: boolean): Promise<void> {
+  {
+    const c = r.clients[actor][via];
+    const who = `the ${actor} over ${via}`;
+    const { ex, ids } = await allIds(c, '/passwords', actor === 'viewer' ? 'EP-03' : 'GEN-09', `GET /passwords.json for ${who}`);
+    if (actor !== 'viewer') {
       const leaked = m.passwords.filter((p) => ids.has(p.id));
       if (leaked.length > 0)
         fail('GEN-09', ex, `none of the run's passwords listed for ${who}, who was given no access to them`, `${leaked.map(label).join(', ')} listed`);
@@ -283,7 +336,7 @@ export class List extends Step {
     const missing = must.filter((p) => !ids.has(p.id));
     if (missing.length > 0)
       fail('EP-03', ex, `every password of the viewer's projects in GET /passwords.json for ${who}`, `${missing.map(label).join(', ')} missing`);
-    if (!this.count) return;
+    if (!count) return;
     const cex = await c.get('/passwords/count.json', { headers: PAGE });
     expectResponse(cex, 'an answer to GET /passwords/count.json');
     if (cex.response.status !== 200) fail('SIZE-10', cex, `200 OK and a count object for ${who}`, `status ${cex.response.status}`);
@@ -293,7 +346,6 @@ export class List extends Step {
       fail('SIZE-10', cex, `num_items between ${must.length} and ${most}: the run's passwords the viewer can access, as the list holds them`, `num_items ${n}`);
     }
   }
-  toString = () => `list(${this.actor}, ${this.via}${this.count ? ', count' : ''})`;
 }
 
 /** A write by a user given no access to the password: never a 2XX (GEN-09). */
@@ -350,6 +402,8 @@ export class Favorite extends Step {
     p.favoriteCalls++;
     if (this.on) set.add(i);
     else set.delete(i);
+    // Read back, as a client does.
+    await judgeFavorites(m, r, this.actor, this.via);
   }
   toString = () => `${this.on ? 'favorite' : 'unfavorite'}(${this.actor}, ${this.via}, -${this.back})`;
 }
@@ -363,13 +417,20 @@ export class Favorites extends Step {
     super();
   }
   check = (m: Readonly<Model>) => m.passwords.length > 0;
-  async run(m: Model, r: Real): Promise<void> {
-    const c = r.clients[this.actor][this.via];
+  run(m: Model, r: Real): Promise<void> {
+    return judgeFavorites(m, r, this.actor, this.via);
+  }
+  toString = () => `favorites(${this.actor}, ${this.via})`;
+}
+
+async function judgeFavorites(m: Model, r: Real, actor: 'admin' | 'viewer', via: Via): Promise<void> {
+  {
+    const c = r.clients[actor][via];
     const first = await c.get('/favorite_passwords.json', { headers: PAGE });
     if (first.response?.status === 404 || first.response?.status === 405) return;
-    const who = `the ${this.actor} over ${this.via}`;
+    const who = `the ${actor} over ${via}`;
     const { ex, ids } = await allIds(c, '/favorite_passwords', 'OPS-05', `GET /favorite_passwords.json for ${who}`);
-    const favs = favSet(m, favKey(r, this.actor, this.via));
+    const favs = favSet(m, favKey(r, actor, via));
     const late = m.passwords.filter((p, i) => favs.has(i) && !p.deleted && !p.changedState && !ids.has(p.id));
     if (late.length > 0)
       fail('OPS-05', ex, `${late.map(label).join(', ')} in the favorites of ${who}: made favorite with a 2XX earlier in the sequence`, 'missing');
@@ -382,7 +443,6 @@ export class Favorites extends Step {
         `${stale.map(label).join(', ')} listed`,
       );
   }
-  toString = () => `favorites(${this.actor}, ${this.via})`;
 }
 
 /** GET /generate_password.json: "a strong random password", so never the same answer twice in a sequence (OPS-08). */
@@ -395,17 +455,21 @@ export class Generate extends Step {
   }
   check = () => true;
   async run(m: Model, r: Real): Promise<void> {
-    const ex = await r.clients[this.actor][this.via].get('/generate_password.json');
-    if (!isSuccess(ex) || ex.json === undefined) return;
-    const body = JSON.stringify(ex.json);
-    if (m.generated.includes(body))
-      fail(
-        'OPS-08',
-        ex,
-        `a new random password from the generator (${m.generated.length} answers earlier in the sequence)`,
-        'the same answer as an earlier call',
-      );
-    m.generated.push(body);
+    // Two calls in a row, as a client that wants two passwords makes them.
+    for (let call = 0; call < 2; call++) {
+      const ex = await r.clients[this.actor][this.via].get('/generate_password.json');
+      if (!isSuccess(ex) || ex.json === undefined) return;
+      const body = JSON.stringify(ex.json);
+      if (m.generated.includes(body)) {
+        fail(
+          'OPS-08',
+          ex,
+          `a new random password from the generator (${m.generated.length} answers earlier in the sequence)`,
+          'the same answer as an earlier call',
+        );
+      }
+      m.generated.push(body);
+    }
   }
   toString = () => `generate(${this.actor}, ${this.via})`;
 }
@@ -443,8 +507,16 @@ export class LogCheck extends Step {
     super();
   }
   check = (m: Readonly<Model>) => m.passwords.length > 0 && m.logSearch !== false;
-  async run(m: Model, r: Real): Promise<void> {
-    const p = pick(m, this.back, false)!;
+  run(m: Model, r: Real): Promise<void> {
+    return judgeLog(m, r, pick(m, this.back, false)!);
+  }
+  toString = () => `logCheck(-${this.back})`;
+}
+
+/** The log entries of one password held to what the sequence did to it (LogCheck). */
+export async function judgeLog(m: Model, r: Real, p: Pw): Promise<void> {
+  if (m.logSearch === false) return;
+  {
     const ex = await r.clients.admin.basic.get(`/log/search/${p.marker}.json`, { headers: PAGE });
     const status = ex.response?.status;
     if (status === 404 || status === 405) {
@@ -452,7 +524,8 @@ export class LogCheck extends Step {
       return;
     }
     if (status !== 200 || !Array.isArray(ex.json)) return;
-    const e = (ex.json as unknown[]).filter((entry) => mentions(entry, p.marker, { kind: 'password', id: p.id })).length;
+    const found = (ex.json as unknown[]).filter((entry) => mentions(entry, p.marker, { kind: 'password', id: p.id }));
+    const e = found.length;
     p.logReads++;
     // A server whose search finds none of a password's entries (another log shape) is not judged.
     if (e === 0) return;
@@ -460,38 +533,60 @@ export class LogCheck extends Step {
     const besides = p.favoriteCalls + p.logReads - 1;
     const counts = `${p.writes} writes, ${p.views} shows, ${p.favoriteCalls} favorite calls, ${p.logReads - 1} earlier log searches`;
     if (e < p.writes)
-      fail('LOG-01', ex, `at least ${p.writes} log entries naming ${label(p)}: one for each write that answered 2XX (${counts})`, `${e} entries`);
+      fail(
+        'LOG-01',
+        ex,
+        `at least ${p.writes} log entries naming ${label(p)}: one for each write that answered 2XX (${counts})`,
+        `${e} entries: ${clip(JSON.stringify(found), 600)}`,
+      );
     if (e > p.writes + p.views + besides)
-      fail('LOG-01', ex, `at most ${p.writes + p.views + besides} log entries naming ${label(p)}: one for each action (${counts})`, `${e} entries`);
+      fail(
+        'LOG-01',
+        ex,
+        `at most ${p.writes + p.views + besides} log entries naming ${label(p)}: one for each action (${counts})`,
+        `${e} entries: ${clip(JSON.stringify(found), 600)}`,
+      );
     if (e > p.writes + besides && e < p.writes + p.views) {
-      fail('LOG-01', ex, `all ${p.views} shows of ${label(p)} in the log, since the server logs shows (${counts})`, `${e} entries`);
+      fail(
+        'LOG-01',
+        ex,
+        `all ${p.views} shows of ${label(p)} in the log, since the server logs shows (${counts})`,
+        `${e} entries: ${clip(JSON.stringify(found), 600)}`,
+      );
     }
   }
-  toString = () => `logCheck(-${this.back})`;
 }
 
 const via = fc.constantFrom<Via>('basic', 'hmac');
-const back = fc.nat(2);
-const outsider = fc.constantFrom(...OUTSIDERS);
+const back = fc.constantFrom(0, 0, 0, 1, 2);
+// Read only is the role whose name says it may not write: it comes up as often as the two others.
+const outsider = fc.constantFrom<(typeof OUTSIDERS)[number]>('read only', 'read only', 'project manager', 'normal user');
+const inside = fc.constantFrom<'admin' | 'viewer'>('admin', 'viewer');
 
-/** The commands, weighted towards what keeps a sequence on a few passwords of its own. */
+/** The commands, weighted towards what relates answers to each other on a few passwords of the sequence's own. */
 export function commandArbitraries(): Array<fc.Arbitrary<Step>> {
   const create = fc.tuple(via, fc.constantFrom<'main' | 'other'>('main', 'main', 'other')).map(([v, p]) => new Create(v, p));
+  const kinds = fc.constantFrom('update', 'update', 'update', 'delete', 'delete', 'delete', 'archive', 'unarchive', 'lock', 'unlock', 'move');
+  const write = fc.tuple(kinds, via, back).map(([k, v, b]) => new Write(k, v, b));
+  const show = fc.tuple(inside, via, back).map(([a, v, b]) => new Show(a, v, b));
+  const viewerList = fc.tuple(via, fc.boolean()).map(([v, c]) => new List('viewer', v, c));
+  const logCheck = back.map((b) => new LogCheck(b));
+  const intrude = fc.tuple(outsider, via, fc.constantFrom('update', 'delete', 'archive', 'lock'), back).map(([a, v, k, b]) => new Intrude(a, v, k, b));
+  const outsiderShow = fc.tuple(outsider, via, back).map(([a, v, b]) => new Show(a, v, b));
+  const favorite = fc.tuple(inside, via, fc.boolean(), back).map(([a, v, on, b]) => new Favorite(a, v, on, b));
+  const favorites = fc.tuple(inside, via).map(([a, v]) => new Favorites(a, v));
   return [
-    create,
-    create,
-    fc
-      .tuple(fc.constantFrom('update', 'update', 'archive', 'unarchive', 'lock', 'unlock', 'move', 'delete', 'delete'), via, back)
-      .map(([k, v, b]) => new Write(k, v, b)),
-    fc.tuple(fc.constantFrom('admin', 'admin', 'viewer', 'viewer', ...OUTSIDERS), via, back).map(([a, v, b]) => new Show(a, v, b)),
-    fc.tuple(fc.constantFrom('admin', 'viewer', ...OUTSIDERS), via, back).map(([a, v, b]) => new Show(a, v, b)),
-    fc.tuple(fc.constantFrom('viewer', 'viewer', ...OUTSIDERS), via, fc.boolean()).map(([a, v, c]) => new List(a, v, c)),
-    fc.tuple(outsider, via, fc.constantFrom('update', 'delete', 'archive', 'lock'), back).map(([a, v, k, b]) => new Intrude(a, v, k, b)),
-    fc.tuple(fc.constantFrom('admin', 'viewer'), via, fc.boolean(), back).map(([a, v, on, b]) => new Favorite(a, v, on, b)),
-    fc.tuple(fc.constantFrom('admin', 'viewer'), via).map(([a, v]) => new Favorites(a, v)),
+    ...[create, create],
+    ...[write, write, write, write],
+    ...[show, show, show],
+    ...[outsiderShow, outsiderShow],
+    ...[viewerList, viewerList, viewerList],
+    fc.tuple(outsider, via).map(([a, v]) => new List(a, v, false)),
+    ...[intrude, intrude, intrude],
+    ...[favorite, favorite],
+    ...[favorites, favorites],
     fc.tuple(fc.constantFrom(...ACTORS), via).map(([a, v]) => new Generate(a, v)),
     fc.tuple(fc.constantFrom('admin', 'viewer', ...OUTSIDERS), via).map(([a, v]) => new CheckLatest(a, v)),
-    back.map((b) => new LogCheck(b)),
-    back.map((b) => new LogCheck(b)),
+    ...[logCheck, logCheck],
   ];
 }
