@@ -57,9 +57,17 @@ beforeAll(async () => {
   if (hmac) {
     // Personal passwords and favorites belong to their user: the HMAC user gets one of each, so
     // that its lists have an item to compare with the same lists over Basic.
-    const mine = await hmac.post('/my_passwords.json', { name: s.fixtures.name('hmac-my-password'), username: 'pmv6' });
+    const name = s.fixtures.name('hmac-my-password');
+    const mine = await hmac.post('/my_passwords.json', { name, username: 'pmv6' });
     const id = (mine.json as { id?: unknown } | undefined)?.id;
-    if (typeof id === 'number') own.push(() => hmac.delete(`/my_passwords/${id}.json`));
+    // Written to only once read back showing the run's name (the ledger); deleted by its owner.
+    if ((typeof id === 'number' || typeof id === 'string') && (await s.fixtures.track('my_password', id, name, { creation: mine, reader: hmac }))) {
+      own.push(async () => {
+        const del = await hmac.delete(`/my_passwords/${id}.json`);
+        const status = del.response?.status ?? 0;
+        if (status >= 200 && status < 300) s.fixtures.forget('my_password', id);
+      });
+    }
     if (d.ids.password !== undefined) await hmac.post(`/favorite_passwords/${d.ids.password}.json`);
     if (d.ids.project !== undefined) await hmac.post(`/favorite_projects/${d.ids.project}.json`);
     await calls.callEach(hmac, d, {}, reads, inFlight(s.config));
