@@ -152,7 +152,10 @@ export async function createClientKit(opts: ClientKitOptions): Promise<ClientKit
       method: req.method,
       rawUrl: raw,
       origin: `${req.protocol}://${req.headers.host ?? 'localhost'}`,
-      headers: req.headers,
+      // Decision: a copy of the headers as the client sent them; a server hook may rewrite
+      // req.headers (a variant reading an X-Page-Size out of range as the default), and the
+      // client clauses judge what the client sent, never what the server made of it.
+      headers: { ...req.headers },
       body: undefined,
     };
     received.set(req, { ...rec, probe: req.headers[PROBE_HEADER] !== undefined, status: null });

@@ -62,7 +62,12 @@ const MAX_REPLY_BYTES = 8 * 1024 * 1024;
 export function parseLinks(value: string | string[] | undefined): Record<string, string> | undefined {
   if (value === undefined) return undefined;
   const out: Record<string, string> = {};
-  for (const m of (Array.isArray(value) ? value.join(', ') : value).matchAll(/<([^>]*)>\s*;\s*rel="?([^",;]+)"?/g)) out[m[2]!] = m[1]!;
+  // RFC 8288 §3: link-params come in any order after the target, with optional whitespace.
+  for (const m of (Array.isArray(value) ? value.join(', ') : value).matchAll(/<([^>]*)>((?:\s*;\s*[^;,=\s]+(?:\s*=\s*(?:"[^"]*"|[^;,\s]*))?)*)/g)) {
+    const rel = /(?:^|;)\s*rel\s*=\s*(?:"([^"]*)"|([^;,\s]*))/i.exec(m[2]!);
+    const names = rel ? (rel[1] ?? rel[2] ?? '') : '';
+    for (const name of names.split(/\s+/).filter(Boolean)) out[name] = m[1]!;
+  }
   return out;
 }
 
@@ -196,6 +201,7 @@ export class TestClient {
     const items: unknown[] = [];
     let url: string | undefined;
     for (let page = 0; page < maxPages; page++) {
+      const current = url ?? this.url(listPath);
       const r = await this.#ok('GET', listPath, { pageSize: true, ...(url !== undefined ? { url } : {}) });
       if (!Array.isArray(r.json)) throw new Error(`GET ${listPath}: not a JSON array`);
       items.push(...(r.json as unknown[]));
@@ -204,11 +210,13 @@ export class TestClient {
         // The bug: `links['next']` without asking whether it is there.
         const next = links['next'];
         if (next === undefined) throw new Error(`KeyError: 'next' (page ${page + 1} of ${listPath} has no rel="next")`);
-        url = next;
+        url = new URL(next, current).href;
         continue;
       }
-      url = links?.['next'];
-      if (url === undefined) return items;
+      // RFC 8288 §3.1: the target is a URI-Reference, resolved against the page's own URL.
+      const next = links?.['next'];
+      if (next === undefined) return items;
+      url = new URL(next, current).href;
     }
     throw new Error(`GET ${listPath}: more than ${maxPages} pages`);
   }

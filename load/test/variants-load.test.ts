@@ -1,0 +1,110 @@
+// The load half of issue 25: every lawful variant (fixtures/variants/), in the sets of
+// variantSets, on the seeded reference server, under every scenario of load/scenarios/ with the
+// native engine and with real k6 (skipped without k6, failing under CI=true). A variant makes a
+// choice the spec allows, so every check of the iterations and every threshold holds on it.
+//
+// Decision (runtime): each run is bounded to 1 s of its scenario's own load model (a few
+// iterations, each checking everything it reads: every list-page body is read). A set's reading
+// scenarios run side by side on both engines, then the writing ones (mixed creates passwords,
+// which would move the count under a walk of the list); the sets one after another.
+// Decision: the latency thresholds (http_req_duration) are not held here: they measure the
+// machine, shared with everything else the tests run, not the variant's choice (no timed tests).
+// Every check, http_req_failed and every other threshold is.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { VARIANTS } from '../../fixtures/variants/index.ts';
+import { variantSets } from '../../suites/runner/variant-matrix.ts';
+import { type SeededTarget, startSeededTarget } from '../../targets/seeded.ts';
+import { runLoad } from '../engine/engine.ts';
+import { K6_THRESHOLDS_FAILED, REPO_ROOT, runK6 } from '../engine/k6.ts';
+import { loadScenario, scenarioNames } from '../engine/scenario.ts';
+import { CI, checksByName, K6, k6Env, NO_K6, readSummary, thresholdsOf } from './k6-support.ts';
+
+const SECONDS = '1s';
+/** Enough for several pages at the scenarios' smaller page sizes, and one short last page. */
+const PASSWORDS = 137;
+const dir = mkdtempSync(join(tmpdir(), 'pmv6-load-variants-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const sets = variantSets(VARIANTS);
+const scenarios = scenarioNames();
+
+/** Latency thresholds: the machine's, not the variant's. */
+const timed = (metric: string) => metric === 'http_req_duration';
+
+/** The scenarios that write (and so change the lists the others walk) run after those that only read. */
+const writes = (name: string) => loadScenario(name).iteration === 'mixed';
+
+/** What did not hold in one run: failed checks by name and thresholds not met. */
+type Alarms = string[];
+
+async function native(target: SeededTarget, name: string): Promise<Alarms> {
+  const c = target.config;
+  const r = await runLoad({
+    target: c.target,
+    credentials: { user: c.user, password: c.password, hmac: c.hmac },
+    scenario: loadScenario(name),
+    durationMs: 1_000,
+    bodySampleEvery: 1,
+    timeoutMs: 10_000,
+  });
+  const alarms = [
+    ...Object.entries(r.checks.byName)
+      .filter(([, v]) => v.fails > 0)
+      .map(([k, v]) => `native ${name}: check "${k}" failed ${v.fails}×`),
+    ...r.thresholds.filter((t) => !t.ok && !timed(t.metric)).map((t) => `native ${name}: threshold ${t.metric} ${t.expr} not met`),
+  ];
+  if (r.checks.passes === 0) alarms.push(`native ${name}: no check ran`);
+  return alarms;
+}
+
+async function k6(target: SeededTarget, name: string, tag: string): Promise<Alarms> {
+  const summaryFile = join(dir, `${tag}-${name}.json`);
+  const run = await runK6(K6!.path, join(REPO_ROOT, 'load', 'k6', `${name}.js`), {
+    env: k6Env(target, summaryFile, { PMV6_DURATION: SECONDS, PMV6_BODY_SAMPLE: '1' }),
+    timeoutMs: 60_000,
+  });
+  const alarms: Alarms = [];
+  let summary: ReturnType<typeof readSummary> | undefined;
+  try {
+    summary = readSummary(summaryFile);
+  } catch {
+    return [`k6 ${name}: exit ${run.code}${run.timedOut ? ' (killed at its deadline)' : ''}, no summary: ${run.stderr.slice(-600)}`];
+  }
+  for (const [k, v] of Object.entries(checksByName(summary))) if (v.fails > 0) alarms.push(`k6 ${name}: check "${k}" failed ${v.fails}×`);
+  for (const [k, ok] of Object.entries(thresholdsOf(summary))) if (!ok && !timed(k.split(' ')[0]!)) alarms.push(`k6 ${name}: threshold ${k} not met`);
+  const onlyTimed = Object.entries(thresholdsOf(summary)).every(([k, ok]) => ok || timed(k.split(' ')[0]!));
+  if (run.code !== 0 && !(run.code === K6_THRESHOLDS_FAILED && onlyTimed) && alarms.length === 0)
+    alarms.push(`k6 ${name}: exit ${run.code}: ${run.stderr.slice(-600)}`);
+  if (/level=(warning|error)/.test(run.stderr)) alarms.push(`k6 ${name}: ${run.stderr.match(/.*level=(warning|error).*/)?.[0]?.slice(0, 300)}`);
+  return alarms;
+}
+
+describe('every lawful variant under every load scenario', () => {
+  if (!K6 && CI) {
+    it('needs a k6 binary under CI=true', () => {
+      throw new Error(`CI=true but the k6 runs cannot happen: ${NO_K6}`);
+    });
+  }
+  it.each(sets.map((set, i) => [i + 1, set.map((v) => v.id).join('+'), set] as const))(
+    `set %i (%s): the native engine${K6 ? ' and real k6' : ` (k6 skipped: ${NO_K6})`} pass every check and threshold`,
+    async (i, _ids, set) => {
+      const target = await startSeededTarget({
+        passwords: PASSWORDS,
+        mutate: (s) => {
+          for (const v of set) v.apply(s);
+        },
+      });
+      try {
+        const phase = (names: string[]) => Promise.all(names.flatMap((name) => [native(target, name), ...(K6 ? [k6(target, name, `set${i}`)] : [])]));
+        const alarms = [...(await phase(scenarios.filter((n) => !writes(n)))), ...(await phase(scenarios.filter(writes)))].flat();
+        expect(alarms).toEqual([]);
+      } finally {
+        await target.close();
+      }
+    },
+    120_000,
+  );
+});
