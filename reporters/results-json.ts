@@ -131,6 +131,20 @@ export function resultsDocument(
 export async function writeResultsJson(dir: string, doc: unknown): Promise<string> {
   await mkdir(dir, { recursive: true });
   const file = join(dir, 'results.json');
-  await writeFile(file, `${scrub(JSON.stringify(doc, null, 2))}\n`);
+  await writeFile(file, `${JSON.stringify(scrubbedValues(doc), null, 2)}\n`);
   return file;
+}
+
+/**
+ * Decision: every string of the document (keys included) is scrubbed on its own, not the JSON
+ * text as a whole: a value too deeply encoded to scan is hidden alone (redaction fails closed),
+ * and the file stays valid JSON with the rest of the evidence readable.
+ */
+function scrubbedValues(value: unknown): unknown {
+  if (typeof value === 'string') return scrub(value);
+  if (Array.isArray(value)) return value.map(scrubbedValues);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [scrub(k), scrubbedValues(v)]));
+  }
+  return value;
 }
