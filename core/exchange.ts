@@ -25,6 +25,11 @@ export interface Exchange {
   cancelled?: true;
   /** The body nests deeper than MAX_JSON_DEPTH: not parsed, `json` stays undefined. */
   jsonTooDeep?: true;
+  /**
+   * The body's length in bytes when it was slimmed (`slim`) after every listener judged the
+   * whole reply: `response.body` and long strings of `json` are then cut.
+   */
+  slimmed?: number;
   durationMs: number;
 }
 
@@ -55,10 +60,49 @@ export function cut(text: string, limit = KEPT_CHARS): string {
   // Never half a surrogate pair.
   const last = whole.charCodeAt(end - 1);
   if (last >= 0xd800 && last <= 0xdbff) end--;
-  return `${whole.slice(0, end)}…[cut: ${Buffer.byteLength(whole.slice(end), 'utf8') + before} bytes]`;
+  // A copy, not a slice: V8 keeps the whole string alive behind a slice of it, so a cut 1 MB body
+  // would still hold its megabyte.
+  const head = whole.slice(0, end).split('').join('');
+  return `${head}…[cut: ${Buffer.byteLength(whole, 'utf8') - Buffer.byteLength(head, 'utf8') + before} bytes]`;
 }
 
 const CUT_MARK = /…\[cut: (\d+) bytes\]$/;
+
+/** A body longer than this is slimmed once judged (`slim`). */
+export const LARGE_BODY = 256 * 1024;
+/** Strings of a slimmed body's parsed JSON longer than this are cut. */
+const LONG_STRING = 16 * 1024;
+
+function cutStrings(value: unknown): unknown {
+  if (typeof value === 'string') return value.length > LONG_STRING ? cut(value) : value;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = cutStrings(value[i]);
+    return value;
+  }
+  if (value !== null && typeof value === 'object') {
+    const o = value as Record<string, unknown>;
+    for (const k of Object.keys(o)) o[k] = cutStrings(o[k]);
+  }
+  return value;
+}
+
+/**
+ * Slims a large reply in place once the oracle and every listener have judged it whole: the body
+ * text is cut to KEPT_CHARS and the parsed JSON keeps its structure, numbers and short strings
+ * (ids, names, counts) but long strings are cut. Decision: a check holds a reply past its request
+ * (a list's first page, every page read ahead), and a server sending 1 MB on every GET would
+ * otherwise make a run's memory grow with its replies (issue 24: a run stays under 300 MB).
+ * What the suites read after a request (status, headers, ids, counts, fields they sent) is kept;
+ * the raw text's judgement (JSON, UTF-8, byte order mark) is done before. Parsed JSON nests at
+ * most MAX_JSON_DEPTH levels, so the walk cannot overflow the stack.
+ */
+export function slim(ex: Exchange): void {
+  const body = ex.response?.body;
+  if (body === undefined || body.length <= LARGE_BODY) return;
+  ex.slimmed = Buffer.byteLength(body, 'utf8');
+  ex.response!.body = cut(body);
+  if (ex.json !== undefined) ex.json = cutStrings(ex.json);
+}
 
 /** At most this many values of one repeated header are kept. */
 const KEPT_REPEATS = 16;
@@ -94,7 +138,8 @@ export function keptExchange(ex: Exchange, limit = KEPT_CHARS): Exchange {
     const body = cut(ex.response.body, limit);
     out.response = { status: ex.response.status, headers: cutHeaders(ex.response.headers, limit), body };
     if (ex.response.validUtf8 !== undefined) out.response.validUtf8 = ex.response.validUtf8;
-    if (ex.json !== undefined && body === ex.response.body) out.json = ex.json;
+    if (ex.json !== undefined && body === ex.response.body && ex.slimmed === undefined) out.json = ex.json;
+    if (ex.slimmed !== undefined) out.slimmed = ex.slimmed;
   }
   if (ex.error !== undefined) out.error = cut(ex.error, limit);
   return out;

@@ -753,7 +753,8 @@ export function clip(text: string | undefined, limit: number, ellipsis?: string)
 export function clip(text: string | undefined, limit: number, ellipsis = ''): string | undefined {
   if (text === undefined) return undefined;
   const clean = scrub(text);
-  return clean.length > limit ? `${clean.slice(0, limit)}${ellipsis}` : clean;
+  // A copy, not a slice: V8 keeps the whole text alive behind a slice of it.
+  return clean.length > limit ? `${clean.slice(0, limit).split('').join('')}${ellipsis}` : clean;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { Agent, type Dispatcher, errors as undiciErrors } from 'undici';
-import { cut, type Exchange, parseJsonBody } from '../../core/exchange.ts';
+import { cut, type Exchange, parseJsonBody, slim } from '../../core/exchange.ts';
 import { signedUri } from '../../core/signed-uri.js';
 import { basicAuthorization, hmacSign } from '../../core/signers.ts';
 import { ReadOnlyError } from './assert.ts';
@@ -373,6 +373,7 @@ export class ApiClient {
     }
     exchange.durationMs = Math.round(performance.now() - started);
     await emitExchange({ exchange, channel: this.channel, auth, client: this, quiet: req.quiet ?? false, mark });
+    slim(exchange);
     return exchange;
   }
 

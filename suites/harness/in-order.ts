@@ -30,7 +30,9 @@ export async function inOrder<T, R>(items: readonly T[], limit: number, fn: (ite
  * requests than one after another would have sent, plus those in flight.
  */
 export async function* ahead<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): AsyncGenerator<[T, R]> {
-  const started: Array<Promise<R>> = [];
+  // A result handed over is dropped from here (undefined): a settled promise would keep its
+  // reply alive until the loop ends, and a loop over every list would hold every reply.
+  const started: Array<Promise<R> | undefined> = [];
   let consumed = 0;
   const launch = () => {
     while (started.length < items.length && started.length - consumed < Math.max(1, limit)) {
@@ -45,11 +47,12 @@ export async function* ahead<T, R>(items: readonly T[], limit: number, fn: (item
     while (consumed < items.length) {
       const result = await started[consumed]!;
       const item = items[consumed]!;
+      started[consumed] = undefined;
       consumed++;
       launch();
       yield [item, result];
     }
   } finally {
-    await Promise.allSettled(started.slice(consumed));
+    await Promise.allSettled(started.slice(consumed).filter((p): p is Promise<R> => p !== undefined));
   }
 }
