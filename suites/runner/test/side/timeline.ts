@@ -7,9 +7,15 @@ export function timeline(): string[] {
   return g[key];
 }
 
-/** Records the start and end of a test that waits `ms`. */
-export async function mark(name: string, ms = 30): Promise<void> {
+/**
+ * Records the start and end of a test that waits `ms`, or, with `until`, waits for that event
+ * (at most `ms`): a rendezvous makes "these two overlap" independent of the machine's speed, and
+ * a runner that does not run them side by side still ends (the event never comes in time).
+ */
+export async function mark(name: string, ms = 30, until?: string): Promise<void> {
   timeline().push(`${name} start`);
-  await new Promise((resolve) => setTimeout(resolve, ms));
+  const deadline = Date.now() + ms;
+  do await new Promise((resolve) => setTimeout(resolve, until ? 5 : ms));
+  while (until && !timeline().includes(until) && Date.now() < deadline);
   timeline().push(`${name} end`);
 }
