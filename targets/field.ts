@@ -167,7 +167,9 @@ export interface SlowProxy {
  * Each request is forwarded at once; its response is held `delayMs` before the first byte goes
  * back. A connection idle `idleCloseMs` after its last response is closed with no Keep-Alive
  * header ever sent, as Apache does (KeepAliveTimeout 5), so a client learns of it only by the
- * close.
+ * close. The client's Host header goes through unchanged (nginx's `proxy_set_header Host $host`,
+ * Apache's `ProxyPreserveHost On`): the installation's Link headers name the address the client
+ * used, as behind any reverse proxy configured for it.
  */
 export async function startSlowProxy(upstream: string, opts: { delayMs: number; idleCloseMs: number }): Promise<SlowProxy> {
   const up = new URL(upstream);
@@ -199,7 +201,7 @@ export async function startSlowProxy(upstream: string, opts: { delayMs: number; 
       );
     };
     res.on('close', finish);
-    const out = httpRequest({ host: up.hostname, port: up.port, method: req.method, path: req.url, headers: { ...req.headers, host: up.host } }, (answer) => {
+    const out = httpRequest({ host: up.hostname, port: up.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
       setTimeout(() => {
         const headers = { ...answer.headers };
         delete headers['keep-alive'];
