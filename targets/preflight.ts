@@ -3,16 +3,28 @@ import { ApiClient } from '../suites/harness/client.ts';
 import type { RunConfig } from '../suites/harness/config.ts';
 import { ControlClient } from '../suites/harness/control.ts';
 
-export type PreflightConfig = Pick<RunConfig, 'target' | 'user' | 'password' | 'timeoutMs' | 'maxResponseBytes' | 'tls' | 'control'>;
+export type PreflightConfig = Pick<RunConfig, 'target' | 'user' | 'password' | 'hmac' | 'timeoutMs' | 'maxResponseBytes' | 'tls' | 'control'> & {
+  /** How the work after the preflight signs in: the preflight signs in the same way (default Basic). */
+  signIn?: 'basic' | 'hmac';
+};
 
 // Before any suite runs (and before any load), one authenticated GET of version.json tells a
 // dead, wrong or locked target apart from a server that violates the spec: each case is one
 // clear line and exit 2.
+//
+// An installation may allow one method only (spec: "both HTTP Basic and HMAC, HTTP Basic only, or
+// HMAC only"). The preflight signs in the way the work after it does; when that is refused and the
+// other method's credentials are given, it asks with those too, so that the line names the method
+// the installation refused and the one it accepts.
 export async function preflight(config: PreflightConfig): Promise<unknown> {
   const api = `${config.target}/index.php/api/v6/`;
+  const signIn = config.signIn ?? 'basic';
+  if (signIn === 'hmac' && !config.hmac) throw new TargetError('signing in with HMAC needs --hmac-public and --hmac-private');
+  const basic = { kind: 'basic' as const, user: config.user, password: config.password };
+  const hmac = config.hmac ? { kind: 'hmac' as const, publicKey: config.hmac.publicKey, privateKey: config.hmac.privateKey } : undefined;
   const client = new ApiClient({
     target: config.target,
-    auth: { kind: 'basic', user: config.user, password: config.password },
+    auth: signIn === 'hmac' && hmac ? hmac : basic,
     timeoutMs: config.timeoutMs,
     ...(config.maxResponseBytes ? { maxResponseBytes: config.maxResponseBytes } : {}),
     ...(config.tls ? { tls: config.tls } : {}),
@@ -28,7 +40,18 @@ export async function preflight(config: PreflightConfig): Promise<unknown> {
     }
     const { status } = ex.response;
     const message = typeof (ex.json as { message?: unknown } | undefined)?.message === 'string' ? (ex.json as { message: string }).message : '';
-    if (status === 401) throw new TargetError(`the target rejected the credentials of user "${config.user}" (401 on GET ${api}version.json)`);
+    if (status === 401) {
+      const other = signIn === 'hmac' ? basic : hmac;
+      const accepted = other ? (await client.withAuth(other).get('/version.json')).response?.status === 200 : false;
+      const refused = signIn === 'hmac' ? 'the HMAC keys' : `the credentials of user "${config.user}"`;
+      if (accepted)
+        throw new TargetError(
+          signIn === 'hmac'
+            ? `the target refused the HMAC keys (401 on GET ${api}version.json) and accepted HTTP Basic for user "${config.user}": it allows HTTP Basic only, or the keys are wrong`
+            : `the target refused HTTP Basic for user "${config.user}" (401 on GET ${api}version.json) and accepted the HMAC keys: it allows HMAC only, and pmv6 run signs its Admin in with HTTP Basic; allow both methods for the run`,
+        );
+      throw new TargetError(`the target rejected ${refused} (401 on GET ${api}version.json)`);
+    }
     if (status === 503)
       throw new TargetError(`the target is in maintenance mode (503 on GET ${api}version.json${message ? `: ${message}` : ''}); turn it off before a run`);
     if (status === 403 && /disabled/i.test(message)) throw new TargetError(`API access is disabled on the target (403: ${message}); enable it before a run`);

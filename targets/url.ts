@@ -8,6 +8,8 @@ export interface UrlTargetOptions {
   password: string;
   hmac?: { publicKey: string; privateKey: string } | undefined;
   control?: { url: string; token: string } | undefined;
+  /** how the work after the preflight signs in (a load of an HMAC scenario: HMAC) */
+  signIn?: 'basic' | 'hmac';
 }
 
 // An installation given by --target: its secrets are registered for redaction before the first
@@ -24,6 +26,6 @@ export async function urlTarget(base: BaseConfig, options: UrlTargetOptions): Pr
     ...(options.hmac ? { hmac: options.hmac } : {}),
     ...(options.control ? { control: options.control } : {}),
   };
-  const version = await preflight(config);
+  const version = await preflight({ ...config, ...(options.signIn ? { signIn: options.signIn } : {}) });
   return { kind: 'url', label: '', config, version, close: async () => {} };
 }

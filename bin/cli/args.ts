@@ -1,13 +1,42 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { UsageError } from '../../core/errors.ts';
 
-// Strict parsing: an unknown flag or a missing value is a usage error (exit 2), never ignored.
-export function parse<T extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: T) {
+/**
+ * Strict parsing: an unknown flag, a missing value or an argument the command does not take is a
+ * usage error (exit 2) in one line of ours, never ignored. Decision: a command takes positional
+ * arguments only when it says so (`positionals: true`); elsewhere one is refused, because an
+ * ignored `pmv6 run http://host` would test the embedded server and turn a gate green.
+ */
+export function parse<T extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: T, opts: { positionals?: boolean } = {}) {
+  let parsed;
   try {
-    return parseArgs({ args: argv, options: { help: { type: 'boolean', short: 'h' }, ...options }, strict: true, allowPositionals: true });
+    parsed = parseArgs({ args: argv, options: { help: { type: 'boolean', short: 'h' }, ...options }, strict: true, allowPositionals: true });
   } catch (e) {
-    throw new UsageError((e as Error).message);
+    throw new UsageError(usageLine(e as Error & { code?: string }));
   }
+  const first = parsed.positionals[0];
+  if (!opts.positionals && first !== undefined) refuse(first, options);
+  return parsed;
+}
+
+function refuse(first: string, options: NonNullable<ParseArgsConfig['options']>): never {
+  const hint = /^[a-z][a-z0-9+.-]*:\/\//i.test(first) && 'target' in options ? `; did you mean --target ${first}?` : '; options start with --';
+  throw new UsageError(`unexpected argument "${first}"${hint}`);
+}
+
+/** One line for each of parseArgs' errors, naming the option and what to do. */
+function usageLine(e: Error & { code?: string }): string {
+  const option = /'(-{1,2}[^' <]+)/.exec(e.message)?.[1];
+  switch (e.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `unknown option ${option ?? ''} (--help lists the options)`.replace('  ', ' ');
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      if (/ambiguous/.test(e.message)) return `${option} needs a value; a value starting with "-" is written ${option}=-…`;
+      if (/does not take an argument/.test(e.message)) return `${option} takes no value`;
+      if (/argument missing/.test(e.message)) return `${option} needs a value`;
+      break;
+  }
+  return (e.message.split('\n')[0] ?? e.message).trim();
 }
 
 export function intOption(name: string, value: string | undefined, min: number, max: number): number | undefined {

@@ -52,7 +52,7 @@ async function pmv6Version(): Promise<string> {
 }
 
 async function serve(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv, {
+  const { values } = parse(argv, {
     host: { type: 'string' },
     port: { type: 'string' },
     'admin-user': { type: 'string' },
@@ -69,7 +69,6 @@ async function serve(argv: string[]): Promise<number> {
     process.stdout.write(`${HELP}\n`);
     return 0;
   }
-  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
   const port = intOption('port', values.port, 0, 65535) ?? 8080;
   const hmacWindowSeconds = intOption('hmac-window', values['hmac-window'], 1, 86_400) ?? 300;
   const duration = intOption('duration', values.duration, 1, 7 * 86_400);
@@ -127,12 +126,11 @@ async function serve(argv: string[]): Promise<number> {
 }
 
 async function matrix(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv, { 'report-dir': { type: 'string' } });
+  const { values } = parse(argv, { 'report-dir': { type: 'string' } });
   if (values.help) {
     process.stdout.write(`${HELP}\n`);
     return 0;
   }
-  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
   const token = randomBytes(16).toString('hex');
   registerSecret(token, 'control token');
   const m = await runClientMatrix({ token });
@@ -147,12 +145,11 @@ async function matrix(argv: string[]): Promise<number> {
 }
 
 function clauses(argv: string[]): number {
-  const { values, positionals } = parse(argv, { json: { type: 'boolean', default: false } });
+  const { values } = parse(argv, { json: { type: 'boolean', default: false } });
   if (values.help) {
     process.stdout.write(`${HELP}\n`);
     return 0;
   }
-  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
   const active = CLIENT_CLAUSES.filter((c) => !c.retired);
   if (values.json) process.stdout.write(`${JSON.stringify(active, null, 2)}\n`);
   else for (const c of active) process.stdout.write(`[${c.id}] ${c.level} ${c.behaviour}\n    ${c.section}: "${c.quote}"\n`);

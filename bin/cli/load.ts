@@ -156,7 +156,7 @@ async function parseLoad(argv: string[]): Promise<LoadRequest | string> {
       : await readFile(values.ca, 'utf8').catch(() => {
           throw new UsageError(`--ca ${values.ca}: cannot read`);
         });
-  const url = values.target === undefined ? undefined : installation(values);
+  const url = values.target === undefined ? undefined : { ...installation(values), signIn: scenario.auth };
   const tls = ca !== undefined || values.insecure ? { ...(ca !== undefined ? { ca } : {}), ...(values.insecure ? { insecure: true } : {}) } : undefined;
   return {
     scenario,

@@ -23,7 +23,7 @@ Exit codes: 0 written / no MUST regressed, 1 a MUST clause went from pass to fai
 2 usage error or an unreadable or invalid results file.`;
 
 export async function report(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv, { out: { type: 'string' }, diff: { type: 'boolean', default: false } });
+  const { values, positionals } = parse(argv, { out: { type: 'string' }, diff: { type: 'boolean', default: false } }, { positionals: true });
   if (values.help) {
     process.stdout.write(`${HELP}\n`);
     return 0;

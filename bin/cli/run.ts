@@ -133,10 +133,6 @@ async function parseRun(argv: string[]): Promise<RunRequest | string> {
   const { values } = parse(argv, RUN_OPTIONS);
   if (values.help) return `${HELP}\n`;
   const env = process.env;
-  for (const flag of ['password', 'hmac-private', 'control-token'] as const) {
-    if (values[flag] !== undefined)
-      process.stderr.write(`pmv6 run: note: --${flag} is visible to other users of this machine; prefer the environment variable\n`);
-  }
   const target = urlOption('target', values.target);
   const control = urlOption('control', values.control);
   const timeoutMs = intOption('timeout', values.timeout, 100, 600_000) ?? 10_000;
@@ -162,8 +158,14 @@ async function parseRun(argv: string[]): Promise<RunRequest | string> {
   ] as const) {
     if (value) registerSecret(value, label);
   }
-  if (!target && !values.image && (values.user || values.password || control))
-    throw new UsageError('--user, --password and --control need --target (or --image)');
+  if (!target && !values.image && (values.user || values.password || control || values['control-token']))
+    throw new UsageError('--user, --password, --control and --control-token need --target (or --image)');
+  // Decision (issue 27): a control token without --control is refused, not tried at a guessed
+  // address: unused, it would leave every settings-dependent clause unverifiable without a word.
+  if (target && controlToken && !control)
+    throw new UsageError(
+      `a control token is set (${values['control-token'] !== undefined ? '--control-token' : 'PMV6_CONTROL_TOKEN'}) but no --control URL: give --control (the reference server's is ${target}/__control), or unset the token to run without the control protocol`,
+    );
   if (target && (!user || !password)) throw new UsageError('a --target needs the admin credentials: --user and --password (or PMV6_USER and PMV6_PASSWORD)');
   if (Boolean(hmacPublic) !== Boolean(hmacPrivate)) throw new UsageError('give both --hmac-public and --hmac-private, or neither');
   if (control && !controlToken) throw new UsageError('--control needs --control-token (or PMV6_CONTROL_TOKEN)');
@@ -175,6 +177,11 @@ async function parseRun(argv: string[]): Promise<RunRequest | string> {
   const hmac = hmacPublic && hmacPrivate ? { publicKey: hmacPublic, privateKey: hmacPrivate } : undefined;
   const container = containerOptions(values, { target, control, user, password, controlToken });
   if (values.variant !== undefined && (target || container)) throw new UsageError('--variant applies to the embedded server: leave out --target and --image');
+  // After every check: a refused invocation prints its one line and nothing else.
+  for (const flag of ['password', 'hmac-private', 'control-token'] as const) {
+    if (values[flag] !== undefined)
+      process.stderr.write(`pmv6 run: note: --${flag} is visible to other users of this machine; prefer the environment variable\n`);
+  }
   return {
     base: {
       runId: newRunId(),

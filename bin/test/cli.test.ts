@@ -26,6 +26,37 @@ describe('pmv6 CLI', () => {
     expect(d.code).toBe(2);
   });
 
+  // Issue 27: invocations that must never turn a gate green; each is one line of ours and exit 2,
+  // and nothing is run (no embedded server is started: each ends at once).
+  test.each([
+    [['run', 'http://127.0.0.1:9'], /unexpected argument "http:\/\/127\.0\.0\.1:9"; did you mean --target/],
+    [['serve', '8080'], /unexpected argument "8080"/],
+    [['load', 'http://127.0.0.1:9'], /did you mean --target/],
+    [['clauses', 'PAG'], /unexpected argument "PAG"/],
+    [['variants', 'extra'], /unexpected argument "extra"/],
+    [['mutants', 'extra'], /unexpected argument "extra"/],
+    [['run', '--timeout', '-5'], /^pmv6 run: --timeout needs a value; a value starting with "-" is written --timeout=-/],
+    [['run', '--timeout=-5'], /--timeout must be an integer from 100/],
+    [['run', '--seed'], /^pmv6 run: --seed needs a value$/m],
+    [['run', '--strict=yes'], /^pmv6 run: --strict takes no value$/m],
+    [['run', '--bogus'], /^pmv6 run: unknown option --bogus \(--help lists the options\)$/m],
+    [['run', '--control-token', 'tok-123'], /--control-token need --target/],
+  ])('pmv6 %j is refused: one line, exit 2', async (args, message) => {
+    const r = await pmv6(args);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(message);
+    expect(r.stdout).toBe('');
+  });
+
+  test('a control token without --control is refused, whether given as a flag or in the environment', async () => {
+    const env = { PMV6_USER: 'admin', PMV6_PASSWORD: 'x', PMV6_CONTROL_TOKEN: 'ctl-token-0123456789' };
+    const r = await pmv6(['run', '--target', 'http://127.0.0.1:9'], env);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/a control token is set \(PMV6_CONTROL_TOKEN\) but no --control URL/);
+    expect(r.stderr).not.toContain('ctl-token-0123456789');
+  });
+
   test('run against a port where nothing listens exits 2 within 10 s with one clear line', async () => {
     const port = await freePort();
     const r = await pmv6(['run', '--target', `http://127.0.0.1:${port}`], { PMV6_USER: 'admin', PMV6_PASSWORD: 'x' });

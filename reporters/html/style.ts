@@ -25,6 +25,7 @@ code, pre, .mono { font-family: var(--mono); font-size: 13px; }
 .brand { margin: 0; font-size: .85rem; font-weight: 600; letter-spacing: .04em; text-transform: uppercase; color: var(--muted); }
 .verdict { display: inline-block; margin: .5rem 0 .25rem; padding: .3rem .9rem; border-radius: 6px; font-size: 1.6rem; font-weight: 700; letter-spacing: .02em; color: #fff; background: #57606a; }
 .verdict.v-conformant { background: ${OUTCOMES.pass.html.background}; }
+.verdict.v-conformant-with-known-deviations { background: ${OUTCOMES.warn.html.background}; }
 .verdict.v-not-conformant { background: ${FAIL}; }
 .verdict.v-inconclusive { background: ${OUTCOMES['harness-error'].html.background}; }
 .verdict-line { margin: .25rem 0 1rem; color: var(--muted); }

@@ -14,12 +14,12 @@ import { OUTCOMES, type Outcome } from '../../core/outcomes.ts';
 import type { Variant } from '../../fixtures/variants/variant.ts';
 import { PACKAGE_ROOT } from './layout.ts';
 import type { RunResult } from './run-suites.ts';
-import { verdictOf } from './verdict.ts';
+import { type VerdictLabel, verdictOf } from './verdict.ts';
 
 export interface VariantResult {
   id: string;
   /** The run's verdict under --strict: a lawful variant must be CONFORMANT. */
-  label: 'CONFORMANT' | 'NOT CONFORMANT' | 'INCONCLUSIVE' | 'ERROR';
+  label: VerdictLabel | 'ERROR';
   quiet: boolean;
   /** Clauses that failed, warned or were inconclusive, with the first test's message. */
   alarms: Array<{ id: string; outcome: Outcome; message: string }>;

@@ -4,8 +4,15 @@ import { OUTCOMES, type Outcome, zeroCounts } from '../../core/outcomes.ts';
 
 import type { RunResult } from './run-suites.ts';
 
+/**
+ * Decision (issue 27): a run whose only violations are known deviations (--expectations) is not
+ * labelled CONFORMANT: the label says the server deviates where it was told it would, and a CI
+ * that greps the label cannot take it for a clean one. The exit code stays 0.
+ */
+export type VerdictLabel = 'CONFORMANT' | 'CONFORMANT WITH KNOWN DEVIATIONS' | 'NOT CONFORMANT' | 'INCONCLUSIVE';
+
 export interface Verdict {
-  label: 'CONFORMANT' | 'NOT CONFORMANT' | 'INCONCLUSIVE';
+  label: VerdictLabel;
   exitCode: number;
   counts: Record<Outcome, number>;
   strict?: boolean;
@@ -26,13 +33,15 @@ export function verdictOf(result: RunResult, strict = false, expectations?: Expe
   const report = expectations ? applyExpectations(result, expectations) : undefined;
   const expected = new Set(report?.expectedFailures ?? []);
   const extra = { strict, ...(report ? { expectations: report } : {}) };
-  const violated = result.clauses.some((c) => {
+  const violates = (c: RunResult['clauses'][number]) => {
     const effect = OUTCOMES[c.outcome].verdict;
-    return !expected.has(c.clause.id) && (effect === 'violation' || (strict && effect === 'violation-under-strict' && c.clause.level === 'SHOULD'));
-  });
+    return effect === 'violation' || (strict && effect === 'violation-under-strict' && c.clause.level === 'SHOULD');
+  };
+  const violated = result.clauses.some((c) => !expected.has(c.clause.id) && violates(c));
+  const deviations = result.clauses.filter((c) => expected.has(c.clause.id) && violates(c)).length;
   if (violated) return { label: 'NOT CONFORMANT', exitCode: EXIT.violations, counts, ...extra };
   const stale = strict && (report?.stale.length ?? 0) > 0;
   const broken = result.clauses.filter((c) => OUTCOMES[c.outcome].verdict === 'inconclusive').length + result.harnessErrors.length;
   if (broken > 0) return { label: 'INCONCLUSIVE', exitCode: stale ? EXIT.violations : EXIT.inconclusive, counts, ...extra };
-  return { label: 'CONFORMANT', exitCode: stale ? EXIT.violations : EXIT.conformant, counts, ...extra };
+  return { label: deviations > 0 ? 'CONFORMANT WITH KNOWN DEVIATIONS' : 'CONFORMANT', exitCode: stale ? EXIT.violations : EXIT.conformant, counts, ...extra };
 }

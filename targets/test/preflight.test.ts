@@ -5,11 +5,11 @@ import { TargetError } from '../../core/errors.ts';
 import type { RunConfig } from '../../suites/harness/config.ts';
 import { ControlClient } from '../../suites/harness/control.ts';
 import { type EmbeddedTarget, startEmbeddedTarget } from '../embedded.ts';
-import { preflight } from '../preflight.ts';
+import { type PreflightConfig, preflight } from '../preflight.ts';
 
 // Each failure of the target itself is one clear line (a TargetError: the CLI prints it and
 // exits 2), well within 15 s.
-async function refused(config: RunConfig): Promise<{ message: string; ms: number }> {
+async function refused(config: PreflightConfig): Promise<{ message: string; ms: number }> {
   const started = Date.now();
   try {
     await preflight(config);
@@ -103,6 +103,24 @@ describe('preflight: clear failures of the target', () => {
       expect((await refused(http.config)).message).toMatch(/maintenance mode/);
     } finally {
       await control.putSettings({ api_enabled: true, maintenance_mode: false });
+      await control.close();
+    }
+  });
+
+  test('an installation that allows one method only: the line names the refused method and the accepted one; signing in the allowed way passes', async () => {
+    const control = new ControlClient({ ...http.config.control! });
+    try {
+      const password = 'preflight-only-0123456789';
+      const u = await control.createUser({ username: `preflight-only-${Date.now()}`, password, role: 'admin' });
+      const config = { ...http.config, user: u.username, password, hmac: { publicKey: u.public_key, privateKey: u.private_key } };
+      await control.putSettings({ auth_methods: 'hmac' });
+      expect((await refused(config)).message).toMatch(/refused HTTP Basic for user ".*" \(401 .*\) and accepted the HMAC keys: it allows HMAC only/);
+      expect((await refused({ ...http.config, user: u.username, password })).message).toMatch(/rejected the credentials of user/);
+      expect(await preflight({ ...config, signIn: 'hmac' })).toMatchObject({ api_version: '6' });
+      await control.putSettings({ auth_methods: 'basic' });
+      expect((await refused({ ...config, signIn: 'hmac' })).message).toMatch(/refused the HMAC keys .* and accepted HTTP Basic .*: it allows HTTP Basic only/);
+    } finally {
+      await control.putSettings({ auth_methods: 'basic+hmac' });
       await control.close();
     }
   });
