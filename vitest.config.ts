@@ -25,6 +25,7 @@ export default defineConfig({
             'bin/test/**/*.test.ts',
             'load/test/**/*.test.ts',
             'clients/**/test/**/*.test.ts',
+            'package/test/**/*.test.ts',
           ],
           testTimeout: 30_000,
         },

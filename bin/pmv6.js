@@ -1,7 +1,17 @@
 #!/usr/bin/env node
-// Entry of the pmv6 CLI: loads the TypeScript sources through tsx, then runs the command.
-import { register } from 'tsx/esm/api';
+// Entry of the pmv6 CLI. Decision: in the checkout (bin/cli/main.ts beside this file) it loads the
+// TypeScript sources through tsx, as it always did; the installed package ships no TypeScript and
+// runs the JavaScript built into dist/ at pack time (package/README.md). A dist/ that `npm pack`
+// left in the checkout is never used there.
+import { existsSync } from 'node:fs';
 
-register();
-const { main } = await import('./cli/main.ts');
+const source = new URL('./cli/main.ts', import.meta.url);
+let main;
+if (existsSync(source)) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  ({ main } = await import(source.href));
+} else {
+  ({ main } = await import('../dist/bin/cli/main.js'));
+}
 process.exitCode = await main(process.argv.slice(2));

@@ -15,6 +15,9 @@ import type { BaseConfig, Target } from './target.ts';
 /** The label the reference server's image carries (Dockerfile): pmv6 configures it itself. */
 export const REFERENCE_LABEL = 'io.pmv6.reference';
 
+/** The testcontainers versions pmv6 works with (package.json's peerDependencies says the same). */
+export const TESTCONTAINERS_RANGE = '^11.14.0';
+
 export class ContainerError extends TargetError {
   override name = 'ContainerError';
 }
@@ -98,8 +101,17 @@ export async function startContainerTarget(opts: ContainerOptions): Promise<Cont
   const given = opts.env ?? {};
   for (const [k, v] of Object.entries(given)) if (v && SECRET_NAME.test(k)) registerSecret(v, `container env ${k}`);
 
-  // Loaded here so that `pmv6 run` without --image never loads testcontainers.
-  const tc = await import('testcontainers');
+  // Loaded here so that `pmv6 run` without --image never loads testcontainers. Decision: it is an
+  // optional peer dependency of the package (only --image needs it), installed beside pmv6.
+  let tc: typeof import('testcontainers');
+  try {
+    tc = await import('testcontainers');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw e;
+    throw new ContainerError(
+      `--image needs the package testcontainers, which pmv6 does not install: run npm install testcontainers@${TESTCONTAINERS_RANGE} where pmv6 is installed`,
+    );
+  }
   let client: Awaited<ReturnType<typeof tc.getContainerRuntimeClient>>;
   try {
     client = await tc.getContainerRuntimeClient();

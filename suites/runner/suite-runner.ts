@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import type { TestMeta } from '../harness/results.ts';
 import { collectDeclarations, type DeclaredCase, type FileMeta, type SuiteDeclarations, TestSkipped } from '../harness/suite-api.ts';
 import { childScope, inScope, type TrafficScope } from '../harness/traffic.ts';
-import { PACKAGE_ROOT } from './layout.ts';
+import { onDisk, PACKAGE_ROOT, sourceName } from './layout.ts';
 
 export interface CaseRun {
   title: string;
@@ -51,7 +51,7 @@ export function suiteFiles(include: string[], exclude: string[]): string[] {
   const exc = exclude.map(globRegExp);
   const all = readdirSync(join(PACKAGE_ROOT, 'suites'), { recursive: true, withFileTypes: true })
     .filter((d) => d.isFile())
-    .map((d) => relative(PACKAGE_ROOT, join(d.parentPath, d.name)).split(sep).join('/'));
+    .map((d) => sourceName(relative(PACKAGE_ROOT, join(d.parentPath, d.name)).split(sep).join('/')));
   return all.filter((f) => inc.some((r) => r.test(f)) && !exc.some((r) => r.test(f))).sort();
 }
 
@@ -82,7 +82,7 @@ let loads = 0;
  * new for every run; the harness it imports is shared) and returns what it declared.
  */
 export function loadSuiteFile(file: string): Promise<SuiteDeclarations> {
-  const url = `${pathToFileURL(join(PACKAGE_ROOT, file)).href}?pmv6-load=${++loads}`;
+  const url = `${pathToFileURL(join(PACKAGE_ROOT, onDisk(file))).href}?pmv6-load=${++loads}`;
   return collectDeclarations(() => import(url));
 }
 

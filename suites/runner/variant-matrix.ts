@@ -12,7 +12,7 @@ import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { OUTCOMES, type Outcome } from '../../core/outcomes.ts';
 import type { Variant } from '../../fixtures/variants/variant.ts';
-import { PACKAGE_ROOT } from './layout.ts';
+import { CHILD_EXEC_ARGV, onDisk, PACKAGE_ROOT } from './layout.ts';
 import type { RunResult } from './run-suites.ts';
 import { type VerdictLabel, verdictOf } from './verdict.ts';
 
@@ -55,7 +55,7 @@ export function summariseVariant(variant: Pick<Variant, 'id'>, result: RunResult
   };
 }
 
-const WORKER = fileURLToPath(new URL('./mutant-worker.ts', import.meta.url));
+const WORKER = fileURLToPath(new URL(onDisk('./mutant-worker.ts'), import.meta.url));
 
 function childEnv(): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VITEST') && k !== 'NODE_OPTIONS' && k !== 'TEST'));
@@ -100,7 +100,7 @@ export async function runVariants(
   };
   const worker = () =>
     new Promise<void>((resolve, reject) => {
-      const child = fork(WORKER, [], { execArgv: ['--import', 'tsx'], cwd: PACKAGE_ROOT, env: childEnv(), stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+      const child = fork(WORKER, [], { execArgv: [...CHILD_EXEC_ARGV], cwd: PACKAGE_ROOT, env: childEnv(), stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
       let stderr = '';
       let current: { id: string; ids: string[] } | undefined;
       child.stderr?.on('data', (d: Buffer) => {

@@ -1,0 +1,162 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { TESTCONTAINERS_RANGE } from '../../targets/container.ts';
+import { installFromTarball, ROOT } from './install.ts';
+
+// The package as a user gets it: `npm pack` (prepack builds dist/), the tarball installed into an
+// empty folder, pmv6 run from there through npx. Issue 27's acceptance.
+
+const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  version: string;
+  dependencies: Record<string, string>;
+  peerDependencies: Record<string, string>;
+};
+const DEV_TOOLS = ['tsx', 'esbuild', '@biomejs/biome', 'typescript', 'vitest', 'playwright-core', 'playwright'];
+
+let dir: string;
+let installed: Awaited<ReturnType<typeof installFromTarball>>;
+
+// Decision: one child environment without the test runner's and the caller's pmv6 settings.
+function env(): NodeJS.ProcessEnv {
+  return Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('VITEST') && !k.startsWith('PMV6_') && k !== 'NODE_OPTIONS' && k !== 'TEST'),
+  );
+}
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function npx(args: string[], timeoutMs = 60_000): Promise<Run> {
+  return new Promise((done) => {
+    execFile('npx', ['--no', '--', 'pmv6', ...args], { cwd: dir, env: env(), timeout: timeoutMs, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
+      done({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr });
+    });
+  });
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'pmv6-package-'));
+  installed = await installFromTarball(dir);
+  const { size, packMs, installMs, packages } = installed;
+  console.log(
+    `package: ${(size / 1024).toFixed(0)} KiB packed in ${(packMs / 1000).toFixed(1)} s, installed in ${(installMs / 1000).toFixed(1)} s (${packages} packages)`,
+  );
+}, 420_000);
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+}, 60_000);
+
+describe('the packed package (npm pack, installed into an empty folder)', () => {
+  test('ships the built JavaScript, its changelog and no test, bench, TypeScript or CI file', () => {
+    const files = installed.files;
+    expect(files).toContain('bin/pmv6.js');
+    expect(files).toContain('dist/bin/cli/main.js');
+    expect(files).toContain('dist/package.json');
+    expect(files).toContain('dist/load/scenarios/mixed.json');
+    expect(files).toContain('dist/reporters/schema/results.schema.json');
+    expect(files).toContain('CHANGELOG.md');
+    expect(files.filter((f) => /(^|\/)(test|bench)\//.test(f) || /\.ts$/.test(f) || f.startsWith('.ci') || f === 'Dockerfile')).toEqual([]);
+  });
+
+  test('its production dependencies hold no TypeScript, build or test tool, nor testcontainers', async () => {
+    const ls = await new Promise<string>((done, fail) =>
+      execFile('npm', ['ls', '--omit=dev', '--all', '--parseable'], { cwd: dir, env: env(), maxBuffer: 16 << 20 }, (err, out) =>
+        err && !out ? fail(err) : done(out),
+      ),
+    );
+    const names = ls
+      .split('\n')
+      .filter(Boolean)
+      .map((p) => p.split('node_modules/').pop()!);
+    expect(names).toContain('pmv6');
+    expect(names).toContain('better-sqlite3');
+    expect(names.filter((n) => DEV_TOOLS.includes(n) || n === 'testcontainers' || n.startsWith('@esbuild/'))).toEqual([]);
+  });
+
+  test('testcontainers is an optional peer at the range the --image message names', () => {
+    expect(PKG.peerDependencies['testcontainers']).toBe(TESTCONTAINERS_RANGE);
+    expect(PKG.dependencies['testcontainers']).toBeUndefined();
+  });
+
+  test('npx pmv6 --version prints the package version', async () => {
+    const r = await npx(['--version']);
+    expect(r).toMatchObject({ code: 0, stdout: `${PKG.version}\n` });
+  });
+
+  test('npx pmv6 run --only VER against the embedded server: conformant, exit 0, suite files named as in the checkout', async () => {
+    const reports = join(dir, 'embedded-report');
+    const r = await npx(['run', '--only', 'VER', '--report-dir', reports]);
+    expect(r.stderr).not.toMatch(/internal error/);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/verdict: CONFORMANT: [1-9]\d*\/\d+ clauses passed, 0 failed/);
+    const results = readFileSync(join(reports, 'results.json'), 'utf8');
+    expect(results).toMatch(/"file": "suites\/version\/[\w.-]+\.test\.ts"/);
+    expect(results).not.toMatch(/\.test\.js"/);
+  });
+
+  test('npx pmv6 run --target against npx pmv6 serve, both from the installed package', async () => {
+    const password = randomBytes(9).toString('base64url');
+    const server = spawn('npx', ['--no', '--', 'pmv6', 'serve', '--port', '0'], {
+      cwd: dir,
+      env: { ...env(), PMV6_ADMIN_PASSWORD: password },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    try {
+      const base = await listening(server);
+      const r = await npx(['run', '--target', base, '--user', 'admin', '--password', password, '--only', 'VER', '--report-dir', join(dir, 'url-report')]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/verdict: CONFORMANT/);
+      expect(`${r.stdout}${r.stderr}`).not.toContain(password);
+    } finally {
+      // npx and the node under it: the whole group, which this test started.
+      if (server.pid) process.kill(-server.pid, 'SIGTERM');
+    }
+  });
+
+  test('clauses, load and clients run from the package', async () => {
+    const clauses = await npx(['clauses', '--json']);
+    expect(clauses.code).toBe(0);
+    expect((JSON.parse(clauses.stdout) as { clauses: unknown[] }).clauses.length).toBeGreaterThan(100);
+    const out = join(dir, 'load.json');
+    const load = await npx(['load', '--scenario', 'mixed', '--duration', '2s', '--seed-passwords', '50', '--quiet', '--out', out]);
+    expect(load.stderr).not.toMatch(/internal error/);
+    // 1 is a threshold that did not hold on a busy machine: the load ran all the same.
+    expect([0, 1], load.stderr).toContain(load.code);
+    expect(load.stdout).toMatch(/thresholds: /);
+    expect(JSON.parse(readFileSync(out, 'utf8'))).toBeTypeOf('object');
+    const clients = await npx(['clients', 'clauses']);
+    expect(clients.code, clients.stderr).toBe(0);
+  });
+
+  test('run --image without testcontainers installed: one line naming the package, exit 2', async () => {
+    const r = await npx(['run', '--image', 'pmv6-reference:local']);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toContain(`npm install testcontainers@${TESTCONTAINERS_RANGE}`);
+  });
+});
+
+function listening(child: ChildProcess): Promise<string> {
+  return new Promise((done, fail) => {
+    let out = '';
+    const t = setTimeout(() => fail(new Error(`serve did not start: ${out}`)), 20_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d;
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) {
+        clearTimeout(t);
+        done(m[1]!);
+      }
+    });
+    child.on('exit', () => fail(new Error(`serve ended: ${out}`)));
+  });
+}
