@@ -1,15 +1,15 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { TESTCONTAINERS_RANGE } from '../../targets/container.ts';
-import { installFromTarball, ROOT } from './install.ts';
 
 // The package as a user gets it: `npm pack` (prepack builds dist/), the tarball installed into an
 // empty folder, pmv6 run from there through npx. Issue 27's acceptance.
 
+const ROOT = resolve(import.meta.dirname, '../..');
 const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   version: string;
   dependencies: Record<string, string>;
@@ -18,7 +18,7 @@ const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
 const DEV_TOOLS = ['tsx', 'esbuild', '@biomejs/biome', 'typescript', 'vitest', 'playwright-core', 'playwright'];
 
 let dir: string;
-let installed: Awaited<ReturnType<typeof installFromTarball>>;
+let installed: { files: string[]; size: number; packMs: number; installMs: number; packages: number };
 
 // Decision: one child environment without the test runner's and the caller's pmv6 settings.
 function env(): NodeJS.ProcessEnv {
@@ -43,7 +43,8 @@ function npx(args: string[], timeoutMs = 60_000): Promise<Run> {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'pmv6-package-'));
-  installed = await installFromTarball(dir);
+  const out = execFileSync(process.execPath, [join(ROOT, 'package', 'install.mjs'), dir], { env: env(), encoding: 'utf8', timeout: 400_000 });
+  installed = JSON.parse(out.trim().split('\n').pop()!);
   const { size, packMs, installMs, packages } = installed;
   console.log(
     `package: ${(size / 1024).toFixed(0)} KiB packed in ${(packMs / 1000).toFixed(1)} s, installed in ${(installMs / 1000).toFixed(1)} s (${packages} packages)`,
@@ -54,7 +55,9 @@ afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 }, 60_000);
 
-describe('the packed package (npm pack, installed into an empty folder)', () => {
+// Each test starts one or two Node processes through npx and runs a suite or a load: minutes on
+// a busy machine, bounded by the per-command deadlines below.
+describe('the packed package (npm pack, installed into an empty folder)', { timeout: 150_000 }, () => {
   test('ships the built JavaScript, its changelog and no test, bench, TypeScript or CI file', () => {
     const files = installed.files;
     expect(files).toContain('bin/pmv6.js');
@@ -122,6 +125,38 @@ describe('the packed package (npm pack, installed into an empty folder)', () => 
     }
   });
 
+  test('the shell recipe (recipes/shell/pmv6-gate.sh) passes the verdict through and leaves JUnit and summary.md', async () => {
+    const password = randomBytes(9).toString('base64url');
+    const server = spawn('npx', ['--no', '--', 'pmv6', 'serve', '--port', '0'], {
+      cwd: dir,
+      env: { ...env(), PMV6_ADMIN_PASSWORD: password },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    try {
+      const base = await listening(server);
+      const summary = join(dir, 'step-summary.md');
+      const gate = (target: string, report: string) =>
+        recipe({
+          PMV6_TARGET: target,
+          PMV6_USER: 'admin',
+          PMV6_PASSWORD: password,
+          PMV6_ARGS: '--only VER',
+          PMV6_REPORT_DIR: report,
+          GITHUB_STEP_SUMMARY: summary,
+        });
+      const ok = await gate(base, join(dir, 'gate-report'));
+      expect(ok.code, ok.stderr).toBe(0);
+      expect(readFileSync(join(dir, 'gate-report', 'junit.xml'), 'utf8')).toContain('<testsuites');
+      expect(readFileSync(summary, 'utf8')).toBe(`${readFileSync(join(dir, 'gate-report', 'summary.md'), 'utf8')}\n`);
+      const closed = await gate('http://127.0.0.1:9', join(dir, 'gate-closed'));
+      expect(closed.code).toBe(2);
+      expect(`${ok.stdout}${ok.stderr}${closed.stdout}${closed.stderr}`).not.toContain(password);
+    } finally {
+      if (server.pid) process.kill(-server.pid, 'SIGTERM');
+    }
+  });
+
   test('clauses, load and clients run from the package', async () => {
     const clauses = await npx(['clauses', '--json']);
     expect(clauses.code).toBe(0);
@@ -144,6 +179,17 @@ describe('the packed package (npm pack, installed into an empty folder)', () => 
     expect(r.stderr).toContain(`npm install testcontainers@${TESTCONTAINERS_RANGE}`);
   });
 });
+
+function recipe(settings: Record<string, string>): Promise<Run> {
+  return new Promise((done) => {
+    execFile(
+      'sh',
+      [join(ROOT, 'recipes', 'shell', 'pmv6-gate.sh')],
+      { cwd: dir, env: { ...env(), PMV6_BIN: 'npx --no -- pmv6', ...settings }, timeout: 90_000 },
+      (err, stdout, stderr) => done({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
+    );
+  });
+}
 
 function listening(child: ChildProcess): Promise<string> {
   return new Promise((done, fail) => {
