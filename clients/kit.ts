@@ -12,7 +12,7 @@ import { randomHexKey, SecretBox } from '../fixtures/reference-server/src/crypto
 import { createReferenceServer, type ReferenceServer, type ReferenceServerOptions } from '../fixtures/reference-server/src/index.ts';
 import { installControl } from './control.ts';
 import { CountPairing } from './count-pairing.ts';
-import { credentialsOf, type KitSnapshot, Ledger, PROBE_HEADER } from './ledger.ts';
+import { credentialsOf, type KitReply, type KitSnapshot, Ledger, PROBE_HEADER } from './ledger.ts';
 import { pathOf, type ReceivedRequest, single } from './request.ts';
 import { checkRequest, isReadinessProbe } from './rules.ts';
 import {
@@ -136,7 +136,7 @@ export async function createClientKit(opts: ClientKitOptions): Promise<ClientKit
   };
   if (initial !== undefined) setScenario(initial);
 
-  const received = new WeakMap<FastifyRequest, ReceivedRequest & { probe: boolean; status: number | null }>();
+  const received = new WeakMap<FastifyRequest, ReceivedRequest & { probe: boolean; status: number | null; reply?: KitReply }>();
   const underScenario = new WeakMap<FastifyRequest, ScenarioSetting>();
   let seq = 0;
 
@@ -182,7 +182,7 @@ export async function createClientKit(opts: ClientKitOptions): Promise<ClientKit
       ledger.request(client, rec.at, rec.probe);
       const result = checkRequest(rec, { basePath, privateKeyOf: (pk) => keyOf(pk)?.key, nowMs: rec.at, windowSeconds });
       ledger.checked(client, result.checked, rec.probe);
-      for (const f of result.findings) ledger.finding(client, rec, rec.status, f, rec.probe);
+      for (const f of result.findings) ledger.finding(client, rec, rec.status, f, rec.probe, rec.reply);
       const apiPath = apiPathOf(rec.rawUrl, basePath);
       const size = rec.headers['x-page-size'];
       if (apiPath !== undefined && !Array.isArray(size)) {
@@ -190,7 +190,7 @@ export async function createClientKit(opts: ClientKitOptions): Promise<ClientKit
         if (paired !== undefined) {
           const count = paired.count as typeof rec;
           ledger.checked(client, ['CLI-06'], count.probe);
-          if (paired.finding) ledger.finding(client, count, count.status, paired.finding, count.probe);
+          if (paired.finding) ledger.finding(client, count, count.status, paired.finding, count.probe, count.reply);
         }
       }
     } catch (e) {
@@ -248,6 +248,18 @@ export async function createClientKit(opts: ClientKitOptions): Promise<ClientKit
       (out) => done(null, out),
       (e: Error) => done(e),
     );
+  });
+
+  // Registered after the scenarios' hook: the reply a finding shows is the one the client got.
+  app.addHook('onSend', (req, reply, payload, done) => {
+    const rec = received.get(req);
+    if (rec !== undefined) {
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
+      const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.subarray(0, 64 * 1024).toString('utf8') : '';
+      rec.reply = { headers, body };
+    }
+    done(null, payload);
   });
 
   const rewritePage = async (req: FastifyRequest, reply: FastifyReply, payload: unknown, s: ScenarioSetting): Promise<unknown> => {
