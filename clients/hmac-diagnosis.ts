@@ -218,7 +218,7 @@ export function describeDiagnosis(d: HmacDiagnosis, windowSeconds: number): stri
     case 'not-a-timestamp':
       return 'X-Request-Timestamp is not a decimal Unix time';
     case 'unknown-key':
-      return 'the public key is not one the kit issued, so the recipe cannot be checked';
+      return "the public key is no current user's (never issued by the kit, or its user was deleted or given new keys), so the recipe cannot be checked";
     case 'no-recipe':
       return 'no known recipe matches: a different private key, or more than two mistakes at once';
     case 'mistakes':
