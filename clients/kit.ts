@@ -46,6 +46,22 @@ export interface ClientKit {
   setScenario(s: ScenarioSetting | undefined): void;
   /** Resolves when a client asks the kit to stop (POST {base}/__clients/stop). */
   stopRequested: Promise<void>;
+  /** Tells `listener` of every API request a client sent, once answered; returns the unsubscribe. */
+  observe(listener: (ex: KitExchange) => void): () => void;
+}
+
+/** One API request of a client and the kit's answer, as `observe` tells it. */
+export interface KitExchange {
+  seq: number;
+  at: number;
+  method: string;
+  rawUrl: string;
+  /** Relative to /index.php/api/v6, without the query. */
+  apiPath: string;
+  status: number | null;
+  /** The reply's headers and body as the client got them. */
+  reply: KitReply | undefined;
+  probe: boolean;
 }
 
 const API_MARK = '/index.php/api/v6';
@@ -136,6 +152,7 @@ export async function createClientKit(opts: ClientKitOptions): Promise<ClientKit
   };
   if (initial !== undefined) setScenario(initial);
 
+  const listeners = new Set<(ex: KitExchange) => void>();
   const received = new WeakMap<FastifyRequest, ReceivedRequest & { probe: boolean; status: number | null; reply?: KitReply }>();
   const underScenario = new WeakMap<FastifyRequest, ScenarioSetting>();
   let seq = 0;
@@ -174,6 +191,20 @@ export async function createClientKit(opts: ClientKitOptions): Promise<ClientKit
     if (rec === undefined || isReadinessProbe(rec, basePath)) return done();
     try {
       rec.status = reply.statusCode;
+      const apiPath = apiPathOf(rec.rawUrl, basePath);
+      if (apiPath !== undefined) {
+        const ex: KitExchange = {
+          seq: rec.seq,
+          at: rec.at,
+          method: rec.method,
+          rawUrl: rec.rawUrl,
+          apiPath,
+          status: rec.status,
+          reply: rec.reply,
+          probe: rec.probe,
+        };
+        for (const l of listeners) l(ex);
+      }
       const client = ledger.client(
         single(rec.headers, 'user-agent'),
         credentialsOf(rec, (pk) => keyOf(pk)?.user),
@@ -183,7 +214,6 @@ export async function createClientKit(opts: ClientKitOptions): Promise<ClientKit
       const result = checkRequest(rec, { basePath, privateKeyOf: (pk) => keyOf(pk)?.key, nowMs: rec.at, windowSeconds });
       ledger.checked(client, result.checked, rec.probe);
       for (const f of result.findings) ledger.finding(client, rec, rec.status, f, rec.probe, rec.reply);
-      const apiPath = apiPathOf(rec.rawUrl, basePath);
       const size = rec.headers['x-page-size'];
       if (apiPath !== undefined && !Array.isArray(size)) {
         const paired = pairing.observe(client.id, rec, apiPath, size);
@@ -312,6 +342,10 @@ export async function createClientKit(opts: ClientKitOptions): Promise<ClientKit
     scenario: () => (current === undefined ? undefined : { ...current }),
     setScenario,
     stopRequested,
+    observe: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
   };
   installControl(app, { basePath, token: opts.controlToken, kit, stop: () => stop() });
   return kit;
