@@ -7,18 +7,12 @@ import { ahead } from '../harness/in-order.ts';
 import { type Count, itemIds } from '../harness/pages.ts';
 import { useSession } from '../harness/session.ts';
 import { runsAlone } from '../harness/suite-api.ts';
+import { WHOLE_PAGES } from '../resources/resource-helpers.ts';
 
 runsAlone("it holds the Admin's lists to their counts");
 const s = useSession();
 const PAGE = 1000;
 
-/**
- * A list of up to this many pages of PAGE items is read whole; a longer one (an installation's
- * Admin sees every password) by its first and last pages only: a run's requests must not grow
- * with the installation's data (issue 25). Decision: the order of a list is not shown, so both
- * ends are read, as for the log (suites/log/log-reader.ts).
- */
-const WHOLE = 2;
 /** How many times a list is read again while its count moves (other users write to it) before its count is not judged. */
 const TRIES = 3;
 const headers = { 'X-Page-Size': String(PAGE) };
@@ -30,13 +24,13 @@ interface Listed {
   whole: boolean;
 }
 
-/** The ids of the list's pages: every page of a list up to WHOLE pages, else the first and the last. */
+/** The ids of the list's pages (pages of PAGE): every page of a list up to WHOLE_PAGES pages, else the first and the last (`listIds`). */
 async function pagesOf(client: ApiClient, base: string, first: Exchange, count: Partial<Count> | undefined): Promise<Listed> {
   const ids = new Set(itemIds(first));
   const pages = count?.num_pages ?? 1;
-  const rest = pages > WHOLE ? [pages] : Array.from({ length: Math.max(0, pages - 1) }, (_, i) => i + 2);
+  const rest = pages > WHOLE_PAGES ? [pages] : Array.from({ length: Math.max(0, pages - 1) }, (_, i) => i + 2);
   for (const page of rest) for (const id of itemIds(await client.get(`${base}/page/${page}.json`, { headers }))) ids.add(id);
-  return { ids, whole: pages <= WHOLE };
+  return { ids, whole: pages <= WHOLE_PAGES };
 }
 
 const countOf = async (client: ApiClient, base: string) => {
