@@ -164,7 +164,6 @@ describe('pmv6 load against the embedded reference server', () => {
       const r = results(out);
       expect(r.swept?.found).toBeGreaterThan(0);
       expect(r.swept?.deleted).toBe(r.swept?.found);
-      expect(r.checks.byName['cleanup: the iterations deleted everything they created (nothing for the sweep)']?.fails).toBe(1);
       const left = await fetch(`${c.target}/index.php/api/v6/projects/search/pmv6-load.json`, {
         headers: { authorization: `Basic ${Buffer.from(`${c.user}:${c.password}`).toString('base64')}`, 'content-type': 'application/json; charset=utf-8' },
       });

@@ -417,8 +417,8 @@ export async function mixed(io, _scenario, n) {
 /**
  * The end of a run that writes, in both engines (k6: teardown): what its iterations left behind
  * under the run's names (a create answered without a usable id, a delete refused, an iteration
- * stopped mid-way) is found by searching the run's name prefix and deleted. A failed check when
- * anything was found: the iterations should have deleted it themselves.
+ * stopped mid-way) is found by searching the run's name prefix and deleted. Not a check: k6 counts
+ * no check of teardown in its summary; each engine reports the counts itself.
  * @param {Io} io
  * @returns {Promise<{ found: number, deleted: number }>}
  */
@@ -457,7 +457,6 @@ export async function sweep(io) {
       if (fresh === 0) break;
     }
   }
-  io.check('cleanup: the iterations deleted everything they created (nothing for the sweep)', out.found === 0);
   return out;
 }
 

@@ -204,7 +204,12 @@ export function scenarioScript(scenario) {
     },
     /** A run that writes sweeps what it left behind. @param {{ runTag: string }} data */
     teardown: async (data) => {
-      if (scenario.iteration === 'mixed') await sweep(io(t, data.runTag));
+      if (scenario.iteration !== 'mixed') return;
+      const swept = await sweep(io(t, data.runTag));
+      if (swept.found > 0)
+        /** @type {any} */ (globalThis).console.warn(
+          `pmv6: the iterations left ${swept.found} objects under the run's names; the sweep deleted ${swept.deleted}`,
+        );
     },
     /** @param {any} data */
     handleSummary: (data) => summary(scenario, data),
