@@ -15,6 +15,9 @@ export const HMAC_MISTAKES = {
   'leading-slash': 'hashed the path with a leading slash',
   'index-php-included': 'hashed the path with index.php/ in it (the signed part starts after index.php/)',
   'reserialised-body': 'hashed a re-serialised JSON body instead of the exact bytes sent',
+  'reordered-body': 'hashed the JSON body with its members in another order than sent (sorted keys, or a map re-serialised)',
+  'escaped-non-ascii':
+    'hashed the JSON body with its non-ASCII characters written another way than sent (\\uXXXX escapes against UTF-8 bytes, as Python json.dumps does by default)',
   'body-left-out': 'left the body out of the hash',
   'hex-decoded-key': "used the hex-decoded private key instead of the key string's UTF-8 bytes",
   'uppercase-hex': 'sent the hash in uppercase hex (the product compares lowercase hex)',
@@ -68,10 +71,34 @@ function uriVariants(uri: string): Array<[HmacMistake | undefined, string]> {
   return out;
 }
 
-function bodyVariants(body: Buffer): Array<[HmacMistake | undefined, Buffer | string]> {
-  const out: Array<[HmacMistake | undefined, Buffer | string]> = [[undefined, body]];
+/** The value with every object's members in sorted order (Python's sort_keys, Go's maps). */
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (value === null || typeof value !== 'object') return value;
+  const o = value as Record<string, unknown>;
+  return Object.fromEntries(
+    Object.keys(o)
+      .sort()
+      .map((k) => [k, sortedKeys(o[k])]),
+  );
+}
+
+/** Non-ASCII characters as \uXXXX escapes (inside JSON strings they are the only place they occur). */
+const asciiEscaped = (text: string) => text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+/** \uXXXX escapes of non-ASCII characters written as the characters. */
+const unescaped = (text: string) =>
+  text.replace(
+    /(?<!\\)((?:\\\\)*)\\u(00[89a-fA-F][0-9a-fA-F]|0[1-9a-fA-F][0-9a-fA-F]{2}|[1-9a-fA-F][0-9a-fA-F]{3})/g,
+    (_m, lead: string, hex: string) => `${lead}${String.fromCharCode(Number.parseInt(hex, 16))}`,
+  );
+/** Python json.dumps' default separators ", " and ": ". */
+const pythonSeparators = (text: string) =>
+  text.replace(/("(?:[^"\\]|\\.)*")|([,:])/g, (_m, str: string | undefined, sep: string | undefined) => str ?? `${sep} `);
+
+function bodyVariants(body: Buffer): Array<[HmacMistake[], Buffer | string]> {
+  const out: Array<[HmacMistake[], Buffer | string]> = [[[], body]];
   if (body.length === 0) return out;
-  out.push(['body-left-out', '']);
+  out.push([['body-left-out'], '']);
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString('utf8'));
@@ -79,15 +106,34 @@ function bodyVariants(body: Buffer): Array<[HmacMistake | undefined, Buffer | st
     return out;
   }
   const sent = body.toString('utf8');
-  const forms = new Set([
-    JSON.stringify(parsed),
-    JSON.stringify(parsed, null, 2),
-    JSON.stringify(parsed, null, 4),
-    // Python's json.dumps default separators ", " and ": ".
-    JSON.stringify(parsed).replace(/("(?:[^"\\]|\\.)*")|([,:])/g, (_m, str: string | undefined, sep: string | undefined) => str ?? `${sep} `),
-  ]);
+  // Each form a client's serialiser may have hashed, with the mistakes it stands for; a form equal
+  // to one with fewer mistakes (or to the bytes sent) is left out.
+  const forms = new Map<string, HmacMistake[]>([[sent, []]]);
+  const add = (text: string, mistakes: HmacMistake[]) => {
+    const known = forms.get(text);
+    if (known === undefined || known.length > mistakes.length) forms.set(text, mistakes);
+  };
+  // First the bytes sent with only their escapes changed (no re-serialisation at all): where a
+  // re-serialised form is the same text, the narrower name stands.
+  add(asciiEscaped(sent), ['escaped-non-ascii']);
+  add(unescaped(sent), ['escaped-non-ascii']);
+  const orders: Array<[HmacMistake[], unknown]> = [
+    [[], parsed],
+    [['reordered-body'], sortedKeys(parsed)],
+  ];
+  for (const [order, value] of orders) {
+    const layouts = [JSON.stringify(value), JSON.stringify(value, null, 2), JSON.stringify(value, null, 4), pythonSeparators(JSON.stringify(value))];
+    for (const text of layouts) {
+      const reserialised: HmacMistake[] = text === sent ? [] : ['reserialised-body'];
+      // Re-ordering implies re-serialising: named once, as the re-ordering.
+      const base: HmacMistake[] = order.length > 0 ? order : reserialised;
+      add(text, base);
+      add(asciiEscaped(text), [...base, 'escaped-non-ascii']);
+      add(unescaped(text), [...base, 'escaped-non-ascii']);
+    }
+  }
   forms.delete(sent);
-  for (const f of forms) out.push(['reserialised-body', f]);
+  for (const [text, mistakes] of forms) out.push([mistakes, text]);
   return out;
 }
 
@@ -151,7 +197,7 @@ export function diagnoseHmac(input: HmacInput): HmacDiagnosis {
   for (const [km, key] of keys) {
     for (const [um, u] of uris) {
       for (const [bm, b] of bodies) {
-        const recipe = [km, um, bm].filter((m): m is HmacMistake => m !== undefined);
+        const recipe = [km, um, ...bm].filter((m): m is HmacMistake => m !== undefined);
         if (recipe.length > 2 || (best !== undefined && recipe.length >= best.length)) continue;
         if (hmacWith(key, u, timestamp, b) === wanted) best = recipe;
       }
@@ -172,7 +218,7 @@ export function describeDiagnosis(d: HmacDiagnosis, windowSeconds: number): stri
     case 'not-a-timestamp':
       return 'X-Request-Timestamp is not a decimal Unix time';
     case 'unknown-key':
-      return 'the public key is not one the kit issued, so the recipe cannot be checked';
+      return "the public key is no current user's (never issued by the kit, or its user was deleted or given new keys), so the recipe cannot be checked";
     case 'no-recipe':
       return 'no known recipe matches: a different private key, or more than two mistakes at once';
     case 'mistakes':

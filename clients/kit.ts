@@ -12,7 +12,7 @@ import { randomHexKey, SecretBox } from '../fixtures/reference-server/src/crypto
 import { createReferenceServer, type ReferenceServer, type ReferenceServerOptions } from '../fixtures/reference-server/src/index.ts';
 import { installControl } from './control.ts';
 import { CountPairing } from './count-pairing.ts';
-import { credentialsOf, type KitSnapshot, Ledger, PROBE_HEADER } from './ledger.ts';
+import { credentialsOf, type KitReply, type KitSnapshot, Ledger, PROBE_HEADER } from './ledger.ts';
 import { pathOf, type ReceivedRequest, single } from './request.ts';
 import { checkRequest, isReadinessProbe } from './rules.ts';
 import {
@@ -46,6 +46,22 @@ export interface ClientKit {
   setScenario(s: ScenarioSetting | undefined): void;
   /** Resolves when a client asks the kit to stop (POST {base}/__clients/stop). */
   stopRequested: Promise<void>;
+  /** Tells `listener` of every API request a client sent, once answered; returns the unsubscribe. */
+  observe(listener: (ex: KitExchange) => void): () => void;
+}
+
+/** One API request of a client and the kit's answer, as `observe` tells it. */
+export interface KitExchange {
+  seq: number;
+  at: number;
+  method: string;
+  rawUrl: string;
+  /** Relative to /index.php/api/v6, without the query. */
+  apiPath: string;
+  status: number | null;
+  /** The reply's headers and body as the client got them. */
+  reply: KitReply | undefined;
+  probe: boolean;
 }
 
 const API_MARK = '/index.php/api/v6';
@@ -136,7 +152,8 @@ export async function createClientKit(opts: ClientKitOptions): Promise<ClientKit
   };
   if (initial !== undefined) setScenario(initial);
 
-  const received = new WeakMap<FastifyRequest, ReceivedRequest & { probe: boolean; status: number | null }>();
+  const listeners = new Set<(ex: KitExchange) => void>();
+  const received = new WeakMap<FastifyRequest, ReceivedRequest & { probe: boolean; status: number | null; reply?: KitReply }>();
   const underScenario = new WeakMap<FastifyRequest, ScenarioSetting>();
   let seq = 0;
 
@@ -174,6 +191,20 @@ export async function createClientKit(opts: ClientKitOptions): Promise<ClientKit
     if (rec === undefined || isReadinessProbe(rec, basePath)) return done();
     try {
       rec.status = reply.statusCode;
+      const apiPath = apiPathOf(rec.rawUrl, basePath);
+      if (apiPath !== undefined) {
+        const ex: KitExchange = {
+          seq: rec.seq,
+          at: rec.at,
+          method: rec.method,
+          rawUrl: rec.rawUrl,
+          apiPath,
+          status: rec.status,
+          reply: rec.reply,
+          probe: rec.probe,
+        };
+        for (const l of listeners) l(ex);
+      }
       const client = ledger.client(
         single(rec.headers, 'user-agent'),
         credentialsOf(rec, (pk) => keyOf(pk)?.user),
@@ -182,15 +213,14 @@ export async function createClientKit(opts: ClientKitOptions): Promise<ClientKit
       ledger.request(client, rec.at, rec.probe);
       const result = checkRequest(rec, { basePath, privateKeyOf: (pk) => keyOf(pk)?.key, nowMs: rec.at, windowSeconds });
       ledger.checked(client, result.checked, rec.probe);
-      for (const f of result.findings) ledger.finding(client, rec, rec.status, f, rec.probe);
-      const apiPath = apiPathOf(rec.rawUrl, basePath);
+      for (const f of result.findings) ledger.finding(client, rec, rec.status, f, rec.probe, rec.reply);
       const size = rec.headers['x-page-size'];
       if (apiPath !== undefined && !Array.isArray(size)) {
         const paired = pairing.observe(client.id, rec, apiPath, size);
         if (paired !== undefined) {
           const count = paired.count as typeof rec;
           ledger.checked(client, ['CLI-06'], count.probe);
-          if (paired.finding) ledger.finding(client, count, count.status, paired.finding, count.probe);
+          if (paired.finding) ledger.finding(client, count, count.status, paired.finding, count.probe, count.reply);
         }
       }
     } catch (e) {
@@ -250,6 +280,18 @@ export async function createClientKit(opts: ClientKitOptions): Promise<ClientKit
     );
   });
 
+  // Registered after the scenarios' hook: the reply a finding shows is the one the client got.
+  app.addHook('onSend', (req, reply, payload, done) => {
+    const rec = received.get(req);
+    if (rec !== undefined) {
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
+      const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.subarray(0, 64 * 1024).toString('utf8') : '';
+      rec.reply = { headers, body };
+    }
+    done(null, payload);
+  });
+
   const rewritePage = async (req: FastifyRequest, reply: FastifyReply, payload: unknown, s: ScenarioSetting): Promise<unknown> => {
     if (s.name !== 'one-page' && s.name !== 'exact-fill') return payload;
     const apiPath = apiPathOf(req.raw.url ?? req.url, basePath)!;
@@ -300,6 +342,10 @@ export async function createClientKit(opts: ClientKitOptions): Promise<ClientKit
     scenario: () => (current === undefined ? undefined : { ...current }),
     setScenario,
     stopRequested,
+    observe: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
   };
   installControl(app, { basePath, token: opts.controlToken, kit, stop: () => stop() });
   return kit;

@@ -98,7 +98,13 @@ export function redactFormBody(text: string): string {
     .join('&');
 }
 
-export function exchangeOf(req: ReceivedRequest, status: number | null): Exchange {
+/** What the kit answered, as the client received it (after any scenario rewrote it). */
+export interface KitReply {
+  headers: Record<string, string>;
+  body: string;
+}
+
+export function exchangeOf(req: ReceivedRequest, status: number | null, reply?: KitReply): Exchange {
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
   const ex: Exchange = { request: { method: req.method, url: `${req.origin}${req.rawUrl}`, headers }, durationMs: 0 };
@@ -107,7 +113,14 @@ export function exchangeOf(req: ReceivedRequest, status: number | null): Exchang
     const safe = redactFormBody(text);
     ex.request.body = req.body.length > SHOWN_BODY ? `${safe}… (${req.body.length} bytes, cut)` : safe;
   }
-  if (status !== null) ex.response = { status, headers: {}, body: '' };
+  if (status !== null) {
+    const body = reply?.body ?? '';
+    ex.response = {
+      status,
+      headers: reply?.headers ?? {},
+      body: body.length > SHOWN_BODY ? `${body.slice(0, SHOWN_BODY)}… (${body.length} characters, cut)` : body,
+    };
+  }
   return ex;
 }
 
@@ -184,7 +197,7 @@ export class Ledger {
     for (const c of clauses) rec.checked[c] = (rec.checked[c] ?? 0) + 1;
   }
 
-  finding(rec: ClientRecord, req: ReceivedRequest, status: number | null, f: Finding, probe: boolean): void {
+  finding(rec: ClientRecord, req: ReceivedRequest, status: number | null, f: Finding, probe: boolean, reply?: KitReply): void {
     if (probe) {
       rec.probeFindings[f.clause] = (rec.probeFindings[f.clause] ?? 0) + 1;
       return;
@@ -196,7 +209,7 @@ export class Ledger {
     this.#pending.set(rec, pending);
     pending.push({
       basic: parseBasic(single(req.headers, 'authorization')),
-      raw: exchangeOf(req, status),
+      raw: exchangeOf(req, status, reply),
       finding: {
         clause: f.clause,
         level: clientClauseById(f.clause)?.level ?? 'MUST',

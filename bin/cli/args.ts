@@ -8,9 +8,10 @@ import { UsageError } from '../../core/errors.ts';
  * ignored `pmv6 run http://host` would test the embedded server and turn a gate green.
  */
 export function parse<T extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: T, opts: { positionals?: boolean } = {}) {
-  let parsed;
+  const strictly = () => parseArgs({ args: argv, options: { help: { type: 'boolean', short: 'h' }, ...options }, strict: true, allowPositionals: true });
+  let parsed: ReturnType<typeof strictly>;
   try {
-    parsed = parseArgs({ args: argv, options: { help: { type: 'boolean', short: 'h' }, ...options }, strict: true, allowPositionals: true });
+    parsed = strictly();
   } catch (e) {
     throw new UsageError(usageLine(e as Error & { code?: string }));
   }

@@ -1,15 +1,21 @@
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { matrixText, runClientMatrix } from '../../clients/kill-matrix.ts';
 import { createClientKit } from '../../clients/kit.ts';
-import { parseScenario, SCENARIOS } from '../../clients/scenarios.ts';
+import { DEFAULT_SCENARIOS, EXPECTATIONS, type Expectation } from '../../clients/run/expectations.ts';
+import { runClient } from '../../clients/run/run-client.ts';
+import { parseScenario, SCENARIOS, type ScenarioName } from '../../clients/scenarios.ts';
 import { UsageError } from '../../core/errors.ts';
-import { registerCredentials, registerSecret } from '../../core/redact.ts';
+import { registerCredentials, registerSecret, scrub } from '../../core/redact.ts';
 import { clientVerdictText } from '../../reporters/clients/console.ts';
 import { clientResultsDocument } from '../../reporters/clients/results.ts';
+import { clientRunVerdictText, scenarioText } from '../../reporters/clients/run-text.ts';
 import { writeClientReports } from '../../reporters/clients/write.ts';
+import { forTerminal } from '../../reporters/terminal.ts';
 import { CLIENT_CLAUSES } from '../../suites/catalogue/client-clauses.ts';
 import { intOption, parse } from './args.ts';
+import { checkOutputDir } from './paths.ts';
 
 const HELP = `pmv6 clients: the client conformance kit
 
@@ -19,6 +25,9 @@ Usage:
                                    scenarios; the client report is written when it stops
   pmv6 clients matrix [--report-dir DIR]
   pmv6 clients clauses [--json]     list the client clauses
+  pmv6 clients run [options] -- COMMAND [ARGS...]
+                                   run the client's COMMAND once per scenario against the kit
+                                   and judge its exit, output, time and requests (clients/run/)
                                    the client kill matrix: the test client and its faulty variants
 
 Options of serve:
@@ -34,6 +43,14 @@ Options of serve:
   --report-dir DIR         write DIR/results.json, junit.xml and report.html when it stops
   --strict                 a SHOULD finding fails the run too
   --quiet                  print only the verdict line
+
+Options of run (COMMAND gets PMV6_BASE_URL, PMV6_API_URL, PMV6_USER, PMV6_PASSWORD,
+PMV6_HMAC_PUBLIC, PMV6_HMAC_PRIVATE, PMV6_PROJECT_ID and PMV6_SCENARIO in its environment):
+  --scenarios LIST         comma-separated (default ${DEFAULT_SCENARIOS.join(',')})
+  --expect S=E,...         what COMMAND must do under scenario S: ${EXPECTATIONS.join(', ')}
+                           (defaults: clients/run/README.md)
+  --deadline SECONDS       one run of COMMAND may take this long, then it is killed as hung (default 20)
+  --report-dir DIR         write DIR/client-run.json
 
 Stops on SIGINT, SIGTERM, POST {base}/__clients/stop or --duration; then prints the report.
 
@@ -144,6 +161,49 @@ async function matrix(argv: string[]): Promise<number> {
   return m.killed === m.total && clean ? 0 : 1;
 }
 
+async function runCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(
+    argv,
+    { scenarios: { type: 'string' }, expect: { type: 'string' }, deadline: { type: 'string' }, 'report-dir': { type: 'string' } },
+    { positionals: true },
+  );
+  if (values.help) {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
+  const dash = argv.indexOf('--');
+  if (dash < 0 || positionals.length === 0) throw new UsageError("give the client's command after --: pmv6 clients run -- npm test");
+  if (positionals.length !== argv.length - dash - 1) throw new UsageError(`unexpected argument "${positionals[0]}" before --`);
+  const names = Object.keys(SCENARIOS) as ScenarioName[];
+  const scenarios = values.scenarios === undefined ? [...DEFAULT_SCENARIOS] : values.scenarios.split(',').map((s) => s.trim());
+  for (const s of scenarios) if (!names.includes(s as ScenarioName)) throw new UsageError(`--scenarios: "${s}" is not one of ${names.join(', ')}`);
+  const expect: Partial<Record<ScenarioName, Expectation>> = {};
+  for (const pair of values.expect === undefined ? [] : values.expect.split(',')) {
+    const [s, e] = pair.split('=').map((x) => x.trim());
+    if (!names.includes(s as ScenarioName) || !EXPECTATIONS.includes(e as Expectation))
+      throw new UsageError(`--expect: "${pair}" is not SCENARIO=EXPECTATION (expectations: ${EXPECTATIONS.join(', ')})`);
+    expect[s as ScenarioName] = e as Expectation;
+  }
+  const deadline = intOption('deadline', values.deadline, 1, 3600) ?? 20;
+  if (values['report-dir'] !== undefined) await checkOutputDir('--report-dir', values['report-dir']);
+  const out = process.stdout;
+  out.write(`pmv6 clients run: ${forTerminal(scrub(positionals.join(' ')))} under ${scenarios.length} scenarios, at most ${deadline} s each\n`);
+  const result = await runClient({
+    command: positionals,
+    scenarios: scenarios as ScenarioName[],
+    expect,
+    deadlineMs: deadline * 1000,
+    progress: (r) => out.write(`${scenarioText(r)}\n`),
+  });
+  out.write(`${clientRunVerdictText(result)}\n`);
+  if (values['report-dir'] !== undefined) {
+    const file = join(values['report-dir'], 'client-run.json');
+    await writeFile(file, `${JSON.stringify(result, null, 2)}\n`);
+    out.write(`report: ${file}\n`);
+  }
+  return result.exitCode;
+}
+
 function clauses(argv: string[]): number {
   const { values } = parse(argv, { json: { type: 'boolean', default: false } });
   if (values.help) {
@@ -165,5 +225,6 @@ export async function clients(argv: string[]): Promise<number> {
   if (sub === 'serve') return serve(rest);
   if (sub === 'matrix') return matrix(rest);
   if (sub === 'clauses') return clauses(rest);
-  throw new UsageError(`unknown subcommand "${sub}" (serve, matrix, clauses)`);
+  if (sub === 'run') return runCommand(rest);
+  throw new UsageError(`unknown subcommand "${sub}" (serve, matrix, clauses, run)`);
 }

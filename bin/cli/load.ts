@@ -280,6 +280,10 @@ export function resultsText(r: LoadResults): string {
   }
   for (const [name, c] of Object.entries(r.checks.byName)) if (c.fails > 0) lines.push(`  check failed ${c.fails}×: ${name}`);
   for (const t of r.thresholds) lines.push(`  ${t.ok ? 'ok  ' : 'FAIL'} ${t.metric} ${t.expr} (actual ${t.actual})`);
+  if (r.swept && r.swept.found > 0)
+    lines.push(
+      `  left behind by the iterations: ${r.swept.found} objects under the run's names; the sweep deleted ${r.swept.deleted}${r.swept.deleted < r.swept.found ? ` (${r.swept.found - r.swept.deleted} left on the target)` : ''}`,
+    );
   lines.push(r.pass ? 'thresholds: all held' : 'thresholds: FAILED');
   return lines.join('\n');
 }

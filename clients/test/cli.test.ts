@@ -50,7 +50,11 @@ describe('pmv6 clients', () => {
     [['clients', 'bogus'], 2, /^pmv6 clients: unknown subcommand "bogus"/],
     [['clients', 'serve', '--scenario', 'flood'], 2, /^pmv6 clients: --scenario: name must be one of/],
     [['clients', 'serve', '--port', 'eighty'], 2, /^pmv6 clients: --port must be an integer/],
-    [['clients', 'serve', '--nope'], 2, /^pmv6 clients: Unknown option '--nope'/],
+    [['clients', 'run'], 2, /^pmv6 clients: give the client's command after --/],
+    [['clients', 'run', 'npm', 'test'], 2, /^pmv6 clients: give the client's command after --/],
+    [['clients', 'run', '--scenarios', 'flood', '--', 'true'], 2, /^pmv6 clients: --scenarios: "flood" is not one of/],
+    [['clients', 'run', '--expect', 'normal=maybe', '--', 'true'], 2, /^pmv6 clients: --expect: "normal=maybe" is not SCENARIO=EXPECTATION/],
+    [['clients', 'serve', '--nope'], 2, /^pmv6 clients: unknown option --nope \(--help lists the options\)/],
   ])('%j exits %i with one clear line', (args, code, text) => {
     const r = cli(args);
     expect(r.status).toBe(code);

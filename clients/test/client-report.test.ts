@@ -91,6 +91,11 @@ describe('client report', () => {
     const ct = bad.findings.find((f) => f.clause === 'CLI-01')!;
     expect(ct.exchange.request.headers.authorization).toBe('Basic «redacted»');
     expect(ct.curl).toMatch(/^curl .* -u "\$PMV6_USER:\$PMV6_PASSWORD"/);
+    // The reply as the client got it: its status, headers and body, not an empty placeholder.
+    expect(ct.exchange.response?.status).toBe(ct.status);
+    expect(ct.exchange.response?.headers['content-type']).toMatch(/json/);
+    expect(ct.exchange.response?.body.length).toBeGreaterThan(0);
+    expect(() => JSON.parse(ct.exchange.response!.body)).not.toThrow();
     const signer = doc.clients.find((c) => c.userAgent === 'signer/1.0')!.findings[0]!;
     expect(signer).toMatchObject({ clause: 'CLI-07', hmac: { verdict: 'mistakes', mistakes: ['leading-slash'] } });
     expect(signer.exchange.request.headers['x-request-hash']).toBe('«redacted»');

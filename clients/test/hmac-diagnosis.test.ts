@@ -53,6 +53,35 @@ describe('HMAC diagnosis', () => {
     expect(describeDiagnosis(diagnoseHmac(i), 300)).toContain(HMAC_MISTAKES[mistake].slice(0, 20));
   });
 
+  test.each<[string, string, HmacMistake[]]>([
+    // Python: json.dumps(body, sort_keys=True) hashed, the dict sent in its own order.
+    ['a body hashed with sorted keys', JSON.stringify({ project_id: 1, name: 'x' }), ['reordered-body']],
+    // Python's json.dumps default: non-ASCII as \uXXXX and ", " separators, while UTF-8 bytes were sent.
+    ['non-ASCII sent as UTF-8, hashed escaped', JSON.stringify({ name: 'Café ☕ 😀', project_id: 1 }), ['escaped-non-ascii']],
+    ['non-ASCII sent escaped, hashed as UTF-8', JSON.stringify({ name: 'Café' }).replace('é', '\\u00e9'), ['escaped-non-ascii']],
+    ['sorted and escaped at once', JSON.stringify({ project_id: 1, name: 'Zoë' }), ['reordered-body', 'escaped-non-ascii']],
+  ])('names the body mistakes of %s', (_what, sent, mistakes) => {
+    const parsed = JSON.parse(sent) as Record<string, unknown>;
+    const sorted = Object.fromEntries(
+      Object.keys(parsed)
+        .sort()
+        .map((k) => [k, parsed[k]]),
+    );
+    const reorder = mistakes.includes('reordered-body');
+    const hashed0 = reorder ? JSON.stringify(sorted) : sent;
+    const toEscapes = (t: string) => t.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    const hashed = !mistakes.includes('escaped-non-ascii') ? hashed0 : /\\u00e9/.test(sent) ? hashed0.replace('\\u00e9', 'é') : toEscapes(hashed0);
+    const i = input(computeRequestHash(KEY, URI, SECONDS, hashed), SECONDS, sent);
+    expect(verifiesAsProduct(i)).toBe(false);
+    expect(mistakesOf(i)).toEqual(mistakes);
+    for (const m of mistakes) expect(describeDiagnosis(diagnoseHmac(i), 300)).toContain(HMAC_MISTAKES[m].slice(0, 30));
+  });
+
+  test('a body sent in the order it was hashed, with only ASCII, is no body mistake', () => {
+    const sent = JSON.stringify({ b: 1, a: 2 });
+    expect(diagnoseHmac(input(computeRequestHash(KEY, URI, SECONDS, sent), SECONDS, sent))).toEqual({ verdict: 'verified' });
+  });
+
   test('the edge of the window is inside it; one second past is clock skew with its size', () => {
     const edge = String(NOW / 1000 + 300);
     expect(diagnoseHmac(input(computeRequestHash(KEY, URI, edge, BODY), edge))).toEqual({ verdict: 'verified' });

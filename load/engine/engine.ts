@@ -1,7 +1,7 @@
 // A load run: parse the model → transport (./transport.ts) → preflight → iterations
 // (./run-iterations.ts) → results and thresholds (./thresholds.ts).
 import { TargetError } from '../../core/errors.ts';
-import { DEFAULT_BODY_SAMPLE, ITERATIONS } from '../k6/lib/iterations.js';
+import { DEFAULT_BODY_SAMPLE, ITERATIONS, sweep } from '../k6/lib/iterations.js';
 import { RunMetrics } from './metrics.ts';
 import { type IterationsRun, type RunModel, runIterations } from './run-iterations.ts';
 import { parseDuration, parseThreshold, type Scenario, type Threshold } from './scenario.ts';
@@ -62,6 +62,8 @@ export interface LoadResults {
   startedAt: string;
   durationS: number;
   iterations: { started: number; completed: number; dropped: number; interrupted: number };
+  /** a writing run: what its end-of-run sweep found under the run's names, and deleted */
+  swept?: { found: number; deleted: number };
   requests: { total: number; failed: number; rps: number; bytes: number };
   http_req_duration: LatencySummary;
   checks: { passes: number; fails: number; byName: Record<string, { passes: number; fails: number }> };
@@ -119,6 +121,8 @@ export async function runLoad(opts: EngineOptions): Promise<LoadResults> {
       metrics,
       opts.progress,
     );
+    // After failed checks, interrupts and thresholds alike: the sweep's requests are cleanup.
+    if (scenario.iteration === 'mixed' && !transport.fatal) run.swept = await sweep(transport.io);
   } finally {
     transport.close();
   }
@@ -161,7 +165,7 @@ function results(opts: EngineOptions, scenario: Scenario, model: RunModel, metri
     ...Object.entries(scenario.thresholds).flatMap(([metric, specs]) => specs.map((t) => parseThreshold(metric, t.threshold))),
     ...(opts.extraThresholds ?? []),
   ];
-  const measured = { latencies: all, latency, requests: metrics.requests, failed: metrics.failed, checks, dropped: run.dropped };
+  const measured = { latencies: all, latency, requests: metrics.requests, failed: metrics.failed, checks, dropped: run.dropped, durationS };
   const thresholds = evaluateThresholds(declared, measured);
   return {
     tool: 'pmv6 load',
@@ -173,6 +177,7 @@ function results(opts: EngineOptions, scenario: Scenario, model: RunModel, metri
     startedAt: run.startedAt.toISOString(),
     durationS,
     iterations: { started: run.started, completed: run.completed, dropped: run.dropped, interrupted: run.interrupted },
+    ...(run.swept ? { swept: run.swept } : {}),
     requests: { total: metrics.requests, failed: metrics.failed, rps: round3(metrics.requests / durationS), bytes: metrics.bytes },
     http_req_duration: latency,
     checks: { passes: checks.passes, fails: checks.fails, byName: Object.fromEntries([...metrics.checks.entries()].sort(([a], [b]) => a.localeCompare(b))) },

@@ -21,6 +21,8 @@ export interface IterationCounts {
 export interface IterationsRun extends IterationCounts {
   startedAt: Date;
   durationS: number;
+  /** a writing run's sweep at its end: objects of the run found under its names, and deleted */
+  swept?: { found: number; deleted: number };
 }
 
 export interface IterationLimits {

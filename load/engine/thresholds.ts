@@ -1,7 +1,7 @@
 // The verdict of a load run: each threshold (k6 syntax, parsed by ./scenario.ts) against what the
 // run measured, as k6 computes its metrics: http_req_duration over every request, http_req_failed
 // as the share (rate) or number (count) of failed requests, checks as the share that passed or
-// the number that failed, dropped_iterations as a count.
+// the number that failed, dropped_iterations as a count or, as k6's Counter `rate`, per second.
 import type { Histogram } from 'hdr-histogram-js';
 import { holds, type Threshold } from './scenario.ts';
 import { type LatencySummary, percentileMs, round3 } from './stats.ts';
@@ -21,6 +21,8 @@ export interface Measured {
   failed: number;
   checks: { passes: number; fails: number };
   dropped: number;
+  /** the run's length, for per-second rates */
+  durationS: number;
 }
 
 export function evaluateThresholds(declared: Threshold[], m: Measured): ThresholdResult[] {
@@ -50,6 +52,7 @@ function measuredValue(t: Threshold, m: Measured): number {
       return passes + fails === 0 ? 1 : passes / (passes + fails);
     }
     case 'dropped_iterations':
+      if (s.kind === 'rate') return m.durationS > 0 ? m.dropped / m.durationS : 0;
       return m.dropped;
   }
 }

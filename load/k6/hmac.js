@@ -5,5 +5,6 @@ const script = scenarioScript(JSON.parse(open('../scenarios/hmac.json')));
 
 export const options = script.options;
 export const setup = script.setup;
+export const teardown = script.teardown;
 export const handleSummary = script.handleSummary;
 export default script.run;

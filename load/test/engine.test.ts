@@ -93,6 +93,88 @@ describe('pmv6 load against the embedded reference server', () => {
     }
   });
 
+  it('a run that drops iterations fails its dropped-iterations threshold (exit 1), whatever its latencies', async () => {
+    // Every reply takes 400 ms: at 40 iterations/s the scenario's 30 VUs are soon all busy.
+    const slow = await startSeededTarget({
+      passwords: 50,
+      mutate: (s) =>
+        s.app.addHook('onRequest', async (req) => {
+          if (req.url.includes('/api/v6/')) await sleep(400);
+        }),
+    });
+    try {
+      const out = join(dir, 'dropped.json');
+      const c = slow.config;
+      const code = await cli(
+        '--scenario',
+        'mixed',
+        '--target',
+        c.target,
+        '--user',
+        c.user,
+        `--password=${c.password}`,
+        '--rate',
+        '40',
+        '--duration',
+        '2s',
+        '--out',
+        out,
+        '--quiet',
+      );
+      const r = results(out);
+      expect(r.iterations.dropped).toBeGreaterThan(0);
+      expect(r.thresholds.find((t) => t.metric === 'dropped_iterations')).toMatchObject({ expr: 'rate<0.1', ok: false });
+      expect(code).toBe(1);
+    } finally {
+      await slow.close();
+    }
+  }, 60_000);
+
+  it('a server that answers creates without an id: the iterations cannot delete, the sweep at the end does, and says so', async () => {
+    const noId = await startSeededTarget({
+      passwords: 10,
+      mutate: (s) =>
+        s.app.addHook('onSend', async (req, reply, payload) => {
+          const sent = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : JSON.stringify(req.body ?? '');
+          if (req.method !== 'POST' || !/\/projects\.json$/.test(req.url) || reply.statusCode !== 201 || sent.includes('pmv6-load-seed')) return payload;
+          reply.code(200);
+          return '{"created":true}';
+        }),
+    });
+    try {
+      const out = join(dir, 'no-id.json');
+      const c = noId.config;
+      const code = await cli(
+        '--scenario',
+        'mixed',
+        '--target',
+        c.target,
+        '--user',
+        c.user,
+        `--password=${c.password}`,
+        '--rate',
+        '5',
+        '--duration',
+        '1s',
+        '--out',
+        out,
+        '--quiet',
+      );
+      expect(code).toBe(1);
+      const r = results(out);
+      expect(r.swept?.found).toBeGreaterThan(0);
+      expect(r.swept?.deleted).toBe(r.swept?.found);
+      const left = await fetch(`${c.target}/index.php/api/v6/projects/search/pmv6-load.json`, {
+        headers: { authorization: `Basic ${Buffer.from(`${c.user}:${c.password}`).toString('base64')}`, 'content-type': 'application/json; charset=utf-8' },
+      });
+      const found = (await left.json()) as unknown;
+      expect(found, JSON.stringify(found)).toBeInstanceOf(Array);
+      expect((found as Array<{ name: string }>).filter((p) => p.name !== 'pmv6-load-seed')).toEqual([]);
+    } finally {
+      await noId.close();
+    }
+  }, 60_000);
+
   it('usage and target errors exit 2', async () => {
     expect(await cli('--scenario', 'nope')).toBe(2);
     expect(await cli('--scenario', 'mixed', '--rate', '5', '--vus', '2')).toBe(2);

@@ -73,7 +73,9 @@ export function recordRequests(server: ReferenceServer, log: string[]): void {
         .replace(/pmv6-load-[a-z0-9]+-/g, 'pmv6-load-RUN-')
         .replace(/("password"\s*:\s*)"[^"]*"/g, '$1"…"');
     }
-    log.push(`${req.method} ${req.url} page-size=${h['x-page-size'] ?? '-'} auth=${auth} type=${h['content-type'] ?? '-'} ${body} → ${reply.statusCode}`);
+    // The run's tag is in the names it creates and in the sweep's search for them.
+    const url = req.url.replace(/pmv6-load-[a-z0-9]+-/g, 'pmv6-load-RUN-');
+    log.push(`${req.method} ${url} page-size=${h['x-page-size'] ?? '-'} auth=${auth} type=${h['content-type'] ?? '-'} ${body} → ${reply.statusCode}`);
     done();
   });
 }

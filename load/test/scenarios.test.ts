@@ -21,7 +21,7 @@ describe('scenario files', () => {
       const s = loadScenario(name);
       expect(validateScenario(s)).toEqual([]);
       expect(Object.keys(ITERATIONS)).toContain(s.iteration);
-      expect(Object.keys(s.thresholds).sort()).toEqual(['checks', 'http_req_duration', 'http_req_failed']);
+      expect(Object.keys(s.thresholds).sort()).toEqual(['checks', 'dropped_iterations', 'http_req_duration', 'http_req_failed']);
       for (const specs of Object.values(s.thresholds)) for (const t of specs) expect(t.why.length).toBeGreaterThan(10);
     }
     expect(loadScenario('page-sizes').pageSizes).toEqual([5, 20, 100, 500, 1000]);

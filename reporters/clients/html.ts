@@ -46,11 +46,11 @@ export function renderClientHtml(doc: ClientResultsDocument): string {
   const csp = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE, 'utf8').digest('base64')}'; img-src 'none'; base-uri 'none'; form-action 'none'`;
   const v = doc.verdict;
   const verdictClass = v.label === 'CONFORMANT' ? 'v-conformant' : v.label === 'NOT CONFORMANT' ? 'v-not-conformant' : 'v-inconclusive';
-  const head = `<tr><th>client</th>${doc.clauses.map((c) => `<th title="${esc(`${c.level} ${c.behaviour}`)}">${esc(c.id)}</th>`).join('')}</tr>`;
+  const head = `<tr><th>client</th>${doc.clauses.map((c) => `<th scope="col" title="${esc(`${c.level} ${c.behaviour}`)}">${esc(c.id)}</th>`).join('')}</tr>`;
   const rows = doc.clients
     .map(
       (c) =>
-        `<tr><th><a href="#${esc(c.id)}">${esc(c.userAgent ?? '(no User-Agent)')}</a><br><span class="mono">${esc(c.credentials)}</span></th>${c.clauses.map((x) => `<td class="cell o-${x.outcome}" title="${esc(`${x.findings} of ${x.checked}`)}">${esc(x.findings || (x.outcome === 'untested' ? '' : '0'))}</td>`).join('')}</tr>`,
+        `<tr><th scope="row"><a href="#${esc(c.id)}">${esc(c.userAgent ?? '(no User-Agent)')}</a><br><span class="mono">${esc(c.credentials)}</span></th>${c.clauses.map((x) => `<td class="cell o-${x.outcome}" title="${esc(`${x.findings} of ${x.checked}`)}">${esc(x.findings || (x.outcome === 'untested' ? '' : '0'))}</td>`).join('')}</tr>`,
     )
     .join('\n');
   return `<!doctype html>
@@ -72,8 +72,8 @@ export function renderClientHtml(doc: ClientResultsDocument): string {
 </div></header>
 <main>
 <section class="wrap" id="matrix"><h2>Clients × client clauses (findings)</h2>
-<table class="matrix">${head}
-${rows}</table></section>
+<div class="client-matrix-wrap"><table class="client-matrix">${head}
+${rows}</table></div></section>
 ${doc.kitErrors.length ? `<section class="wrap"><h2>Kit errors (never a client's finding)</h2>${doc.kitErrors.map((e) => `<pre class="message">${esc(e)}</pre>`).join('')}</section>` : ''}
 ${doc.clients.map((c) => clientSection(doc, c)).join('\n')}
 </main>

@@ -58,6 +58,12 @@ ${OUTCOME_RULES}
 .swatch.x-expected { background-color: ${FAIL}; }
 
 .matrix { display: grid; gap: 6px; }
+/* The client report's matrix is a table: a row per client, a column per client clause. */
+.client-matrix-wrap { overflow-x: auto; }
+.client-matrix { border-collapse: separate; border-spacing: 3px; }
+.client-matrix th { font: 600 12px/1.3 var(--mono); text-align: center; padding: 3px 6px; white-space: nowrap; }
+.client-matrix th[scope="row"] { text-align: left; font-family: inherit; white-space: normal; min-width: 12rem; }
+.client-matrix td.cell { display: table-cell; min-width: 0; }
 .area { display: grid; grid-template-columns: 230px 1fr; gap: 8px; align-items: start; padding: 6px 0; border-bottom: 1px solid #eef1f4; }
 .area-name { font-size: .9rem; font-weight: 600; padding-top: 3px; }
 .area-name span { color: var(--muted); font-weight: 400; }

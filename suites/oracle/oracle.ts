@@ -559,15 +559,22 @@ export class Oracle {
   }
 
   /**
-   * Findings that rest on a list's count, reported only when a fresh count.json still says what
-   * the one they were judged by said: other users of the installation (not the run, whose writes
-   * `unchangedSince` sees) may have moved the list between the page and the count. Asked only
-   * when there is something to report.
+   * Findings that rest on a list's count, reported only when the page, read again between two
+   * fresh count.json that say what the one they were judged by said, answers as it did (status,
+   * Link header, number of items): other users of the installation (not the run, whose writes
+   * `unchangedSince` sees) may have moved the list between the page and the count, and back.
+   * Asked only when there is something to report.
    */
   private async confirmed(o: Observed, addr: ListAddress, header: string | undefined, used: Count, held: Held[]): Promise<void> {
     if (held.length === 0) return;
-    const again = await this.countOf(o, addr, header, true);
-    if (again === undefined || again.num_items !== used.num_items || again.num_items_per_page !== used.num_items_per_page) return;
+    const holds = (c: Count | undefined) => c !== undefined && c.num_items === used.num_items && c.num_items_per_page === used.num_items_per_page;
+    if (!holds(await this.countOf(o, addr, header, true))) return;
+    const ex = o.exchange;
+    const again = await o.client
+      .withAuth(plain(o.auth))
+      .request({ method: 'GET', path: '', url: ex.request.url, ...(header !== undefined ? { headers: { 'X-Page-Size': header } } : {}), quiet: true });
+    const answer = (e: Exchange) => [e.response?.status, headerValue(e.response?.headers, 'link'), Array.isArray(e.json) ? e.json.length : undefined].join(' ');
+    if (answer(again) !== answer(ex) || !holds(await this.countOf(o, addr, header, true))) return;
     for (const h of held) this.report(...h);
   }
 

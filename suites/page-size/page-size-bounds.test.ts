@@ -91,13 +91,27 @@ clauseTest('SIZE-05', 'accept X-Page-Size 5 and 1000 and return pages of that ma
   expectPageOf(ex, 5, 'page 2 with X-Page-Size 5', 2);
 });
 
-clauseTest('SIZE-03', 'return as many items as X-Page-Size asks for on a page', async () => {
+/**
+ * How many times reads that disagree are made again while the list moves. Decision: other users
+ * of an installation write to the Admin's /passwords.json while the file reads it (issue 25), so
+ * reads held to each other are made together, and a disagreement stands only when it holds
+ * between counts that agree; a list that keeps moving is not judged, never failed.
+ */
+const TRIES = 3;
+
+clauseTest('SIZE-03', 'return as many items as X-Page-Size asks for on a page', async (t) => {
   for await (const [size, ex] of firstPages(INSIDE)) expectPageOf(ex, size, `the first page with X-Page-Size ${size}`);
-  const first = expectPageOf(await list(6, 1), 6, 'page 1 with X-Page-Size 6');
-  const ex = await list(6, 2);
-  const second = expectPageOf(ex, 6, 'page 2 with X-Page-Size 6', 2);
-  const repeated = second.filter((id) => first.includes(id));
-  if (repeated.length > 0) violation(ex, 'pages 1 and 2 with X-Page-Size 6 holding different items', `items ${repeated.join(', ')} on both`);
+  for (let attempt = 0; attempt <= TRIES; attempt++) {
+    const before = attempt === 0 ? undefined : (await count(6)).count.num_items;
+    const [one, ex] = await Promise.all([list(6, 1), list(6, 2)]);
+    const first = expectPageOf(one, 6, 'page 1 with X-Page-Size 6');
+    const second = expectPageOf(ex, 6, 'page 2 with X-Page-Size 6', 2);
+    const repeated = second.filter((id) => first.includes(id));
+    if (repeated.length === 0) return;
+    if (before !== undefined && (await count(6)).count.num_items === before)
+      violation(ex, 'pages 1 and 2 with X-Page-Size 6 holding different items', `items ${repeated.join(', ')} on both`);
+  }
+  t.observe('pages 1 and 2 with X-Page-Size 6', `not compared: ${LIST}.json moved while read ${TRIES + 1} times (other users write to it)`);
 });
 
 clauseTest('SIZE-04', 'keep the page size of a request without X-Page-Size unchanged after requests that sent one', async () => {
@@ -132,18 +146,25 @@ clauseTest('SIZE-08', 'record the reply to X-Page-Size values that are not unsig
   for await (const [value, ex] of firstPages(NOT_UNSIGNED_INTEGERS)) expectRefusalOrList(t, ex, `X-Page-Size ${JSON.stringify(value)}`);
 });
 
-clauseTest('SIZE-09', 'compute num_items_per_page and num_pages of count.json from X-Page-Size 5, 7 and 1000', async () => {
-  let numItems: number | undefined;
-  for (const size of [5, 7, 1000]) {
-    const { ex, count: c } = await count(size);
-    if (c.num_items_per_page !== size) violation(ex, `num_items_per_page ${size}`, `num_items_per_page ${c.num_items_per_page}`);
-    if (c.num_items < ITEMS) violation(ex, `num_items of at least ${ITEMS} (the passwords this file created)`, `num_items ${c.num_items}`);
-    if (numItems !== undefined && c.num_items !== numItems) {
-      violation(ex, `num_items ${numItems}, as with the other page sizes`, `num_items ${c.num_items}`);
+clauseTest('SIZE-09', 'compute num_items_per_page and num_pages of count.json from X-Page-Size 5, 7 and 1000', async (t) => {
+  const sizes = [5, 7, 1000];
+  // The three counts go out together; ones that disagree are read again (TRIES) before they are blamed.
+  for (let attempt = 0; ; attempt++) {
+    const counts = await Promise.all(sizes.map((size) => count(size)));
+    let numItems: number | undefined;
+    for (const [i, size] of sizes.entries()) {
+      const { ex, count: c } = counts[i]!;
+      if (c.num_items_per_page !== size) violation(ex, `num_items_per_page ${size}`, `num_items_per_page ${c.num_items_per_page}`);
+      if (c.num_items < ITEMS) violation(ex, `num_items of at least ${ITEMS} (the passwords this file created)`, `num_items ${c.num_items}`);
+      const pages = Math.ceil(c.num_items / size);
+      if (c.num_pages !== pages) violation(ex, `num_pages ${pages} = ceil(${c.num_items} / ${size})`, `num_pages ${c.num_pages}`);
+      numItems ??= c.num_items;
     }
-    numItems = c.num_items;
-    const pages = Math.ceil(c.num_items / size);
-    if (c.num_pages !== pages) violation(ex, `num_pages ${pages} = ceil(${c.num_items} / ${size})`, `num_pages ${c.num_pages}`);
+    const other = counts.find((c) => c.count.num_items !== numItems);
+    if (other === undefined) return;
+    if (attempt >= TRIES)
+      violation(other.ex, `num_items ${numItems}, as with the other page sizes (read together, ${TRIES + 1} times)`, `num_items ${other.count.num_items}`);
+    t.observe('counts read again', attempt + 1);
   }
 });
 

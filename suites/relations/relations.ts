@@ -66,6 +66,7 @@ const SHOW = /^\/(projects|passwords|my_passwords|files|users|groups)\/(\d+)\.js
 /** Fields a read may change: when it was read, how often, by whom. */
 const VOLATILE_FIELD = /date|time|_on$|_at$|access|view|count|last|usage/i;
 /** Answers that differ between any two requests by design. */
+const API_ROOT = '/index.php/api/v6';
 const UNREPEATABLE = /^\/(generate_password|passwords\/generate|log)(\/|\.json)/;
 
 /** The kind of item a list holds, from its template; undefined for the log and unknown lists. */
@@ -156,6 +157,8 @@ export class Relations {
   private readonly userOfId = new Map<string, { user: string; password: string }>();
   /** (public key, URL, page size) already compared: one look-up each. */
   private readonly compared = new Set<string>();
+  /** Findings confirmed on a busy installation (heldStill), by relation, list, sizes and state. */
+  private readonly confirmations = new Map<string, Promise<boolean>>();
   /** Pages by identity, list and page size. */
   private readonly pages = new Map<string, Map<number, Page>>();
   /** count.json's num_items by identity and list, with the write mark it was read at. */
@@ -206,7 +209,8 @@ export class Relations {
     if (method !== 'GET') return;
     if (status === 200) this.stillThere(o, path, report);
     const addr = listAddress(path);
-    if (addr && status === 200) this.walk(o, addr, report);
+    // The relations' own reads (quiet: heldStill's) confirm a walk; they never make one.
+    if (addr && status === 200 && !o.quiet) await this.walk(o, addr, report);
     if (o.auth.kind === 'hmac' && !o.quiet) await this.basicAgrees(o, path, report);
   }
 
@@ -279,7 +283,7 @@ export class Relations {
   }
 
   /** walks-agree, walk-count: whole walks of one list at different page sizes, in one state. */
-  private walk(o: Observed, addr: ListAddress, report: Report): void {
+  private async walk(o: Observed, addr: ListAddress, report: Report): Promise<void> {
     if (addr.volatile || o.mark.inFlight !== 0 || !unchangedSince(o.mark)) return;
     const ex = o.exchange;
     const who = identity(o.auth);
@@ -301,18 +305,98 @@ export class Relations {
     const mine = wholeWalk(walks, o.mark.started);
     if (!mine) return;
     const count = this.counts.get(listKey);
-    if (count && count.started === o.mark.started && count.items !== mine.length)
-      report(RELATIONS['walk-count'], ex, `${count.items} items over the pages (count.json)`, `${mine.length} items over the pages of X-Page-Size ${size}`);
+    if (count && count.started === o.mark.started && count.items !== mine.length) {
+      // Busy installations: it stands only when a walk made between two equal counts shows it too.
+      const again = await this.heldStill(
+        o,
+        addr.base,
+        size,
+        async () => {
+          const c = await this.countOf(o, addr.base, size);
+          const walked = await this.rewalk(o, addr.base, per);
+          return c !== undefined && walked !== undefined && walked.length !== c;
+        },
+        `walk-count|${listKey}|${size}|${o.mark.started}`,
+      );
+      if (again)
+        report(RELATIONS['walk-count'], ex, `${count.items} items over the pages (count.json)`, `${mine.length} items over the pages of X-Page-Size ${size}`);
+    }
     for (const [key, other] of this.pages) {
       if (key === `${listKey}|${size}` || !key.startsWith(`${listKey}|`)) continue;
       const theirs = wholeWalk(other, o.mark.started);
       if (!theirs) continue;
       const otherSize = key.slice(listKey.length + 1);
       const diff = itemsDiffer(mine, theirs);
-      if (diff !== undefined)
+      const otherPer = Number(otherSize);
+      if (
+        diff !== undefined &&
+        (await this.heldStill(
+          o,
+          addr.base,
+          size,
+          async () => {
+            const a = await this.rewalk(o, addr.base, per);
+            const b = Number.isInteger(otherPer) ? await this.rewalk(o, addr.base, otherPer) : undefined;
+            return a !== undefined && b !== undefined && itemsDiffer(a, b) !== undefined;
+          },
+          `walks-agree|${listKey}|${[size, otherSize].sort().join('|')}|${o.mark.started}`,
+        ))
+      )
         report(RELATIONS['walks-agree'], ex, `the same items walking ${addr.base}.json at X-Page-Size ${size || 'none'} as at ${otherSize}`, diff);
       return;
     }
+  }
+
+  /**
+   * Decision (busy installations, issue 25): other users of an installation write to the lists
+   * the run reads, and the run's write marks (`unchangedSince`) do not see them. A relation
+   * between reads of a list is reported only when `again` (the reads made anew) still breaks it
+   * between two reads of the list's count.json that agree; asked only when a finding is about to
+   * be reported, so a quiet server costs nothing. Without a list (a show), `again` alone decides.
+   */
+  private async heldStill(o: Observed, base: string | undefined, size: string | undefined, again: () => Promise<boolean>, once?: string): Promise<boolean> {
+    // A walk is whole again at each later read of its pages: each finding is confirmed once.
+    if (once !== undefined) {
+      const known = this.confirmations.get(once);
+      if (known !== undefined) return known;
+      const verdict = this.heldStill(o, base, size, again);
+      this.confirmations.set(once, verdict);
+      return verdict;
+    }
+    if (base === undefined) return again();
+    const before = await this.countOf(o, base, size);
+    if (before === undefined) return false;
+    const holds = await again();
+    return holds && (await this.countOf(o, base, size)) === before;
+  }
+
+  /** count.json of a list, as the observed request's user, at its page size; undefined if not 200. */
+  private async countOf(o: Observed, base: string, size: string | undefined): Promise<number | undefined> {
+    const ex = await this.reread(o, `${base}/count.json`, size);
+    const n = (ex?.json as { num_items?: unknown } | undefined)?.num_items;
+    return ex?.response?.status === 200 && typeof n === 'number' ? n : undefined;
+  }
+
+  /** The ids of a whole walk of a list at `per` a page, anew; undefined when a page is not 200. */
+  private async rewalk(o: Observed, base: string, per: number): Promise<string[] | undefined> {
+    const out: string[] = [];
+    for (let n = 1; n <= 10_000; n++) {
+      const ex = await this.reread(o, `${base}/page/${n}.json`, String(per));
+      const ids = ex?.response?.status === 200 ? idsOf(ex.json) : undefined;
+      if (ids === undefined) return undefined;
+      out.push(...ids);
+      const rels = parseLinkHeader(headerValue(ex!.response!.headers, 'link')).entries.flatMap((e) => e.rels);
+      if (ids.length < per || !rels.includes('next')) return out;
+    }
+    return undefined;
+  }
+
+  /** A GET of `path` (below the API root) as the observed request's client and user, not judged again. */
+  private async reread(o: Observed, path: string, size: string | undefined): Promise<Exchange | undefined> {
+    const url = o.exchange.request.url;
+    const root = url.slice(0, url.indexOf(API_ROOT) + API_ROOT.length);
+    if (!url.includes(API_ROOT)) return undefined;
+    return o.client.request({ method: 'GET', path, url: `${root}${path}`, ...(size ? { headers: { 'X-Page-Size': size } } : {}), quiet: true });
   }
 
   /** basic-hmac: the same GET, by the same user over HTTP Basic, read right after. */
@@ -338,9 +422,32 @@ export class Relations {
       quiet: true,
     });
     if (!basic.response || !unchangedSince(o.mark) || ![200, 403, 404].includes(basic.response.status)) return;
-    const other = basic.response.status;
-    const diff = other !== status ? `status ${status} over HMAC, ${other} over Basic` : status === 200 ? disagreement(ex.json, basic.json) : undefined;
-    if (diff !== undefined)
+    const differ = (h: Exchange, b: Exchange) => {
+      const [hs, bs] = [h.response!.status, b.response!.status];
+      return hs !== bs ? `status ${hs} over HMAC, ${bs} over Basic` : hs === 200 ? disagreement(h.json, b.json) : undefined;
+    };
+    const diff = differ(ex, basic);
+    if (diff === undefined) return;
+    // Busy installations: both read again, between two equal counts of the list they read.
+    const addr = listAddress(path);
+    const again = await this.heldStill(o, addr?.base, size, async () => {
+      const h = await o.client.request({
+        method: 'GET',
+        path,
+        url: ex.request.url,
+        ...(size !== undefined ? { headers: { 'X-Page-Size': size } } : {}),
+        quiet: true,
+      });
+      const b = await o.client.withAuth({ kind: 'basic', user: creds.user, password: creds.password }).request({
+        method: 'GET',
+        path,
+        url: ex.request.url,
+        ...(size !== undefined ? { headers: { 'X-Page-Size': size } } : {}),
+        quiet: true,
+      });
+      return h.response !== undefined && b.response !== undefined && differ(h, b) !== undefined;
+    });
+    if (again && unchangedSince(o.mark))
       report(RELATIONS['basic-hmac'], ex, `the answer ${creds.user} gets over HTTP Basic to the same request`, `${diff} (HMAC first, Basic second)`);
   }
 }

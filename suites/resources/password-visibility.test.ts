@@ -2,29 +2,35 @@ import { violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import { useSession } from '../harness/session.ts';
 import { runsAlone } from '../harness/suite-api.ts';
-import { allListIds } from './resource-helpers.ts';
+import { listIds } from './resource-helpers.ts';
 
-runsAlone("it walks the Admin's whole /passwords.json");
+runsAlone("it reads the Admin's /passwords.json");
 const s = useSession();
 
 // "JSON array of the passwords the user can access": a new Normal user has no access to a
 // project the Admin just created, so none of its passwords may be listed for them, while the
-// Admin ("sees all resources") gets every one of them.
-clauseTest('EP-03', 'list in GET /passwords.json only the passwords the user can access', async () => {
+// Admin ("sees all resources") gets every one of them. A long list is read by its ends
+// (`listIds`): the Admin's passwords found on neither end of an installation's list are not judged.
+clauseTest('EP-03', 'list in GET /passwords.json only the passwords the user can access', async (t) => {
   const user = await s.user('normal user');
   const project = await s.fixtures.createProject();
   const hidden = [await s.fixtures.createPassword(project), await s.fixtures.createPassword(project)];
 
-  const seenByUser = await allListIds(user.client, '/passwords');
+  const seenByUser = await listIds(user.client, '/passwords');
   for (const id of hidden) {
-    const page = seenByUser.get(String(id));
+    const page = seenByUser.ids.get(String(id));
     if (page) violation(page, `no password of project ${project}, to which the Normal user ${user.username} has no access`, `password ${id} listed`);
   }
 
-  const seenByAdmin = await allListIds(s.admin, '/passwords');
-  const missing = hidden.filter((id) => !seenByAdmin.has(String(id)));
-  if (missing.length > 0) {
+  const seenByAdmin = await listIds(s.admin, '/passwords');
+  const missing = hidden.filter((id) => !seenByAdmin.ids.has(String(id)));
+  if (missing.length > 0 && !seenByAdmin.whole) {
+    t.observe(
+      "the Admin's list",
+      `passwords ${missing.join(', ')} on neither the first nor the last of ${seenByAdmin.pages} pages of 1000: not judged (the order is not shown)`,
+    );
+  } else if (missing.length > 0) {
     const ex = await s.admin.get('/passwords/count.json', { headers: { 'X-Page-Size': '1000' } });
-    violation(ex, `the Admin's list to hold passwords ${hidden.join(', ')}`, `passwords ${missing.join(', ')} missing from all ${seenByAdmin.size} listed`);
+    violation(ex, `the Admin's list to hold passwords ${hidden.join(', ')}`, `passwords ${missing.join(', ')} missing from all ${seenByAdmin.ids.size} listed`);
   }
 });

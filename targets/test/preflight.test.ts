@@ -2,7 +2,6 @@ import { createServer, type Server } from 'node:http';
 import { createServer as netServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { TargetError } from '../../core/errors.ts';
-import type { RunConfig } from '../../suites/harness/config.ts';
 import { ControlClient } from '../../suites/harness/control.ts';
 import { type EmbeddedTarget, startEmbeddedTarget } from '../embedded.ts';
 import { type PreflightConfig, preflight } from '../preflight.ts';

@@ -61,6 +61,7 @@ export const NAMES = {
   project: 'projects/{id}',
   passwords: 'passwords',
   password: 'passwords/{id}',
+  sweep: '{kind}/search/{run prefix}',
 };
 
 /** @param {number} c */
@@ -413,6 +414,52 @@ export async function mixed(io, _scenario, n) {
   }
 }
 
+/**
+ * The end of a run that writes, in both engines (k6: teardown): what its iterations left behind
+ * under the run's names (a create answered without a usable id, a delete refused, an iteration
+ * stopped mid-way) is found by searching the run's name prefix and deleted. Not a check: k6 counts
+ * no check of teardown in its summary; each engine reports the counts itself.
+ * @param {Io} io
+ * @returns {Promise<{ found: number, deleted: number }>}
+ */
+export async function sweep(io) {
+  const prefix = `pmv6-load-${io.runTag}-`;
+  const out = { found: 0, deleted: 0 };
+  const kinds = ['passwords', 'projects'];
+  for (let k = 0; k < kinds.length; k++) {
+    const kind = kinds[k];
+    /** @type {Record<string, boolean>} */
+    const seen = {};
+    for (let round = 0; round < 10; round++) {
+      const r = await io.send('GET', `${io.api}/${kind}/search/${encodeURIComponent(prefix)}.json`, {
+        pageSize: 1000,
+        name: NAMES.sweep,
+        readBody: true,
+        cleanup: true,
+      });
+      const items = json(r.body);
+      if (r.status !== 200 || !Array.isArray(items)) break;
+      let fresh = 0;
+      for (let i = 0; i < items.length; i++) {
+        const o = items[i];
+        if (o === null || typeof o !== 'object' || typeof o.name !== 'string' || o.name.indexOf(prefix) !== 0 || !Number.isInteger(o.id) || seen[o.id])
+          continue;
+        seen[o.id] = true;
+        fresh++;
+        out.found++;
+        const d = await io.send('DELETE', `${io.api}/${kind}/${o.id}.json`, {
+          name: kind === 'projects' ? NAMES.project : NAMES.password,
+          readBody: true,
+          cleanup: true,
+        });
+        if (d.status >= 200 && d.status < 300) out.deleted++;
+      }
+      if (fresh === 0) break;
+    }
+  }
+  return out;
+}
+
 /** The iteration a scenario file names. */
 export const ITERATIONS = { walk: walk, mixed: mixed };
 
@@ -432,6 +479,7 @@ export function endpoints(scenario) {
       { method: 'GET', name: NAMES.firstPage, pageSize: 20 },
       { method: 'DELETE', name: NAMES.password, pageSize: undefined },
       { method: 'DELETE', name: NAMES.project, pageSize: undefined },
+      { method: 'GET', name: NAMES.sweep, pageSize: 1000 },
     ];
   }
   /** @type {Array<{ method: Method, name: string, pageSize: number | undefined }>} */

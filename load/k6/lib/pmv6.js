@@ -7,7 +7,7 @@ import encoding from 'k6/encoding';
 import exec from 'k6/execution';
 import http from 'k6/http';
 import { signedUri } from '../../../core/signed-uri.js';
-import { DEFAULT_BODY_SAMPLE, endpointSelector, endpoints, ITERATIONS, onTarget } from './iterations.js';
+import { DEFAULT_BODY_SAMPLE, endpointSelector, endpoints, ITERATIONS, onTarget, sweep } from './iterations.js';
 
 /** @typedef {import('./iterations.js').Scenario} Scenario */
 
@@ -201,6 +201,15 @@ export function scenarioScript(scenario) {
     /** @param {{ runTag: string }} data */
     run: async (data) => {
       await iterate(scenario, t, data);
+    },
+    /** A run that writes sweeps what it left behind. @param {{ runTag: string }} data */
+    teardown: async (data) => {
+      if (scenario.iteration !== 'mixed') return;
+      const swept = await sweep(io(t, data.runTag));
+      if (swept.found > 0)
+        /** @type {any} */ (globalThis).console.warn(
+          `pmv6: the iterations left ${swept.found} objects under the run's names; the sweep deleted ${swept.deleted}`,
+        );
     },
     /** @param {any} data */
     handleSummary: (data) => summary(scenario, data),

@@ -46,16 +46,39 @@ function exchange(
   };
 }
 
-/** A client whose Basic look-ups answer `answer(path)`, and which records what it was asked. */
-function fakeClient(answer: (req: ApiRequest) => Exchange = (req) => exchange('GET', req.url ?? req.path, 200, []), asked: ApiRequest[] = []): ApiClient {
-  const client = {
-    withAuth: () => client,
-    async request(req: ApiRequest): Promise<Exchange> {
-      asked.push(req);
-      return answer(req);
-    },
+/**
+ * A client whose look-ups answer `answer(req, auth)` (auth: the one `withAuth` gave, undefined for
+ * the observed request's own), and which records what it was asked. A list's count.json answers
+ * `count` items unless `answer` handles it.
+ */
+function fakeClient(
+  answer: (req: ApiRequest, auth?: Auth) => Exchange | undefined = (req) => exchange('GET', req.url ?? req.path, 200, []),
+  asked: ApiRequest[] = [],
+  count = 3,
+): ApiClient {
+  const make = (auth?: Auth): ApiClient => {
+    const client = {
+      withAuth: (a: Auth) => make(a),
+      async request(req: ApiRequest): Promise<Exchange> {
+        asked.push(req);
+        return answer(req, auth) ?? exchange('GET', req.url ?? req.path, 200, { num_items: count, num_pages: 1, num_items_per_page: 20 });
+      },
+    };
+    return client as unknown as ApiClient;
   };
-  return client as unknown as ApiClient;
+  return make();
+}
+
+/** A list as a server holds it: count.json and its pages at each page size (the walks' re-reads). */
+function listClient(ids: number[], asked: ApiRequest[] = []): ApiClient {
+  return fakeClient((req) => {
+    const url = req.url ?? req.path;
+    if (url.endsWith('/count.json')) return exchange('GET', url, 200, { num_items: ids.length, num_pages: 1, num_items_per_page: 5 });
+    const per = Number(req.headers?.['X-Page-Size'] ?? 20);
+    const n = Number(/\/page\/(\d+)\.json$/.exec(url)?.[1] ?? 1);
+    const slice = ids.slice((n - 1) * per, n * per);
+    return exchange('GET', url, 200, items(...slice), link('self', ...(n * per < ids.length ? ['next'] : [])));
+  }, asked);
 }
 
 const items = (...ids: number[]) => ids.map((id) => ({ id, name: `n${id}` }));
@@ -127,17 +150,60 @@ describe('framing-bom, framing-media-type', () => {
 describe('basic-hmac', () => {
   const hmacPage = (json: unknown, status = 200) => exchange('GET', '/passwords.json', status, json, {}, { 'X-Page-Size': '5' });
 
+  /** Over Basic `basic`, over HMAC (the observed client's own re-read) `hmacAgain`; counts answered by the fake. */
+  const byAuth = (basicAnswer: (url: string) => Exchange, hmacAgain: (url: string) => Exchange) => (req: ApiRequest, auth?: Auth) =>
+    (req.url ?? '').endsWith('/count.json') ? undefined : auth?.kind === 'basic' ? basicAnswer(req.url!) : hmacAgain(req.url!);
+
   test('an HMAC answer that differs from the same request over Basic fails GEN-16; the look-up keeps X-Page-Size', async () => {
     const asked: ApiRequest[] = [];
-    const client = fakeClient((req) => exchange('GET', req.url!, 200, items(1, 2, 3)), asked);
+    const client = fakeClient(
+      byAuth(
+        (url) => exchange('GET', url, 200, items(1, 2, 3)),
+        (url) => exchange('GET', url, 200, items(1, 2)),
+      ),
+      asked,
+    );
     expect(await judge([{ ex: hmacPage(items(1, 2)), auth: hmac }], client)).toEqual(['GEN-16']);
-    expect(asked).toHaveLength(1);
-    expect(asked[0]!.headers).toEqual({ 'X-Page-Size': '5' });
-    expect(asked[0]!.quiet).toBe(true);
+    // The Basic look-up; then, to tell a busy list from a fault, the count, both again, the count.
+    expect(asked.map((r) => r.url?.replace(API, ''))).toEqual([
+      '/passwords.json',
+      '/passwords/count.json',
+      '/passwords.json',
+      '/passwords.json',
+      '/passwords/count.json',
+    ]);
+    for (const r of asked) expect(r.headers).toEqual({ 'X-Page-Size': '5' });
+    for (const r of asked) expect(r.quiet).toBe(true);
+  });
+
+  test("a difference that another user's write explains (the re-reads agree) is no finding", async () => {
+    const client = fakeClient(
+      byAuth(
+        (url) => exchange('GET', url, 200, items(1, 2, 3)),
+        (url) => exchange('GET', url, 200, items(1, 2, 3)),
+      ),
+    );
+    expect(await judge([{ ex: hmacPage(items(1, 2)), auth: hmac }], client)).toEqual([]);
+    // …nor one whose list moved again between the counts around the re-reads.
+    let n = 0;
+    const moving = fakeClient((req, auth) =>
+      (req.url ?? '').endsWith('/count.json')
+        ? exchange('GET', req.url!, 200, { num_items: ++n, num_pages: 1, num_items_per_page: 5 })
+        : byAuth(
+            (url) => exchange('GET', url, 200, items(1, 2, 3)),
+            (url) => exchange('GET', url, 200, items(1, 2)),
+          )(req, auth),
+    );
+    expect(await judge([{ ex: hmacPage(items(1, 2)), auth: hmac }], moving)).toEqual([]);
   });
 
   test('a status that differs fails GEN-16; the same answer, in another order, passes', async () => {
-    const client404 = fakeClient((req) => exchange('GET', req.url!, 404, { error: true }));
+    const client404 = fakeClient(
+      byAuth(
+        (url) => exchange('GET', url, 404, { error: true }),
+        (url) => exchange('GET', url, 200, items(1)),
+      ),
+    );
     expect(await judge([{ ex: hmacPage(items(1)), auth: hmac }], client404)).toEqual(['GEN-16']);
     const same = fakeClient((req) => exchange('GET', req.url!, 200, items(2, 1)));
     expect(await judge([{ ex: hmacPage(items(1, 2)), auth: hmac }], same)).toEqual([]);
@@ -212,14 +278,26 @@ describe('walks-agree, walk-count', () => {
   const page = (n: number, ids: number[], size: string, rels: string[]) =>
     exchange('GET', n === 1 ? '/projects/search/x.json' : `/projects/search/x/page/${n}.json`, 200, items(...ids), link(...rels), { 'X-Page-Size': size });
 
-  test('two whole walks at different page sizes with different items fail SIZE-03', async () => {
+  test('two whole walks at different page sizes with different items fail SIZE-03, when walking again shows it too', async () => {
     const mark = writeMark();
-    const found = await judge([
+    const steps = [
       { ex: page(1, [1, 2, 3, 4, 5], '5', ['self', 'next', 'last']), mark },
       { ex: page(2, [5], '5', ['self', 'prev', 'first', 'last']), mark },
       { ex: page(1, [1, 2, 3, 4, 5, 6], '1000', ['self']), mark },
-    ]);
-    expect(found).toEqual([RELATIONS['walks-agree']]);
+    ];
+    // The server repeats item 5 at size 5 whenever asked: a fault.
+    const repeating = fakeClient((req) => {
+      const url = req.url ?? req.path;
+      if (url.endsWith('/count.json')) return undefined;
+      const per = req.headers?.['X-Page-Size'];
+      if (per === '1000') return exchange('GET', url, 200, items(1, 2, 3, 4, 5, 6), link('self'));
+      return /\/page\/2\.json$/.test(url)
+        ? exchange('GET', url, 200, items(5), link('self'))
+        : exchange('GET', url, 200, items(1, 2, 3, 4, 5), link('self', 'next'));
+    });
+    expect(await judge(steps, repeating)).toEqual([RELATIONS['walks-agree']]);
+    // Walked again, both sizes agree: another user's write came between the first walks.
+    expect(await judge(steps, listClient([1, 2, 3, 4, 5, 6]))).toEqual([]);
   });
 
   test('the same items at both sizes pass; a count that disagrees with a whole walk fails SIZE-10', async () => {
@@ -231,12 +309,19 @@ describe('walks-agree, walk-count', () => {
     ]);
     expect(agree).toEqual([]);
     const count = exchange('GET', '/projects/search/x/count.json', 200, { num_items: 7, num_pages: 2, num_items_per_page: 5 }, {}, { 'X-Page-Size': '5' });
-    expect(
-      await judge([
-        { ex: count, mark },
-        { ex: page(1, [1, 2, 3, 4, 5, 6], '1000', ['self']), mark },
-      ]),
-    ).toEqual([RELATIONS['walk-count']]);
+    const steps = [
+      { ex: count, mark },
+      { ex: page(1, [1, 2, 3, 4, 5, 6], '1000', ['self']), mark },
+    ];
+    // count.json says one more than its list holds, whenever asked: a fault.
+    const countsOneMore = fakeClient((req) => {
+      const url = req.url ?? req.path;
+      if (url.endsWith('/count.json')) return exchange('GET', url, 200, { num_items: 7, num_pages: 1, num_items_per_page: 1000 });
+      return exchange('GET', url, 200, items(1, 2, 3, 4, 5, 6), link('self'));
+    });
+    expect(await judge(steps, countsOneMore)).toEqual([RELATIONS['walk-count']]);
+    // Walked again between two counts, walk and count agree: the list moved under the first reads.
+    expect(await judge(steps, listClient([1, 2, 3, 4, 5, 6]))).toEqual([]);
   });
 
   test('walks read across a write, ending on a full page, or of the log are not compared', async () => {

@@ -10,13 +10,21 @@ const API = `${TARGET}/index.php/api/v6`;
 const config: RunConfig = { target: TARGET, user: 'admin', password: 'pw', runId: 'abc', seed: 1, readOnly: false, timeoutMs: 1000 };
 const basic: Auth = { kind: 'basic', user: 'admin', password: 'pw' };
 
-/** A client whose count.json look-ups answer `n` items, and which records what it was asked. */
+/** The pages `judge` hands the oracle, by URL: what reading one of them again answers. */
+const served = new Map<string, Exchange>();
+
+/**
+ * A client whose count.json look-ups answer `n` items, whose page reads (by URL, the oracle's
+ * confirmation) answer as the page did, and which records what it was asked.
+ */
 function fakeClient(n: number | 'throw', asked: string[] = []): ApiClient {
   const client = {
     withAuth: () => client,
     async request(req: ApiRequest): Promise<Exchange> {
       if (n === 'throw') throw new Error('boom');
-      asked.push(req.path);
+      const page = req.url === undefined ? undefined : served.get(req.url);
+      asked.push(req.url === undefined ? req.path : req.url.slice(API.length));
+      if (page) return page;
       const size = Number(req.headers?.['X-Page-Size'] ?? 20);
       const json = { num_items: n, num_pages: Math.max(1, Math.ceil(n / size)), num_items_per_page: size };
       return {
@@ -57,6 +65,7 @@ async function judge(
   mark: () => WriteMark = writeMark,
 ): Promise<{ clauses: string[]; errors: string[] }> {
   const oracle = new Oracle(config);
+  for (const ex of exchanges) served.set(ex.request.url, ex);
   for (const ex of exchanges) await oracle.observe({ exchange: ex, channel: 'api', auth, client, quiet: false, mark: mark() } satisfies Observed);
   const { findings, errors } = oracle.drain('');
   return { clauses: findings.map((f) => f.clause).sort(), errors };
@@ -132,8 +141,8 @@ describe('the response oracle', () => {
     const asked: string[] = [];
     const full = exchange('GET', '/groups.json', 200, items(5), link([['self', `${API}/groups.json`]]), { 'X-Page-Size': '5' });
     expect((await judge([full], fakeClient(12, asked))).clauses).toEqual(['PAG-07']);
-    // The look-up, then the one that confirms the count before the finding is reported.
-    expect(asked).toEqual(['/groups/count.json', '/groups/count.json']);
+    // The look-up, then the confirmation before the finding is reported: the count, the page again, the count.
+    expect(asked).toEqual(['/groups/count.json', '/groups/count.json', '/groups.json', '/groups/count.json']);
   });
 
   test('reports what a count decided only when a fresh count still says the same (other users move lists the run does not write)', async () => {
@@ -157,6 +166,31 @@ describe('the response oracle', () => {
     n = 12;
     expect((await judge([missing], moving)).clauses).toEqual([]);
     expect((await judge([missing], counting)).clauses).toEqual(['EP-13']);
+  });
+
+  test('reports what a count decided only when the page, read again while the count holds, answers as it did (a list that moved and back)', async () => {
+    const full = exchange('GET', '/groups.json', 200, items(5), link([['self', `${API}/groups.json`]]), { 'X-Page-Size': '5' });
+    const asked: string[] = [];
+    const counting = fakeClient(12, asked);
+    // The count says 12 before and after, but the page read again carries next and last: it was served while the list held 5.
+    const now = exchange(
+      'GET',
+      '/groups.json',
+      200,
+      items(5),
+      link([
+        ['self', `${API}/groups.json`],
+        ['next', `${API}/groups/page/2.json`],
+        ['last', `${API}/groups/page/3.json`],
+      ]),
+      { 'X-Page-Size': '5' },
+    );
+    const moved = {
+      withAuth: () => moved,
+      request: (req: ApiRequest) => (req.url === undefined ? counting.request(req) : Promise.resolve(now)),
+    } as unknown as ApiClient;
+    expect((await judge([full], moved)).clauses).toEqual([]);
+    expect(asked).toEqual(['/groups/count.json', '/groups/count.json']);
   });
 
   test("judges a page's position only when no write overlapped the page and its count (files side by side)", async () => {
@@ -192,7 +226,8 @@ describe('the response oracle', () => {
     const again: string[] = [];
     expect((await judge([full(), full()], fakeClient(12, again))).clauses).toEqual(['PAG-03', 'PAG-07']);
     // One look-up, then each finding's confirmation (the second page is judged by the first's confirmed count).
-    expect(again).toEqual(['/groups/count.json', '/groups/count.json', '/groups/count.json']);
+    const confirmation = ['/groups/count.json', '/groups.json', '/groups/count.json'];
+    expect(again).toEqual(['/groups/count.json', ...confirmation, ...confirmation]);
   });
 
   test('takes a count the run read itself as the look-up it would make (same credentials and page size)', async () => {
@@ -210,11 +245,12 @@ describe('the response oracle', () => {
     // The run read the count with X-Page-Size 5: the full page is judged against it, no look-up.
     expect((await judge([count(12, '5'), full], fakeClient(12, asked))).clauses).toEqual(['PAG-07']);
     // Only the finding's confirmation.
-    expect(asked).toEqual(['/groups/count.json']);
+    const confirmation = ['/groups/count.json', '/groups.json', '/groups/count.json'];
+    expect(asked).toEqual(confirmation);
     asked.length = 0;
     // Another page size's count is not this one's.
     expect((await judge([count(12, '7'), full], fakeClient(12, asked))).clauses).toEqual(['PAG-07']);
-    expect(asked).toEqual(['/groups/count.json', '/groups/count.json']);
+    expect(asked).toEqual(['/groups/count.json', ...confirmation]);
   });
 
   test('keeps findings by the suite file whose traffic broke the clause', async () => {
