@@ -39,7 +39,7 @@ Options:
   --out FILE              write the results (percentiles per endpoint and page size) as JSON
   --baseline FILE         compare with an earlier --out file, per endpoint and page size
   --report FILE           with --baseline: write an HTML page of both runs' latency-percentile curves
-  --budget PCT            a p50 or p95 increase beyond PCT% (and --budget-ms) that is also
+  --budget PCT            a p50, p95 or p99 increase beyond PCT% (and --budget-ms) that is also
                           beyond run-to-run noise is a regression (default 20)
   --budget-ms MS          (default 1)
   --user U / --password P admin credentials          (env PMV6_USER / PMV6_PASSWORD)

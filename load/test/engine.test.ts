@@ -175,6 +175,72 @@ describe('pmv6 load against the embedded reference server', () => {
     }
   }, 60_000);
 
+  it('a count one above its list is caught by a whole walk at a size it does not divide (pages by ceiling agree)', async () => {
+    // 2,100 passwords, counted 2,101: at 1000 a page both make 3 pages, so only the items tell.
+    const off = await startSeededTarget({ passwords: 2_100, mutate: (s) => mutantById('count-items-off-by-one')!.apply(s) });
+    try {
+      const out = join(dir, 'count-off.json');
+      const c = off.config;
+      await cli(
+        '--scenario',
+        'large-pages',
+        '--target',
+        c.target,
+        '--user',
+        c.user,
+        `--password=${c.password}`,
+        '--duration',
+        '1s',
+        '--body-sample',
+        '1',
+        '--out',
+        out,
+        '--quiet',
+      );
+      const r = results(out);
+      expect(r.checks.byName['walk: rel="next" reaches every page of the count']?.fails).toBe(0);
+      expect(r.checks.byName['walk: the pages hold as many items as the count']?.fails).toBeGreaterThan(0);
+      expect(r.checks.byName['walk: no item on two pages']?.fails).toBe(0);
+    } finally {
+      await off.close();
+    }
+  }, 60_000);
+
+  it('items repeated across pages are caught by a whole walk', async () => {
+    // Page 2 at 1000 a page answers what page 1 holds.
+    const repeats = await startSeededTarget({
+      passwords: 2_100,
+      mutate: (s) =>
+        s.app.addHook('onRequest', async (req) => {
+          if (req.headers['x-page-size'] === '1000' && req.raw.url?.endsWith('/passwords/page/2.json'))
+            req.raw.url = req.raw.url.replace('/page/2.json', '/page/1.json');
+        }),
+    });
+    try {
+      const out = join(dir, 'repeats.json');
+      const c = repeats.config;
+      await cli(
+        '--scenario',
+        'large-pages',
+        '--target',
+        c.target,
+        '--user',
+        c.user,
+        `--password=${c.password}`,
+        '--duration',
+        '1s',
+        '--body-sample',
+        '1',
+        '--out',
+        out,
+        '--quiet',
+      );
+      expect(results(out).checks.byName['walk: no item on two pages']?.fails).toBeGreaterThan(0);
+    } finally {
+      await repeats.close();
+    }
+  }, 60_000);
+
   it('usage and target errors exit 2', async () => {
     expect(await cli('--scenario', 'nope')).toBe(2);
     expect(await cli('--scenario', 'mixed', '--rate', '5', '--vus', '2')).toBe(2);
@@ -224,6 +290,26 @@ describe('pmv6 load --baseline', () => {
     expect(c.regressions).toContain('GET passwords/page/{n} [1000]');
     expect(c.regressions).not.toContain('GET passwords/count [1000]');
   }, 30_000);
+
+  it('a tail-only slowdown is a p95 regression; two runs alike are within noise (synthetic samples)', () => {
+    // 2,000 latencies of 10-20 ms; after: the slowest 8% take 60 ms more, the median does not move.
+    const before = Array.from({ length: 2000 }, (_, i) => 10 + ((i * 7919) % 1000) / 100);
+    const after = before.map((v) => (v > 19.2 ? v + 60 : v));
+    const result = (samples: number[]): LoadResults => {
+      const sorted = [...samples].sort((x, y) => x - y);
+      const at = (q: number) => sorted[Math.ceil(q * sorted.length) - 1]!;
+      const e = { key: 'GET passwords [20]', count: samples.length, p50: at(0.5), p95: at(0.95), p99: at(0.99), rps: 100, samples };
+      return { scenario: 'x', endpoints: { [e.key]: e } } as unknown as LoadResults;
+    };
+    const same = compareResults(result(before), result([...before].reverse()));
+    expect(same.regressions).toEqual([]);
+    expect(same.endpoints[0]!.verdict).toBe('within noise');
+    const tail = compareResults(result(before), result(after));
+    expect(tail.endpoints[0]!.change!.p50).toBe(0);
+    expect(tail.endpoints[0]!.pValue).toBeGreaterThan(0.01);
+    expect(tail.endpoints[0]!).toMatchObject({ verdict: 'regression', regressed: ['p95', 'p99'] });
+    expect(tail.endpoints[0]!.tailPValues!.p95).toBeLessThan(0.001);
+  });
 
   it('Mann-Whitney: equal samples give p = 1, a clear shift gives a small p', () => {
     const a = Array.from({ length: 50 }, (_, i) => 10 + (i % 7));

@@ -342,15 +342,39 @@ export async function walk(io, scenario, n) {
   const start = maxPages >= numPages ? 1 : ((Math.floor(n / sizes.length) * maxPages) % numPages) + 1;
   let url = start === 1 ? `${io.api}/passwords.json` : `${io.api}/passwords/page/${start}.json`;
   let walked = 0;
+  // A whole walk whose bodies are sampled (one in --body-sample, as single pages are) reads every
+  // page's items: together they must be the count's number, each on one page only, at any size.
+  const whole = start === 1 && maxPages >= numPages;
+  const full = whole && io.sampleBody();
+  /** @type {Record<string, number>} */
+  const seen = {};
+  let items = 0;
+  let repeated = 0;
+  let readable = full;
   for (let page = start; walked < maxPages; page++) {
     if (page > start && !io.check('walk: rel="next" stays on the target', onTarget(url, io.api))) break;
-    const r = await io.send('GET', url, { pageSize: pageSize, name: page === 1 ? NAMES.firstPage : NAMES.page, readBody: io.sampleBody() });
+    const r = await io.send('GET', url, { pageSize: pageSize, name: page === 1 ? NAMES.firstPage : NAMES.page, readBody: full || io.sampleBody() });
     const rel = checkPage(io, r, page, numPages, pageSize);
     walked++;
+    if (full) {
+      const list = json(r.body);
+      if (!Array.isArray(list)) readable = false;
+      else
+        for (let i = 0; i < list.length; i++) {
+          const id = list[i] !== null && typeof list[i] === 'object' ? String(list[i].id) : undefined;
+          items++;
+          if (id !== undefined && seen[id] !== undefined) repeated++;
+          if (id !== undefined) seen[id] = page;
+        }
+    }
     if (r.status !== 200 || !rel['next']) break;
     url = resolveLink(rel['next'], url);
   }
-  if (start === 1 && maxPages >= numPages) io.check('walk: rel="next" reaches every page of the count', walked === numPages);
+  if (whole) io.check('walk: rel="next" reaches every page of the count', walked === numPages);
+  if (readable && walked === numPages) {
+    io.check('walk: the pages hold as many items as the count', items === c.num_items);
+    io.check('walk: no item on two pages', repeated === 0);
+  }
 }
 
 /**
