@@ -7,7 +7,7 @@ import type { ApiClient } from './client.ts';
 import { inFlight, type RunConfig } from './config.ts';
 import type { ControlClient, Role } from './control.ts';
 import { inOrder } from './in-order.ts';
-import { activeLedger, exactId, foreignText, Ledger, type OwnedKind, verifyCreated } from './ownership.ts';
+import { activeLedger, exactId, foreignText, Ledger, type OwnedKind, type Pending, type Verdict, verifyCreated } from './ownership.ts';
 import { validate } from './schemas.ts';
 
 /**
@@ -22,6 +22,9 @@ export type FixtureKind = OwnedKind;
  * before the users they hold, users last (objects they created keep their ids).
  */
 export const CLEANUP_ORDER: readonly FixtureKind[] = ['file', 'password', 'my_password', 'project', 'group', 'user'];
+
+/** Items of the one list page that shows many of a file's creations at once (the spec's largest page). */
+const BULK_PAGE_SIZE = 1000;
 
 /** Sent with deletions of passwords, which a locked password needs (X-Unlock-Reason, product facts §3). */
 export const UNLOCK_REASON = 'pmv6 conformance run: cleanup';
@@ -72,6 +75,8 @@ export class Fixtures {
   private readonly gone: Created[] = [];
   /** Ids the target gave that did not show the run's name (reported, never touched). */
   private readonly untouched: NonNullable<CleanupReport['untouched']> = [];
+  /** Creations not yet shown with the run's name (settle()). */
+  private readonly pending: Pending[] = [];
   /** The run's ledger (suites/harness/ownership.ts); one of its own outside a run. */
   readonly ledger: Ledger;
 
@@ -107,8 +112,63 @@ export class Fixtures {
     const problems = validate('created', ex.json);
     const id = exactId(ex);
     if (problems.length > 0 || id === undefined) throw new SetupError(`creating a ${kind}: ${problems.join('; ') || 'no integer id'}`, { exchange: ex });
-    await this.verify(kind, id, String(body['name']), ex, [client, this.admin]);
+    this.expect(kind, id, String(body['name']), ex, [client, this.admin]);
     return Number(id);
+  }
+
+  /**
+   * Records a creation as pending (suites/harness/ownership.ts, Ledger.expect): the run writes to
+   * it only once an answer shows it with the run's name; cleanup() reads back what none showed.
+   * A creation found to be another's is reported then and listed as not touched.
+   */
+  private expect(kind: FixtureKind, id: string, name: string, creation: Exchange | undefined, readers: readonly ApiClient[], acceptUnreadable = false): void {
+    const item: Created = { kind, id, name };
+    this.created.push(item);
+    const bulk = this.bulkRead(kind);
+    const pending: Pending = {
+      kind,
+      id,
+      name,
+      readers,
+      ...(creation ? { creation } : {}),
+      ...(acceptUnreadable ? { acceptUnreadable } : {}),
+      ...(bulk ? { bulk } : {}),
+    };
+    pending.onVerdict = (v) => this.verdict(item, v);
+    this.ledger.expect(pending);
+    this.pending.push(pending);
+  }
+
+  /** A pending creation's verdict: the run's; another's (not touched); or gone before its deferred read-back. */
+  private verdict(item: Created, v: Verdict): void {
+    if (v.owned) return;
+    const i = this.created.indexOf(item);
+    if (i >= 0) this.created.splice(i, 1);
+    if ('gone' in v) this.gone.push(item);
+    else this.untouched.push({ kind: item.kind, id: reportId(item.id), name: item.name, reason: foreignText(v.foreign) });
+  }
+
+  /**
+   * Settles every creation of this file still pending, before the cleanup writes to them or a
+   * section changes the settings they could be read back under. Lists first: one search by the
+   * file's name prefix shows many passwords or projects at once (Ledger.observe); what it did not
+   * show is read back one by one. `deferred`: read back long after the creation (a 404 is gone).
+   */
+  async settle(opts: { deferred?: boolean } = {}): Promise<void> {
+    const open = this.pending.splice(0);
+    await inOrder(open, inFlight(this.cfg), (p) => this.ledger.settle(p, opts));
+  }
+
+  /**
+   * One list page that shows this file's creations of a kind with their names: a search by the
+   * file's name prefix (passwords, projects), the users list (no search; ours are the newest).
+   */
+  private bulkRead(kind: FixtureKind): Pending['bulk'] {
+    const size = { headers: { 'X-Page-Size': String(BULK_PAGE_SIZE) } };
+    const search = encodeURIComponent(`pmv6-${this.cfg.runId}-${this.tag}-`);
+    if (kind === 'password' || kind === 'project') return { key: `${this.tag}:${kind}`, read: () => this.admin.get(`/${kind}s/search/${search}.json`, size) };
+    if (kind === 'user') return { key: `${this.tag}:user`, read: () => this.admin.get('/users.json', size) };
+    return undefined;
   }
 
   /**
@@ -129,6 +189,7 @@ export class Fixtures {
       this.created.push({ kind, id, name });
       return;
     }
+    if (!('foreign' in verdict)) throw new SetupError(`${kind} ${id}: its read-back answered 404`, { exchange: verdict.readBack });
     const reason = foreignText(verdict.foreign);
     this.untouched.push({ kind, id: reportId(id), name, reason });
     throw new SetupError(reason, ...(verdict.foreign.readBack ? [{ exchange: verdict.foreign.readBack }] : []));
@@ -198,7 +259,7 @@ export class Fixtures {
       this.untouched.push({ kind: 'user', id: reportId(created.id_text), name: username, reason });
       throw new SetupError(reason);
     }
-    await this.verify('user', created.id_text, username, undefined, [this.admin], true);
+    this.expect('user', created.id_text, username, undefined, [this.admin], true);
     return {
       id: created.id,
       username,
@@ -245,6 +306,7 @@ export class Fixtures {
    * newest first: a project may hold a newer one (a subproject), deleted before it.
    */
   async cleanup(): Promise<CleanupReport> {
+    await this.settle({ deferred: true });
     const report: CleanupReport = { deleted: this.gone.map((g) => ({ ...g, id: reportId(g.id) })), leftovers: [] };
     if (this.untouched.length > 0) report.untouched = this.untouched.splice(0);
     this.gone.length = 0;
