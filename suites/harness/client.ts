@@ -2,9 +2,9 @@ import { Agent, type Dispatcher, errors as undiciErrors } from 'undici';
 import { cut, type Exchange, parseJsonBody, slim } from '../../core/exchange.ts';
 import { signedUri } from '../../core/signed-uri.js';
 import { basicAuthorization, hmacSign } from '../../core/signers.ts';
-import { ReadOnlyError } from './assert.ts';
+import { ReadOnlyError, SetupError } from './assert.ts';
 import { activeGate } from './gate.ts';
-import { activeLedger, guardRequest } from './ownership.ts';
+import { activeLedger, foreignText, guardRequest } from './ownership.ts';
 import { type Channel, emitExchange, requestStarting, writeMark } from './traffic.ts';
 
 export type HmacParts = { uri: string; timestamp: string; body: string; hash: string };
@@ -244,7 +244,10 @@ export class ApiClient {
     // Ownership (suites/harness/ownership.ts): a write to an id the run did not verify is never
     // sent; the creations it names still pending are read back first.
     const guardBase = this.channel === 'control' ? this.target : `${this.target}${API_PREFIX}`;
-    await activeLedger()?.settleFor(req.method, req.url ?? this.apiUrl(req.path), guardBase);
+    const refused = (await activeLedger()?.settleFor(req.method, req.url ?? this.apiUrl(req.path), guardBase)) ?? [];
+    // The test's object turned out not to be the run's: its setup failed, with the cause.
+    for (const v of refused)
+      if ('foreign' in v) throw new SetupError(`harness: ${req.method.toUpperCase()} ${cut(req.path, 200)} not sent: ${foreignText(v.foreign)}`);
     const url = guardRequest(req.method, req.url ?? this.apiUrl(req.path), guardBase);
     const body: Buffer | undefined =
       req.rawBody !== undefined

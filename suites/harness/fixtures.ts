@@ -7,7 +7,7 @@ import type { ApiClient } from './client.ts';
 import { inFlight, type RunConfig } from './config.ts';
 import type { ControlClient, Role } from './control.ts';
 import { inOrder } from './in-order.ts';
-import { activeLedger, exactId, foreignText, Ledger, type OwnedKind, type Pending, type Verdict, verifyCreated } from './ownership.ts';
+import { activeLedger, exactId, foreignText, Ledger, type OwnedKind, OwnershipError, type Pending, type Verdict, verifyCreated } from './ownership.ts';
 import { validate } from './schemas.ts';
 
 /**
@@ -124,7 +124,7 @@ export class Fixtures {
   private expect(kind: FixtureKind, id: string, name: string, creation: Exchange | undefined, readers: readonly ApiClient[], acceptUnreadable = false): void {
     const item: Created = { kind, id, name };
     this.created.push(item);
-    const bulk = this.bulkRead(kind);
+    const bulk = this.bulkRead(kind, readers[0] ?? this.admin);
     const pending: Pending = {
       kind,
       id,
@@ -161,13 +161,17 @@ export class Fixtures {
 
   /**
    * One list page that shows this file's creations of a kind with their names: a search by the
-   * file's name prefix (passwords, projects), the users list (no search; ours are the newest).
+   * file's name prefix (passwords, projects, the Admin's personal passwords), the list of users
+   * or groups (no search: one page of the largest size).
    */
-  private bulkRead(kind: FixtureKind): Pending['bulk'] {
+  private bulkRead(kind: FixtureKind, reader: ApiClient): Pending['bulk'] {
     const size = { headers: { 'X-Page-Size': String(BULK_PAGE_SIZE) } };
     const search = encodeURIComponent(`pmv6-${this.cfg.runId}-${this.tag}-`);
     if (kind === 'password' || kind === 'project') return { key: `${this.tag}:${kind}`, read: () => this.admin.get(`/${kind}s/search/${search}.json`, size) };
-    if (kind === 'user') return { key: `${this.tag}:user`, read: () => this.admin.get('/users.json', size) };
+    // Personal passwords are listed to their owner only: the Admin's own, by the Admin.
+    if (kind === 'my_password' && reader === this.admin)
+      return { key: `${this.tag}:${kind}`, read: () => this.admin.get(`/my_passwords/search/${search}.json`, size) };
+    if (kind === 'user' || kind === 'group') return { key: `${this.tag}:${kind}`, read: () => this.admin.get(`/${kind}s.json`, size) };
     return undefined;
   }
 
@@ -277,8 +281,13 @@ export class Fixtures {
    * with the rest. `creation` (the exchange that created it) gives the id exactly as sent. False
    * when the id does not show the run's name: it is reported and never written to.
    */
-  async track(kind: FixtureKind, id: number | string, name: string, opts: { creation?: Exchange; reader?: ApiClient } = {}): Promise<boolean> {
+  async track(kind: FixtureKind, id: number | string, name: string, opts: { creation?: Exchange; reader?: ApiClient; lazy?: boolean } = {}): Promise<boolean> {
     const text = (opts.creation && exactId(opts.creation)) ?? String(id);
+    // `lazy`: read back only when needed (expect()); true until then.
+    if (opts.lazy) {
+      this.expect(kind, text, name, opts.creation, opts.reader ? [opts.reader, this.admin] : [this.admin]);
+      return true;
+    }
     try {
       await this.verify(kind, text, name, opts.creation, opts.reader ? [opts.reader, this.admin] : [this.admin]);
       return true;
@@ -314,10 +323,18 @@ export class Fixtures {
       const items = this.created.filter((c) => c.kind === kind).reverse();
       // A locked password is deleted only with a reason (product facts §3); harmless on others.
       const answers = await inOrder(items, kind === 'project' ? 1 : inFlight(this.cfg), (item) =>
-        this.admin.delete(deletePath(kind, item.id), kind === 'password' ? { headers: { 'X-Unlock-Reason': UNLOCK_REASON } } : {}),
+        this.admin.delete(deletePath(kind, item.id), kind === 'password' ? { headers: { 'X-Unlock-Reason': UNLOCK_REASON } } : {}).catch((e: unknown) => {
+          if (e instanceof OwnershipError || e instanceof SetupError) return e;
+          throw e;
+        }),
       );
       for (const [i, item] of items.entries()) {
         const ex = answers[i]!;
+        // Not the run's to delete (the guard refused it): reported, never touched.
+        if (ex instanceof OwnershipError || ex instanceof SetupError) {
+          report.untouched = [...(report.untouched ?? []), { kind, id: reportId(item.id), name: item.name, reason: ex.message }];
+          continue;
+        }
         const status = ex.response?.status;
         // Any other object may already be gone (the test, or its container, removed it): 404
         // counts as deleted. For a user, 404 or 405 more likely means the target has no

@@ -148,7 +148,17 @@ export class Ledger {
    */
   expect(p: Pending): void {
     const key = `${p.kind}:${p.id}`;
-    if (this.owned.has(key) || this.pending.has(key)) return;
+    // Another creation answered with the same id: one read-back, each told its verdict.
+    const open = this.pending.get(key);
+    if (open) {
+      const first = open.onVerdict;
+      const also = p.onVerdict;
+      if (also) open.onVerdict = (v) => (first?.(v), also(v));
+      return;
+    }
+    const settled = this.settled.get(key);
+    if (settled) p.onVerdict?.(settled);
+    if (settled || this.owned.has(key)) return;
     this.pending.set(key, p);
   }
 
@@ -247,9 +257,12 @@ export class Ledger {
     return v;
   }
 
-  /** Settles the pending ids a write to `url` names (below `base`); reads settle nothing. */
-  async settleFor(method: string, url: string, base: string): Promise<void> {
-    if (this.pending.size === 0 || READS.has(method.toUpperCase())) return;
+  /**
+   * Settles the pending ids a write to `url` names (below `base`); reads settle nothing. The
+   * verdicts that did not make an id the run's: the write will be refused (guardRequest).
+   */
+  async settleFor(method: string, url: string, base: string): Promise<Verdict[]> {
+    if (this.pending.size === 0 || READS.has(method.toUpperCase())) return [];
     const below = url.startsWith(`${base}/`) ? url.slice(base.length) : pathOf(url);
     const waits: Promise<Verdict>[] = [];
     for (const { kind, id } of idsInPath(below.split(/[?#]/)[0] ?? '')) {
@@ -257,7 +270,7 @@ export class Ledger {
       const p = this.pendingFor(kind, id);
       if (p) waits.push(this.settle(p));
     }
-    await Promise.all(waits);
+    return (await Promise.all(waits)).filter((v) => !v.owned);
   }
 
   reportForeign(f: Foreign): void {

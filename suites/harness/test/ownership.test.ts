@@ -106,7 +106,7 @@ describe('ownership: a run writes only to the objects it created and read back',
     // Read back lazily (issue 26): before the first write to it, which is then refused.
     expect(await f.createProject()).toBe(77);
     expect(foreign).toEqual([]);
-    await expect(admin.delete('/projects/77.json')).rejects.toThrow(/project 77 is not an object this run created/);
+    await expect(admin.delete('/projects/77.json')).rejects.toThrow(/not sent: .*with id 77, and an object named "customer-project": never written to/);
     expect(foreign).toEqual(['project 77 true']);
     await expect(admin.delete('/projects/77.json')).rejects.toThrow(OwnershipError);
     const report = await f.cleanup();
