@@ -153,7 +153,11 @@ export class Ledger {
     if (open) {
       const first = open.onVerdict;
       const also = p.onVerdict;
-      if (also) open.onVerdict = (v) => (first?.(v), also(v));
+      if (also)
+        open.onVerdict = (v) => {
+          first?.(v);
+          also(v);
+        };
       return;
     }
     const settled = this.settled.get(key);
