@@ -31,7 +31,8 @@ export function useCreations(s: Session): Create {
     const path = `/${kind}s.json`;
     const ex = typeof body === 'string' ? await client.request({ method: 'POST', path, rawBody: body }) : await client.post(path, body);
     const id = createdId(ex);
-    if (id !== undefined) await s.fixtures.track(kind, id, typeof body === 'string' ? nameIn(body) : String(body['name'] ?? '(unnamed)'), { creation: ex });
+    if (id !== undefined)
+      await s.fixtures.track(kind, id, typeof body === 'string' ? nameIn(body) : String(body['name'] ?? '(unnamed)'), { creation: ex, lazy: true });
     return ex;
   };
 }
