@@ -2,6 +2,7 @@ import type { Exchange } from '../../core/exchange.ts';
 import { clip } from '../../core/redact.ts';
 import { expectStatus, ReadOnlyError, violation } from '../harness/assert.ts';
 import type { ApiClient } from '../harness/client.ts';
+import { inOrder } from '../harness/in-order.ts';
 import { itemIds } from '../harness/pages.ts';
 import type { Session } from '../harness/session.ts';
 
@@ -90,7 +91,7 @@ export async function showPassword(client: ApiClient, id: number): Promise<{ ex:
  * Every item id of a paginated list, page by page with the largest page size the spec allows.
  * Returns the ids and the exchange of the page each id came from.
  */
-export async function allListIds(client: ApiClient, list: string): Promise<Map<string, Exchange>> {
+export async function allListIds(client: ApiClient, list: string, inFlight = 1): Promise<Map<string, Exchange>> {
   const headers = { 'X-Page-Size': '1000' };
   const countEx = await client.get(`${list}/count.json`, { headers });
   expectStatus(countEx, 200);
@@ -98,10 +99,10 @@ export async function allListIds(client: ApiClient, list: string): Promise<Map<s
   if (typeof pages !== 'number' || !Number.isSafeInteger(pages) || pages < 0) {
     violation(countEx, 'num_pages as a non-negative integer', JSON.stringify(pages));
   }
+  // The pages are independent reads: `inFlight` of them at once, the same requests as one by one.
+  const numbers = Array.from({ length: Math.max(pages, 1) }, (_, i) => i + 1);
+  const exchanges = await inOrder(numbers, inFlight, (page) => client.get(`${list}/page/${page}.json`, { headers }));
   const out = new Map<string, Exchange>();
-  for (let page = 1; page <= Math.max(pages, 1); page++) {
-    const ex = await client.get(`${list}/page/${page}.json`, { headers });
-    for (const id of itemIds(ex)) out.set(id, ex);
-  }
+  for (const ex of exchanges) for (const id of itemIds(ex)) out.set(id, ex);
   return out;
 }
