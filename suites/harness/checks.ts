@@ -71,8 +71,10 @@ export function requireControl(s: Session): ControlClient {
 export function withSettingsSnapshot<T>(s: Session, fn: (control: ControlClient) => Promise<T>): Promise<T> {
   const control = requireControl(s);
   changeable('POST /reset');
-  // With the target to itself (suites/harness/gate.ts): a fault or a reset is the section's alone.
+  // With the target to itself (suites/harness/gate.ts): a fault or a reset is the section's alone;
+  // the file's creations still pending are read back before it, under the settings they were made under.
   return exclusive(async () => {
+    await s.fixtures.settle();
     const before: Settings = await control.getSettings();
     try {
       return await fn(control);

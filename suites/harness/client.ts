@@ -2,9 +2,9 @@ import { Agent, type Dispatcher, errors as undiciErrors } from 'undici';
 import { cut, type Exchange, parseJsonBody, slim } from '../../core/exchange.ts';
 import { signedUri } from '../../core/signed-uri.js';
 import { basicAuthorization, hmacSign } from '../../core/signers.ts';
-import { ReadOnlyError } from './assert.ts';
+import { ReadOnlyError, SetupError } from './assert.ts';
 import { activeGate } from './gate.ts';
-import { guardRequest } from './ownership.ts';
+import { activeLedger, foreignText, guardRequest } from './ownership.ts';
 import { type Channel, emitExchange, requestStarting, writeMark } from './traffic.ts';
 
 export type HmacParts = { uri: string; timestamp: string; body: string; hash: string };
@@ -241,8 +241,14 @@ export class ApiClient {
     if (this.readOnly && !['GET', 'HEAD', 'OPTIONS'].includes(req.method.toUpperCase())) {
       throw new ReadOnlyError(`the check would send ${req.method} ${req.url ?? this.apiUrl(req.path)}`);
     }
-    // Ownership (suites/harness/ownership.ts): a write to an id the run did not verify is never sent.
-    const url = guardRequest(req.method, req.url ?? this.apiUrl(req.path), this.channel === 'control' ? this.target : `${this.target}${API_PREFIX}`);
+    // Ownership (suites/harness/ownership.ts): a write to an id the run did not verify is never
+    // sent; the creations it names still pending are read back first.
+    const guardBase = this.channel === 'control' ? this.target : `${this.target}${API_PREFIX}`;
+    const refused = (await activeLedger()?.settleFor(req.method, req.url ?? this.apiUrl(req.path), guardBase)) ?? [];
+    // The test's object turned out not to be the run's: its setup failed, with the cause.
+    for (const v of refused)
+      if ('foreign' in v) throw new SetupError(`harness: ${req.method.toUpperCase()} ${cut(req.path, 200)} not sent: ${foreignText(v.foreign)}`);
+    const url = guardRequest(req.method, req.url ?? this.apiUrl(req.path), guardBase);
     const body: Buffer | undefined =
       req.rawBody !== undefined
         ? Buffer.isBuffer(req.rawBody)
@@ -372,6 +378,9 @@ export class ApiClient {
       writeEnded();
     }
     exchange.durationMs = Math.round(performance.now() - started);
+    // Every answer the run gets may show a pending creation with the run's name (before slim: ids exactly as sent).
+    const apiBase = `${this.target}${API_PREFIX}/`;
+    if (this.channel === 'api' && exchange.response && url.startsWith(apiBase)) activeLedger()?.observe(url.slice(apiBase.length - 1), exchange);
     await emitExchange({ exchange, channel: this.channel, auth, client: this, quiet: req.quiet ?? false, mark });
     slim(exchange);
     return exchange;

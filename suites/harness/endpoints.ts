@@ -617,6 +617,8 @@ export interface CallOptions {
   headers?: Record<string, string>;
   /** Replaces the endpoint's method, e.g. PATCH. */
   method?: string;
+  /** A creation is read back at once (the table's shared objects), not only when needed. */
+  readBack?: boolean;
 }
 
 export type EndpointCall = { endpoint: Endpoint; ex: Exchange } | { endpoint: Endpoint; skipped: string };
@@ -703,7 +705,7 @@ class EndpointSession implements EndpointCalls {
       ...(opts.contentType !== undefined ? { contentType: opts.contentType } : {}),
       ...(Object.keys(headers).length > 0 ? { headers } : {}),
     });
-    if (isSuccess(ex) && opts.method === undefined) await this.#track(e, d, body, ex, client);
+    if (isSuccess(ex) && opts.method === undefined) await this.#track(e, d, body, ex, client, opts.readBack ?? false);
     return ex;
   }
 
@@ -712,11 +714,15 @@ class EndpointSession implements EndpointCalls {
    * A creation is the run's once read back (suites/harness/ownership.ts): by the client that
    * made it (only their owner sees personal passwords), else by the Admin.
    */
-  async #track(e: Endpoint, d: EndpointData, body: Record<string, unknown> | undefined, ex: Exchange, client: ApiClient): Promise<void> {
+  async #track(e: Endpoint, d: EndpointData, body: Record<string, unknown> | undefined, ex: Exchange, client: ApiClient, readBack: boolean): Promise<void> {
     const id = (ex.json as { id?: unknown } | undefined)?.id;
     if (e.creates && (typeof id === 'number' || typeof id === 'string')) {
       const name = body?.['username'] ?? body?.['name'] ?? body?.['file_name'];
-      const owned = await this.#s.fixtures.track(e.creates, id, typeof name === 'string' ? name : '(unnamed)', { creation: ex, reader: client });
+      const owned = await this.#s.fixtures.track(e.creates, id, typeof name === 'string' ? name : '(unnamed)', {
+        creation: ex,
+        reader: client,
+        lazy: !readBack,
+      });
       if (!owned) this.#foreign.add(ex);
     }
     if (e.deletes) {
@@ -734,7 +740,7 @@ class EndpointSession implements EndpointCalls {
   async #viaTable(kind: IdKind, d: EndpointData): Promise<number | undefined> {
     const creator = CREATORS[kind];
     if (!creator) throw new Error(`endpoint table: no entry creates a ${kind}`);
-    const ex = await this.call(this.#s.admin, creator, d);
+    const ex = await this.call(this.#s.admin, creator, d, { readBack: true });
     const id = (ex.json as { id?: unknown } | undefined)?.id;
     if (this.#foreign.has(ex)) {
       this.#unavailable.set(kind, `${label(creator)} answered with id ${String(id)}, which does not show the run's name (never written to)`);

@@ -7,7 +7,7 @@ import type { ApiClient } from './client.ts';
 import { inFlight, type RunConfig } from './config.ts';
 import type { ControlClient, Role } from './control.ts';
 import { inOrder } from './in-order.ts';
-import { activeLedger, exactId, foreignText, Ledger, type OwnedKind, verifyCreated } from './ownership.ts';
+import { activeLedger, exactId, foreignText, Ledger, type OwnedKind, OwnershipError, type Pending, type Verdict, verifyCreated } from './ownership.ts';
 import { validate } from './schemas.ts';
 
 /**
@@ -22,6 +22,9 @@ export type FixtureKind = OwnedKind;
  * before the users they hold, users last (objects they created keep their ids).
  */
 export const CLEANUP_ORDER: readonly FixtureKind[] = ['file', 'password', 'my_password', 'project', 'group', 'user'];
+
+/** Items of the one list page that shows many of a file's creations at once (the spec's largest page). */
+const BULK_PAGE_SIZE = 1000;
 
 /** Sent with deletions of passwords, which a locked password needs (X-Unlock-Reason, product facts §3). */
 export const UNLOCK_REASON = 'pmv6 conformance run: cleanup';
@@ -72,6 +75,8 @@ export class Fixtures {
   private readonly gone: Created[] = [];
   /** Ids the target gave that did not show the run's name (reported, never touched). */
   private readonly untouched: NonNullable<CleanupReport['untouched']> = [];
+  /** Creations not yet shown with the run's name (settle()). */
+  private readonly pending: Pending[] = [];
   /** The run's ledger (suites/harness/ownership.ts); one of its own outside a run. */
   readonly ledger: Ledger;
 
@@ -107,8 +112,67 @@ export class Fixtures {
     const problems = validate('created', ex.json);
     const id = exactId(ex);
     if (problems.length > 0 || id === undefined) throw new SetupError(`creating a ${kind}: ${problems.join('; ') || 'no integer id'}`, { exchange: ex });
-    await this.verify(kind, id, String(body['name']), ex, [client, this.admin]);
+    this.expect(kind, id, String(body['name']), ex, [client, this.admin]);
     return Number(id);
+  }
+
+  /**
+   * Records a creation as pending (suites/harness/ownership.ts, Ledger.expect): the run writes to
+   * it only once an answer shows it with the run's name; cleanup() reads back what none showed.
+   * A creation found to be another's is reported then and listed as not touched.
+   */
+  private expect(kind: FixtureKind, id: string, name: string, creation: Exchange | undefined, readers: readonly ApiClient[], acceptUnreadable = false): void {
+    const item: Created = { kind, id, name };
+    this.created.push(item);
+    const bulk = this.bulkRead(kind, readers[0] ?? this.admin);
+    const pending: Pending = {
+      kind,
+      id,
+      name,
+      readers,
+      ...(creation ? { creation } : {}),
+      ...(acceptUnreadable ? { acceptUnreadable } : {}),
+      ...(bulk ? { bulk } : {}),
+    };
+    pending.onVerdict = (v) => this.verdict(item, v);
+    this.ledger.expect(pending);
+    this.pending.push(pending);
+  }
+
+  /** A pending creation's verdict: the run's; another's (not touched); or gone before its deferred read-back. */
+  private verdict(item: Created, v: Verdict): void {
+    if (v.owned) return;
+    const i = this.created.indexOf(item);
+    if (i >= 0) this.created.splice(i, 1);
+    if ('gone' in v) this.gone.push(item);
+    else this.untouched.push({ kind: item.kind, id: reportId(item.id), name: item.name, reason: foreignText(v.foreign) });
+  }
+
+  /**
+   * Settles every creation of this file still pending, before the cleanup writes to them or a
+   * section changes the settings they could be read back under. Lists first: one search by the
+   * file's name prefix shows many passwords or projects at once (Ledger.observe); what it did not
+   * show is read back one by one. `deferred`: read back long after the creation (a 404 is gone).
+   */
+  async settle(opts: { deferred?: boolean } = {}): Promise<void> {
+    const open = this.pending.splice(0);
+    await inOrder(open, inFlight(this.cfg), (p) => this.ledger.settle(p, opts));
+  }
+
+  /**
+   * One list page that shows this file's creations of a kind with their names: a search by the
+   * file's name prefix (passwords, projects, the Admin's personal passwords), the list of users
+   * or groups (no search: one page of the largest size).
+   */
+  private bulkRead(kind: FixtureKind, reader: ApiClient): Pending['bulk'] {
+    const size = { headers: { 'X-Page-Size': String(BULK_PAGE_SIZE) } };
+    const search = encodeURIComponent(`pmv6-${this.cfg.runId}-${this.tag}-`);
+    if (kind === 'password' || kind === 'project') return { key: `${this.tag}:${kind}`, read: () => this.admin.get(`/${kind}s/search/${search}.json`, size) };
+    // Personal passwords are listed to their owner only: the Admin's own, by the Admin.
+    if (kind === 'my_password' && reader === this.admin)
+      return { key: `${this.tag}:${kind}`, read: () => this.admin.get(`/my_passwords/search/${search}.json`, size) };
+    if (kind === 'user' || kind === 'group') return { key: `${this.tag}:${kind}`, read: () => this.admin.get(`/${kind}s.json`, size) };
+    return undefined;
   }
 
   /**
@@ -129,6 +193,7 @@ export class Fixtures {
       this.created.push({ kind, id, name });
       return;
     }
+    if (!('foreign' in verdict)) throw new SetupError(`${kind} ${id}: its read-back answered 404`, { exchange: verdict.readBack });
     const reason = foreignText(verdict.foreign);
     this.untouched.push({ kind, id: reportId(id), name, reason });
     throw new SetupError(reason, ...(verdict.foreign.readBack ? [{ exchange: verdict.foreign.readBack }] : []));
@@ -198,7 +263,7 @@ export class Fixtures {
       this.untouched.push({ kind: 'user', id: reportId(created.id_text), name: username, reason });
       throw new SetupError(reason);
     }
-    await this.verify('user', created.id_text, username, undefined, [this.admin], true);
+    this.expect('user', created.id_text, username, undefined, [this.admin], true);
     return {
       id: created.id,
       username,
@@ -216,8 +281,13 @@ export class Fixtures {
    * with the rest. `creation` (the exchange that created it) gives the id exactly as sent. False
    * when the id does not show the run's name: it is reported and never written to.
    */
-  async track(kind: FixtureKind, id: number | string, name: string, opts: { creation?: Exchange; reader?: ApiClient } = {}): Promise<boolean> {
+  async track(kind: FixtureKind, id: number | string, name: string, opts: { creation?: Exchange; reader?: ApiClient; lazy?: boolean } = {}): Promise<boolean> {
     const text = (opts.creation && exactId(opts.creation)) ?? String(id);
+    // `lazy`: read back only when needed (expect()); true until then.
+    if (opts.lazy) {
+      this.expect(kind, text, name, opts.creation, opts.reader ? [opts.reader, this.admin] : [this.admin]);
+      return true;
+    }
     try {
       await this.verify(kind, text, name, opts.creation, opts.reader ? [opts.reader, this.admin] : [this.admin]);
       return true;
@@ -245,6 +315,7 @@ export class Fixtures {
    * newest first: a project may hold a newer one (a subproject), deleted before it.
    */
   async cleanup(): Promise<CleanupReport> {
+    await this.settle({ deferred: true });
     const report: CleanupReport = { deleted: this.gone.map((g) => ({ ...g, id: reportId(g.id) })), leftovers: [] };
     if (this.untouched.length > 0) report.untouched = this.untouched.splice(0);
     this.gone.length = 0;
@@ -252,10 +323,18 @@ export class Fixtures {
       const items = this.created.filter((c) => c.kind === kind).reverse();
       // A locked password is deleted only with a reason (product facts §3); harmless on others.
       const answers = await inOrder(items, kind === 'project' ? 1 : inFlight(this.cfg), (item) =>
-        this.admin.delete(deletePath(kind, item.id), kind === 'password' ? { headers: { 'X-Unlock-Reason': UNLOCK_REASON } } : {}),
+        this.admin.delete(deletePath(kind, item.id), kind === 'password' ? { headers: { 'X-Unlock-Reason': UNLOCK_REASON } } : {}).catch((e: unknown) => {
+          if (e instanceof OwnershipError || e instanceof SetupError) return e;
+          throw e;
+        }),
       );
       for (const [i, item] of items.entries()) {
         const ex = answers[i]!;
+        // Not the run's to delete (the guard refused it): reported, never touched.
+        if (ex instanceof OwnershipError || ex instanceof SetupError) {
+          report.untouched = [...(report.untouched ?? []), { kind, id: reportId(item.id), name: item.name, reason: ex.message }];
+          continue;
+        }
         const status = ex.response?.status;
         // Any other object may already be gone (the test, or its container, removed it): 404
         // counts as deleted. For a user, 404 or 405 more likely means the target has no

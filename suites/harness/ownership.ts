@@ -82,9 +82,37 @@ const NOT_IDS = new Set([
   'delete_user',
 ]);
 
+/**
+ * A creation not yet read back (Ledger.expect): the run writes to it only once a response shows
+ * it with the run's name, passively (Ledger.observe) or by its read-back (Ledger.settle).
+ */
+export interface Pending {
+  kind: OwnedKind;
+  id: string;
+  name: string;
+  creation?: Exchange;
+  /** Who reads it back, in order (verifyCreated). */
+  readers: readonly ApiClient[];
+  acceptUnreadable?: boolean;
+  /** Told of the verdict once, however it was reached. */
+  onVerdict?: (v: Verdict) => void;
+  /** A list read (by `key`) that shows this creation with others, read once for all of them. */
+  bulk?: { key: string; read: () => Promise<unknown> };
+}
+
+type PendingEntry = Pending & { settling?: Promise<Verdict>; readingBack?: boolean };
+
+/** List paths whose items are objects of one kind (the first segment's), shown with their names. */
+const LIST_KIND = /^\/(passwords|projects|my_passwords|users|groups)(\/archived|\/search\/[^/]+)?(\/page\/\d+)?\.json$/;
+
 export class Ledger {
   readonly prefix: string;
   private readonly owned = new Map<string, Owned>();
+  private readonly pending = new Map<string, PendingEntry>();
+  /** List reads in flight that may show many pending creations at once (Pending.bulk). */
+  private readonly bulkReads = new Map<string, Promise<unknown>>();
+  /** How each creation that was pending ended. */
+  private readonly settled = new Map<string, Verdict>();
   /** Owned ids the run deleted (still its own: a probe may write to them, never to another's). */
   private readonly deleted = new Set<string>();
   readonly foreign: Foreign[] = [];
@@ -110,6 +138,143 @@ export class Ledger {
 
   record(kind: OwnedKind, id: string, name: string): void {
     this.owned.set(`${kind}:${id}`, { kind, id, name });
+  }
+
+  /**
+   * Decision (issue 26's request budget): a creation is read back only when needed. Until a
+   * response shows the id with the run's name (observe) or its read-back does (settle), it is
+   * pending: not the run's, so guardRequest refuses writes to it; the harness client settles the
+   * pending ids a write names before sending it.
+   */
+  expect(p: Pending): void {
+    const key = `${p.kind}:${p.id}`;
+    // Another creation answered with the same id: one read-back, each told its verdict.
+    const open = this.pending.get(key);
+    if (open) {
+      const first = open.onVerdict;
+      const also = p.onVerdict;
+      if (also)
+        open.onVerdict = (v) => {
+          first?.(v);
+          also(v);
+        };
+      return;
+    }
+    const settled = this.settled.get(key);
+    if (settled) p.onVerdict?.(settled);
+    if (settled || this.owned.has(key)) return;
+    this.pending.set(key, p);
+  }
+
+  /** The pending creation this id text names (its exact text, or the one pending id of that value above 2^53). */
+  pendingFor(kind: OwnedKind, text: string): Pending | undefined {
+    const exact = this.pending.get(`${kind}:${text}`);
+    if (exact) return exact;
+    if (!/^-?\d+(\.\d+)?(e[+-]?\d+)?$/i.test(text)) return undefined;
+    const value = Number(text);
+    if (!Number.isFinite(value) || Number.isSafeInteger(value)) return undefined;
+    const same = [...this.pending.values()].filter((p) => p.kind === kind && Number(p.id) === value);
+    return same.length === 1 ? same[0] : undefined;
+  }
+
+  /** Pending creations, of one kind or all. */
+  pendingOf(kind?: OwnedKind): Pending[] {
+    return [...this.pending.values()].filter((p) => kind === undefined || p.kind === kind);
+  }
+
+  private confirm(p: Pending, readBack?: Exchange): void {
+    const key = `${p.kind}:${p.id}`;
+    if (!this.pending.delete(key)) return;
+    this.record(p.kind, p.id, p.name);
+    const v: Verdict = { owned: true, ...(readBack ? { readBack } : {}) };
+    this.settled.set(key, v);
+    p.onVerdict?.(v);
+  }
+
+  /**
+   * Every 200 answer to a GET of the API (`path` below the API root): a show of a pending id,
+   * or a list page holding it, whose name is the run's makes it the run's. Nothing else decides
+   * here: an answer that does not show the name leaves the id pending for its read-back.
+   */
+  observe(path: string, ex: Exchange): void {
+    if (this.pending.size === 0 || ex.response?.status !== 200 || ex.request.method.toUpperCase() !== 'GET') return;
+    const bare = path.split(/[?#]/)[0] ?? '';
+    const show = /^\/(passwords|projects|my_passwords|users|groups|files)\/([^/]+)\.json$/.exec(bare);
+    if (show) {
+      const kind = SEGMENT_KIND[show[1]!]!;
+      const text = exactId(ex);
+      const p = text === undefined ? undefined : this.pending.get(`${kind}:${text}`);
+      if (p && !p.readingBack && (text === decode(show[2]!) || (kind === 'user' && show[2] === 'me')) && this.shows(shownName(ex.json))) this.confirm(p, ex);
+      return;
+    }
+    const list = LIST_KIND.exec(bare);
+    if (!list || !Array.isArray(ex.json)) return;
+    const kind = SEGMENT_KIND[list[1]!]!;
+    const items = ex.json as unknown[];
+    for (const [i, id] of exactItemIds(ex).entries()) {
+      const p = id === undefined ? undefined : this.pending.get(`${kind}:${id}`);
+      if (p && !p.readingBack && this.shows(shownName(items[i]))) this.confirm(p);
+    }
+  }
+
+  /**
+   * The verdict on a pending creation: its read-back (verifyCreated), sent once however many
+   * ask. `deferred`: the read-back comes long after the creation (the cleanup), so a 404 may be
+   * a container's deletion: gone, not the server's finding.
+   */
+  settle(p: Pending, opts: { deferred?: boolean } = {}): Promise<Verdict> {
+    const key = `${p.kind}:${p.id}`;
+    const entry = this.pending.get(key);
+    if (!entry) return Promise.resolve(this.settled.get(key) ?? { owned: true });
+    entry.settling ??= this.settleNow(key, entry, opts);
+    return entry.settling;
+  }
+
+  private async settleNow(key: string, entry: PendingEntry, opts: { deferred?: boolean }): Promise<Verdict> {
+    // One list read shows many of them (a search by the file's name prefix): worth it from two on.
+    const bulk = entry.bulk;
+    if (bulk && [...this.pending.values()].filter((q) => q.bulk?.key === bulk.key).length >= 2) {
+      let read = this.bulkReads.get(bulk.key);
+      if (!read) {
+        read = bulk.read().then(
+          () => this.bulkReads.delete(bulk.key),
+          () => this.bulkReads.delete(bulk.key),
+        );
+        this.bulkReads.set(bulk.key, read);
+      }
+      await read;
+      if (!this.pending.has(key)) return this.settled.get(key) ?? { owned: true };
+    }
+    entry.readingBack = true;
+    const v = await verifyCreated(
+      this,
+      entry.readers,
+      { kind: entry.kind, id: entry.id, name: entry.name, ...(entry.creation ? { creation: entry.creation } : {}) },
+      {
+        ...(entry.acceptUnreadable ? { acceptUnreadable: true } : {}),
+        ...(opts.deferred ? { deferred: true } : {}),
+      },
+    );
+    this.pending.delete(key);
+    this.settled.set(key, v);
+    entry.onVerdict?.(v);
+    return v;
+  }
+
+  /**
+   * Settles the pending ids a write to `url` names (below `base`); reads settle nothing. The
+   * verdicts that did not make an id the run's: the write will be refused (guardRequest).
+   */
+  async settleFor(method: string, url: string, base: string): Promise<Verdict[]> {
+    if (this.pending.size === 0 || READS.has(method.toUpperCase())) return [];
+    const below = url.startsWith(`${base}/`) ? url.slice(base.length) : pathOf(url);
+    const waits: Promise<Verdict>[] = [];
+    for (const { kind, id } of idsInPath(below.split(/[?#]/)[0] ?? '')) {
+      if (this.resolve(kind, id) !== undefined) continue;
+      const p = this.pendingFor(kind, id);
+      if (p) waits.push(this.settle(p));
+    }
+    return (await Promise.all(waits)).filter((v) => !v.owned);
   }
 
   reportForeign(f: Foreign): void {
@@ -358,7 +523,7 @@ export function showPath(kind: OwnedKind, id: string): string {
   return `/${kind}s/${id}.json`;
 }
 
-export type Verdict = { owned: true; readBack?: Exchange } | { owned: false; foreign: Foreign };
+export type Verdict = { owned: true; readBack?: Exchange } | { owned: false; foreign: Foreign } | { owned: false; gone: true; readBack: Exchange };
 
 /**
  * Reads the object back as `reader` and records it as the run's when it shows the run's name.
@@ -372,7 +537,7 @@ export async function verifyCreated(
   ledger: Ledger,
   readers: ApiClient | readonly ApiClient[],
   created: { kind: OwnedKind; id: string; name: string; creation?: Exchange },
-  opts: { acceptUnreadable?: boolean } = {},
+  opts: { acceptUnreadable?: boolean; deferred?: boolean } = {},
 ): Promise<Verdict> {
   const { kind, id, name } = created;
   // The first reader whose read-back is answered 200 decides (the creator may read what the
@@ -389,6 +554,8 @@ export async function verifyCreated(
     ledger.record(kind, id, name);
     return { owned: true, readBack };
   }
+  // Read back long after the creation, 404 may be its container's deletion: gone, not a finding.
+  if (opts.deferred && status === 404) return { owned: false, gone: true, readBack };
   const foreign: Foreign = {
     kind,
     id,

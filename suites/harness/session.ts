@@ -85,6 +85,8 @@ export function useSession(): Session {
       if (init().config.readOnly) throw new ReadOnlyError('the check would change settings');
       if (!control) throw new SetupError('changing settings needs the control protocol');
       changeable('PUT /settings');
+      // The file's creations still pending are read back under the settings they were made under.
+      await init().fixtures.settle();
       // With the target to itself: files side by side never see the changed setting.
       // Settings already as asked are not sent again, and only settings that differ at the end
       // are put back (the section still holds the target: no other file's section changes them).

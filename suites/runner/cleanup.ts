@@ -3,7 +3,7 @@ import type { RunConfig } from '../harness/config.ts';
 import { ControlClient, type Settings } from '../harness/control.ts';
 import { shellQuote } from '../harness/curl.ts';
 import { type CleanupReport, deletePath, type FixtureKind, reportId, UNLOCK_REASON } from '../harness/fixtures.ts';
-import { exactItemIds, type Ledger, showPath } from '../harness/ownership.ts';
+import { exactItemIds, type Ledger, showPath, verifyCreated } from '../harness/ownership.ts';
 import { writeMark } from '../harness/traffic.ts';
 
 /** What the runner did about the target's settings at the end of a run. */
@@ -230,6 +230,14 @@ export async function sweep(config: RunConfig, ledger: Ledger | undefined, limit
     const kinds: FixtureKind[] = ['file', ...LISTS.map((l) => l.kind)];
     for (const kind of kinds) {
       const lists = LISTS.find((l) => l.kind === kind)?.lists ?? [];
+      // Creations still pending (read back only when needed, suites/harness/ownership.ts) of a
+      // kind no list shows: read back now, else the sweep would not know them.
+      if (lists.length === 0 && ledger) {
+        for (const p of ledger.pendingOf(kind)) {
+          if (outOfTime(limits)) break;
+          await verifyCreated(ledger, admin, p, { deferred: true }).catch(() => undefined);
+        }
+      }
       const held = new Map((ledger?.live() ?? []).filter((o) => o.kind === kind).map((o) => [o.id, o as Listed]));
       const { found, unknown } = lists.length > 0 ? await listNamed(admin, kind, lists, prefix, limits) : { found: [], unknown: [] };
       report.unknown.push(...unknown);

@@ -81,6 +81,24 @@ if (values.populated) {
   console.log(
     `same verdict: ${same ? 'yes' : 'NO'}; populated time ${(populated.wallMs / 1000).toFixed(1)} s (goal ${POPULATED_GOAL_S} s or less), ratio to empty ${(populated.wallMs / Math.max(1, empty.wallMs)).toFixed(2)}; requests ratio ${requestRatio.toFixed(3)} (goal ${POPULATED_REQUESTS_RATIO.toFixed(2)} or less)`,
   );
+  // Where the time goes, side by side: when each file ended (the critical path is the last
+  // ones; files that run alone come after the others) and the longest tests of the populated run.
+  console.log('suite files by when they ended in the populated run (s since the start; requests), empty beside it:');
+  const files = [...populated.endedAt].sort((a, b) => a[1] - b[1]);
+  for (const [file, at] of files.slice(-15)) {
+    const e = empty.endedAt.get(file);
+    console.log(
+      `  ${`${(at / 1000).toFixed(1)}`.padStart(6)} s ${String(populated.result.requestsByFile?.[file] ?? 0).padStart(5)}   empty ${e === undefined ? '    ?' : `${(e / 1000).toFixed(1)}`.padStart(5)} s ${String(empty.result.requestsByFile?.[file] ?? 0).padStart(5)}  ${file.replace(/^suites\//, '')}`,
+    );
+  }
+  console.log(`longest tests of the populated run (in ${delay} ms delays: the chain of requests they waited on), empty beside it:`);
+  const emptyTest = new Map(empty.result.tests.map((t) => [`${t.file} ${t.title}`, t.durationMs]));
+  for (const t of [...populated.result.tests].sort((a, b) => b.durationMs - a.durationMs).slice(0, 10)) {
+    const e = emptyTest.get(`${t.file} ${t.title}`);
+    console.log(
+      `  ${`${(t.durationMs / 1000).toFixed(1)} s`.padStart(8)} ${String(delay > 0 ? Math.round(t.durationMs / delay) : '').padStart(5)}   empty ${e === undefined ? '?' : `${(e / 1000).toFixed(1)} s`}  ${t.file.replace(/^suites\//, '')}: ${t.title.slice(0, 70)}`,
+    );
+  }
   const byFile = (r: typeof empty) => new Map(Object.entries(r.result.requestsByFile ?? {}));
   const e = byFile(empty);
   const grown = [...byFile(populated)].map(([file, n]) => [file, n - (e.get(file) ?? 0)] as const).filter(([, d]) => d !== 0);
