@@ -12,7 +12,7 @@ import { join, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { TestMeta } from '../harness/results.ts';
 import { collectDeclarations, type DeclaredCase, type FileMeta, type SuiteDeclarations, TestSkipped } from '../harness/suite-api.ts';
-import { childScope, inScope, type TrafficScope } from '../harness/traffic.ts';
+import { childScope, currentScope, inScope, type TrafficScope } from '../harness/traffic.ts';
 import { onDisk, PACKAGE_ROOT, sourceName } from './layout.ts';
 
 export interface CaseRun {
@@ -90,13 +90,36 @@ class Deadline extends Error {
   override name = 'Deadline';
 }
 
-async function withDeadline<T>(ms: number, what: string, fn: () => Promise<T> | T, onExpiry?: () => void): Promise<T> {
+/**
+ * Decision (issue 25): a test's or hook's deadline is one of inactivity, not of wall time: it
+ * expires when `ms` pass with no request of its own answered (`progress`, the requests its scope
+ * has sent), and in any case after ten times `ms`. A slow, populated installation makes a test
+ * that sends two hundred requests one after another take longer, and a deadline of our own must
+ * not turn that into an inconclusive verdict; a test that hangs still ends.
+ */
+async function withDeadline<T>(ms: number, what: string, fn: () => Promise<T> | T, onExpiry?: () => void, progress?: () => number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
+  const started = Date.now();
+  const cap = progress ? ms * 10 : ms;
+  let seen = progress?.() ?? 0;
+  let last = started;
   const expiry = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
+    const expire = (why: string) => {
       onExpiry?.();
-      reject(new Deadline(`${what} did not end within ${ms} ms`));
-    }, ms);
+      reject(new Deadline(why));
+    };
+    const check = () => {
+      const now = Date.now();
+      const sent = progress?.() ?? 0;
+      if (sent !== seen) {
+        seen = sent;
+        last = now;
+      }
+      if (now - started >= cap) return expire(`${what} did not end within ${cap} ms`);
+      if (now - last >= ms) return expire(progress ? `${what} had no request answered for ${ms} ms` : `${what} did not end within ${ms} ms`);
+      timer = setTimeout(check, Math.min(1000, ms - (now - last), cap - (now - started)));
+    };
+    timer = setTimeout(check, Math.min(1000, ms));
   });
   try {
     return await Promise.race([Promise.resolve().then(fn), expiry]);
@@ -140,7 +163,7 @@ async function runFile(file: string, declared: SuiteDeclarations, options: FileR
     return run;
   }
   try {
-    for (const hook of declared.beforeAll) await withDeadline(options.hookTimeoutMs, 'beforeAll', () => hook({ meta: run.meta }));
+    for (const hook of declared.beforeAll) await withDeadline(options.hookTimeoutMs, 'beforeAll', () => hook({ meta: run.meta }), undefined, sentHere());
   } catch (e) {
     run.setupError = errorText(e);
   }
@@ -161,12 +184,18 @@ async function runFile(file: string, declared: SuiteDeclarations, options: FileR
   }
   for (const hook of [...declared.afterAll].reverse()) {
     try {
-      await withDeadline(options.hookTimeoutMs, 'afterAll', () => hook({ meta: run.meta }));
+      await withDeadline(options.hookTimeoutMs, 'afterAll', () => hook({ meta: run.meta }), undefined, sentHere());
     } catch (e) {
       run.errors.push(errorText(e));
     }
   }
   return run;
+}
+
+/** The requests the calling scope (a file's, for its hooks) has sent so far, as a function. */
+function sentHere(): () => number {
+  const scope = currentScope();
+  return () => scope?.sent ?? 0;
 }
 
 function done(c: CaseRun, options: FileRunOptions): CaseRun {
@@ -206,7 +235,8 @@ async function runCaseIn(scope: TrafficScope, t: DeclaredCase, body: NonNullable
       timeout,
       'the test',
       () => body(ctx),
-      () => controller.abort(new Deadline(`the test did not end within ${timeout} ms`)),
+      () => controller.abort(new Deadline(`the test had no request answered for ${timeout} ms`)),
+      () => scope.sent,
     );
     return ended('passed');
   } catch (e) {

@@ -7,6 +7,7 @@ import { clauseTest } from '../../harness/clause-test.ts';
 import { setRunConfig } from '../../harness/config.ts';
 import type { TestMeta } from '../../harness/results.ts';
 import { collectDeclarations, type DeclaredCase, type SuiteDeclarations, type TestBody } from '../../harness/suite-api.ts';
+import { currentScope } from '../../harness/traffic.ts';
 import { runSuiteFile, suiteFiles } from '../suite-runner.ts';
 
 const meta = (): TestMeta => ({ clauses: ['GEN-01'], level: 'MUST', behaviour: 'b' });
@@ -75,9 +76,27 @@ describe('suite runner', () => {
     };
     const run = await runSuiteFile('f', declared, { testTimeoutMs: 1_000, hookTimeoutMs: 50 });
     expect(run.cases[0]).toMatchObject({ state: 'failed' });
-    expect(run.cases[0]?.error).toMatch(/did not end within 50 ms/);
+    expect(run.cases[0]?.error).toMatch(/had no request answered for 50 ms/);
     expect(aborted).toBe(true);
-    expect(run.errors).toEqual([expect.stringMatching(/afterAll did not end within 50 ms/)]);
+    expect(run.errors).toEqual([expect.stringMatching(/afterAll had no request answered for 50 ms/)]);
+  });
+
+  test('the deadline is one of inactivity: a test whose requests keep being answered runs past it, up to ten times it', async () => {
+    const busy = (ms: number) => async () => {
+      for (const end = Date.now() + ms; Date.now() < end; ) {
+        await new Promise((r) => setTimeout(r, 20));
+        currentScope()!.sent++;
+      }
+    };
+    const declared: SuiteDeclarations = {
+      beforeAll: [],
+      afterAll: [],
+      tests: [runnable('slow but answered', busy(300), 100), runnable('answered for ever', busy(5_000), 100)],
+    };
+    const run = await runSuiteFile('f', declared, { testTimeoutMs: 100, hookTimeoutMs: 1_000 });
+    expect(run.cases[0]).toMatchObject({ state: 'passed' });
+    expect(run.cases[1]).toMatchObject({ state: 'failed' });
+    expect(run.cases[1]?.error).toMatch(/did not end within 1000 ms/);
   });
 
   test('a request a test meets after its deadline (a closed client) is never recorded as a violation', async () => {
@@ -102,7 +121,10 @@ describe('suite runner', () => {
     await new Promise((r) => setTimeout(r, 10));
     setRunConfig(undefined);
     expect(run.cases[0]).toMatchObject({ state: 'failed' });
-    expect(run.cases[0]?.meta.failure).toMatchObject({ kind: 'harness', message: expect.stringMatching(/^harness: the test did not end within 50 ms/) });
+    expect(run.cases[0]?.meta.failure).toMatchObject({
+      kind: 'harness',
+      message: expect.stringMatching(/^harness: the test had no request answered for 50 ms/),
+    });
   });
 
   test('an interrupt: the running test sees it, the next tests do not run, the afterAll hooks still run', async () => {
