@@ -72,3 +72,19 @@ clauseTest('LOG-05', 'not mark the creation of a password through the API as com
       web.map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join(', '),
     );
 });
+
+// What counts as an action is not shown; the product writes a view of a password to the log
+// (product facts §7, action "view_password"). INFO: the entries that name the password are read
+// before and after one GET of it; a server that logs no views is recorded, never failed.
+clauseTest('LOG-07', 'record whether a view of a password through the API is written to the action log', async (t) => {
+  await logPage(s, t);
+  const created = await createMarked('log-view');
+  const before = await entriesMentioning(s, t, created.name, { kind: 'password', id: created.id });
+  if (before.found.length === 0) t.unverifiable('no log entry mentions the password just created (LOG-01)');
+  const view = await s.admin.get(`/passwords/${created.id}.json`);
+  if (view.response?.status !== 200) t.unverifiable(`the show of password ${created.id} answered ${view.response?.status ?? view.error}`);
+  const after = await entriesMentioning(s, t, created.name, { kind: 'password', id: created.id });
+  t.observe('entries naming the password', { before: before.found.length, after: after.found.length });
+  if (after.found.length <= before.found.length)
+    violation(view, `a log entry for the view of password ${created.id} (the product logs views)`, `${after.found.length} entries name it, as before the view`);
+});
