@@ -436,6 +436,8 @@ export class Relations {
     // Reported with the show: its status or its fields are what the list contradicts.
     const later = shown.ex;
     if (shown.status === 404) {
+      // An object the run deleted is gone-after-delete's finding, with the list that still holds it.
+      if (this.deleted.has(`${kind}:${id}`)) return;
       const clause = listed.template === '/passwords.json' ? RELATIONS['listed-is-shown'] : GONE_CLAUSE[kind];
       report(
         clause,
