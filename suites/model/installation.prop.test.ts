@@ -117,7 +117,7 @@ const FIRST = 'EP-03';
 modelTest(FIRST, `list every password the user can access and no deleted one, ${OF}`);
 modelTest('EP-07', `show a password with the values of its last successful update, ${OF}`);
 modelTest('RES-10', `answer a show of a password deleted earlier with an error, ${OF}`);
-modelTest('GEN-09', `refuse every show, list entry, search result and write of the run's passwords to users given no access, ${OF}`);
+modelTest('GEN-09', `refuse every show, list entry and write of the run's passwords to users given no access, ${OF}`);
 modelTest('SIZE-10', `count in count.json the passwords the list holds, ${OF}`);
 modelTest('OPS-05', `list a favorite as soon as it is made and never after it is unmade, ${OF}`);
 modelTest('OPS-08', `never return the same generated password twice, ${OF}`);

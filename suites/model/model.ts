@@ -50,8 +50,6 @@ export interface Pw {
   favoriteCalls: number;
   /** Log searches for the marker so far (a server that logs reads may log them too). */
   logReads: number;
-  /** Passwords searches for the marker so far (the same). */
-  searches: number;
 }
 
 export interface Model {
@@ -179,7 +177,6 @@ export class Create extends Step {
       },
       favoriteCalls: 0,
       logReads: 0,
-      searches: 0,
     };
     m.passwords.push(p);
     // The creation read back at once, as a client does: the answer holds what was sent (EP-07).
@@ -411,38 +408,6 @@ export class Favorite extends Step {
   toString = () => `${this.on ? 'favorite' : 'unfavorite'}(${this.actor}, ${this.via}, -${this.back})`;
 }
 
-/**
- * GET passwords/search/<marker>.json (the product's path) by the viewer or a user given no access.
- * What a search matches is not shown, so the viewer's answer is held only by the relations the
- * oracle judges on every reply (a deleted password listed: gone-after-delete; a listed one its
- * show denies: listed-is-shown); an outsider's holds none of the run's passwords (GEN-09).
- */
-export class Search extends Step {
-  constructor(
-    readonly actor: 'viewer' | (typeof OUTSIDERS)[number],
-    readonly via: Via,
-    readonly back: number,
-  ) {
-    super();
-  }
-  check = (m: Readonly<Model>) => m.passwords.length > 0;
-  async run(m: Model, r: Real): Promise<void> {
-    const p = pick(m, this.back, false);
-    if (!p) return;
-    const who = `the ${this.actor} over ${this.via}`;
-    const ex = await r.clients[this.actor][this.via].get(`/passwords/search/${encodeURIComponent(p.marker)}.json`, { headers: PAGE });
-    p.searches++;
-    expectResponse(ex, `an answer to GET /passwords/search/${p.marker}.json for ${who}`);
-    // A refusal hides as well as an empty list; a path the target does not serve proves nothing.
-    if (this.actor === 'viewer' || ex.response.status !== 200 || !Array.isArray(ex.json)) return;
-    const ids = listed(ex, 'GEN-09', `GET /passwords/search/${p.marker}.json for ${who}`);
-    const leaked = m.passwords.filter((q) => ids.has(q.id));
-    if (leaked.length > 0)
-      fail('GEN-09', ex, `none of the run's passwords in a search by ${who}, who was given no access to them`, `${leaked.map(label).join(', ')} listed`);
-  }
-  toString = () => `search(${this.actor}, ${this.via}, -${this.back})`;
-}
-
 /** GET favorite_passwords.json: the actor's favorites among the run's passwords, and none other of them (OPS-05). */
 export class Favorites extends Step {
   constructor(
@@ -565,8 +530,8 @@ export async function judgeLog(m: Model, r: Real, p: Pw): Promise<void> {
     // A server whose search finds none of a password's entries (another log shape) is not judged.
     if (e === 0) return;
     m.logSearch = true;
-    const besides = p.favoriteCalls + p.logReads - 1 + p.searches;
-    const counts = `${p.writes} writes, ${p.views} shows, ${p.favoriteCalls} favorite calls, ${p.logReads - 1} earlier log searches, ${p.searches} searches`;
+    const besides = p.favoriteCalls + p.logReads - 1;
+    const counts = `${p.writes} writes, ${p.views} shows, ${p.favoriteCalls} favorite calls, ${p.logReads - 1} earlier log searches`;
     if (e < p.writes)
       fail(
         'LOG-01',
@@ -610,8 +575,6 @@ export function commandArbitraries(): Array<fc.Arbitrary<Step>> {
   const outsiderShow = fc.tuple(outsider, via, back).map(([a, v, b]) => new Show(a, v, b));
   const favorite = fc.tuple(inside, via, fc.boolean(), back).map(([a, v, on, b]) => new Favorite(a, v, on, b));
   const favorites = fc.tuple(inside, via).map(([a, v]) => new Favorites(a, v));
-  const searcher = fc.constantFrom<'viewer' | (typeof OUTSIDERS)[number]>('viewer', 'viewer', 'read only', 'project manager', 'normal user');
-  const search = fc.tuple(searcher, via, back).map(([a, v, b]) => new Search(a, v, b));
   return [
     ...[create, create],
     ...[write, write, write, write],
@@ -622,7 +585,6 @@ export function commandArbitraries(): Array<fc.Arbitrary<Step>> {
     ...[intrude, intrude, intrude],
     ...[favorite, favorite],
     ...[favorites, favorites],
-    search,
     fc.tuple(fc.constantFrom(...ACTORS), via).map(([a, v]) => new Generate(a, v)),
     fc.tuple(fc.constantFrom('admin', 'viewer', ...OUTSIDERS), via).map(([a, v]) => new CheckLatest(a, v)),
     ...[logCheck, logCheck],
