@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import type { Exchange } from '../../core/exchange.ts';
 import { violation } from '../harness/assert.ts';
-import { clauseTest } from '../harness/clause-test.ts';
+import { type ClauseTestContext, clauseTest } from '../harness/clause-test.ts';
 import { useSession } from '../harness/session.ts';
 import { runsAlone } from '../harness/suite-api.ts';
 import { countDrift, entriesMentioning, logCount, logPage, originMarks, saysApi, saysWeb } from './log-reader.ts';
@@ -42,10 +43,17 @@ clauseTest('LOG-01', 'write the creation of a password through the API to the ac
 // value "api", counts; an entry with none of them is a warning, not a failure. A field named
 // origin or source must say API for this action (the product's values are "web", "api", …,
 // product facts §7): an API action logged with origin "web" is a warning too.
+/** A password created for LOG-02 and LOG-07, and the entries that named it right after. */
+let marked: Promise<{ created: { id: number; name: string }; ex: Exchange; found: unknown[] }> | undefined;
+const createdAndLogged = (t: ClauseTestContext) =>
+  (marked ??= (async () => {
+    await logPage(s, t);
+    const created = await createMarked('log-origin');
+    return { created, ...(await entriesMentioning(s, t, created.name, { kind: 'password', id: created.id })) };
+  })());
+
 clauseTest('LOG-02', 'record how the log resource marks an action that came from the API', async (t) => {
-  await logPage(s, t);
-  const created = await createMarked('log-origin');
-  const { ex, found } = await entriesMentioning(s, t, created.name, { kind: 'password', id: created.id });
+  const { ex, found } = await createdAndLogged(t);
   if (found.length === 0) t.unverifiable('no log entry mentions the password just created (LOG-01)');
   const entry = found[0] as Record<string, unknown>;
   const marks = originMarks(entry);
@@ -75,11 +83,10 @@ clauseTest('LOG-05', 'not mark the creation of a password through the API as com
 
 // What counts as an action is not shown; the product writes a view of a password to the log
 // (product facts §7, action "view_password"). INFO: the entries that name the password are read
-// before and after one GET of it; a server that logs no views is recorded, never failed.
+// before and after one GET of it (the password LOG-02 made); a server that logs no views is
+// recorded, never failed.
 clauseTest('LOG-07', 'record whether a view of a password through the API is written to the action log', async (t) => {
-  await logPage(s, t);
-  const created = await createMarked('log-view');
-  const before = await entriesMentioning(s, t, created.name, { kind: 'password', id: created.id });
+  const { created, ...before } = await createdAndLogged(t);
   if (before.found.length === 0) t.unverifiable('no log entry mentions the password just created (LOG-01)');
   const view = await s.admin.get(`/passwords/${created.id}.json`);
   if (view.response?.status !== 200) t.unverifiable(`the show of password ${created.id} answered ${view.response?.status ?? view.error}`);
