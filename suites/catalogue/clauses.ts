@@ -660,6 +660,24 @@ export const CLAUSES: readonly Clause[] = [
     'The log has a column "Origin" that tells whether an action came from the API',
     'not mark an action made through the API as coming from the web interface',
   ),
+  // "Every action ... is written": one action, one entry. The spec does not say "once", so an
+  // action written twice (two entries alike but for their id and time) is a SHOULD warning.
+  C(
+    'LOG-06',
+    'SHOULD',
+    S.gen,
+    'Every action caused by an API request is written to the action log',
+    'write each action made through the API to the action log once',
+  ),
+  // What counts as an action is not shown; the product logs views of passwords (product facts
+  // §7, action "view_password"), so whether a view is logged is recorded.
+  C(
+    'LOG-07',
+    'INFO',
+    S.gen,
+    'Every action caused by an API request is written to the action log',
+    'record whether a view of a password through the API is written to the action log',
+  ),
   C('LOG-03', 'MUST', S.gen, 'Requests that end in an error are not logged', 'leave a request that ends in an error other than 401 out of the log'),
   C('LOG-04', 'MUST', S.gen, 'except 401 Unauthorized, which is logged.', 'write a request that ends in 401 Unauthorized to the log'),
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import type { Exchange } from '../../core/exchange.ts';
 import { violation } from '../harness/assert.ts';
-import { clauseTest } from '../harness/clause-test.ts';
+import { type ClauseTestContext, clauseTest } from '../harness/clause-test.ts';
 import { useSession } from '../harness/session.ts';
 import { runsAlone } from '../harness/suite-api.ts';
 import { countDrift, entriesMentioning, logCount, logPage, originMarks, saysApi, saysWeb } from './log-reader.ts';
@@ -42,10 +43,17 @@ clauseTest('LOG-01', 'write the creation of a password through the API to the ac
 // value "api", counts; an entry with none of them is a warning, not a failure. A field named
 // origin or source must say API for this action (the product's values are "web", "api", …,
 // product facts §7): an API action logged with origin "web" is a warning too.
+/** A password created for LOG-02 and LOG-07, and the entries that named it right after. */
+let marked: Promise<{ created: { id: number; name: string }; ex: Exchange; found: unknown[] }> | undefined;
+const createdAndLogged = (t: ClauseTestContext) =>
+  (marked ??= (async () => {
+    await logPage(s, t);
+    const created = await createMarked('log-origin');
+    return { created, ...(await entriesMentioning(s, t, created.name, { kind: 'password', id: created.id })) };
+  })());
+
 clauseTest('LOG-02', 'record how the log resource marks an action that came from the API', async (t) => {
-  await logPage(s, t);
-  const created = await createMarked('log-origin');
-  const { ex, found } = await entriesMentioning(s, t, created.name, { kind: 'password', id: created.id });
+  const { ex, found } = await createdAndLogged(t);
   if (found.length === 0) t.unverifiable('no log entry mentions the password just created (LOG-01)');
   const entry = found[0] as Record<string, unknown>;
   const marks = originMarks(entry);
@@ -71,4 +79,19 @@ clauseTest('LOG-05', 'not mark the creation of a password through the API as com
       'an origin that does not say the web interface for an action made through the API',
       web.map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join(', '),
     );
+});
+
+// What counts as an action is not shown; the product writes a view of a password to the log
+// (product facts §7, action "view_password"). INFO: the entries that name the password are read
+// before and after one GET of it (the password LOG-02 made); a server that logs no views is
+// recorded, never failed.
+clauseTest('LOG-07', 'record whether a view of a password through the API is written to the action log', async (t) => {
+  const { created, ...before } = await createdAndLogged(t);
+  if (before.found.length === 0) t.unverifiable('no log entry mentions the password just created (LOG-01)');
+  const view = await s.admin.get(`/passwords/${created.id}.json`);
+  if (view.response?.status !== 200) t.unverifiable(`the show of password ${created.id} answered ${view.response?.status ?? view.error}`);
+  const after = await entriesMentioning(s, t, created.name, { kind: 'password', id: created.id });
+  t.observe('entries naming the password', { before: before.found.length, after: after.found.length });
+  if (after.found.length <= before.found.length)
+    violation(view, `a log entry for the view of password ${created.id} (the product logs views)`, `${after.found.length} entries name it, as before the view`);
 });

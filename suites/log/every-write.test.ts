@@ -3,10 +3,10 @@ import { clip } from '../../core/redact.ts';
 import { violation } from '../harness/assert.ts';
 import { isSuccess } from '../harness/checks.ts';
 import { type ClauseTestContext, clauseTest } from '../harness/clause-test.ts';
-import { type Endpoint, label, notServed, useEndpoints, WRITING } from '../harness/endpoints.ts';
+import { type Endpoint, type EndpointData, kindsOf, label, notServed, useEndpoints, WRITING } from '../harness/endpoints.ts';
 import { useSession } from '../harness/session.ts';
 import { runsAlone } from '../harness/suite-api.ts';
-import { countDrift, logCount, logPage, originMarks, saysApi, saysWeb } from './log-reader.ts';
+import { countDrift, logCount, logPage, mentions, originMarks, saysApi, saysWeb } from './log-reader.ts';
 
 // "Every action caused by an API request is written to the action log": every writing entry of
 // the endpoint table (POST, PUT, DELETE) is called once as the Admin on objects the run made for
@@ -25,6 +25,8 @@ interface Write {
   added: number;
   /** Entries on the log's first page after the call that were not there before it. */
   entries: unknown[];
+  /** The objects the call named or made. */
+  subject: EndpointData;
 }
 
 let writes: Promise<Write[]> | undefined;
@@ -76,7 +78,7 @@ async function writeEach(t: ClauseTestContext): Promise<Write[]> {
       continue;
     }
     const entries = pageAfter.entries.filter((e) => !seen.has(JSON.stringify(e)));
-    out.push({ endpoint, ex, added: after - before - drift, entries });
+    out.push({ endpoint, ex, added: after - before - drift, entries, subject });
   }
   if (Object.keys(left).length > 0) t.observe('writes left out', left);
   if (out.length === 0) t.unverifiable('no writing endpoint of the table succeeded');
@@ -127,6 +129,47 @@ clauseTest('LOG-05', 'not mark any write of the endpoint table made through the 
       web[0]!.ex,
       'no log entry of an API write whose origin says the web interface',
       web.map((w) => `${label(w.endpoint)}: ${JSON.stringify(w.entries[0]).slice(0, 200)}`).join('; '),
+    );
+  }
+});
+
+/** An entry without what tells two writings of one action apart: its id and its time. */
+function withoutIdAndTime(entry: unknown): string {
+  if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return JSON.stringify(entry);
+  return JSON.stringify(Object.entries(entry).filter(([k]) => k !== 'id' && !/date|time/i.test(k)));
+}
+
+/**
+ * The new entries of a write that are about its own objects: they name the file's search text
+ * (every name the file gives holds it) or the id of an object the call named or made. Other
+ * users' entries on a busy installation name neither.
+ */
+function about(w: Write, entry: unknown): boolean {
+  if (mentions(entry, w.subject.search)) return true;
+  const made = (w.ex.json as { id?: unknown } | undefined)?.id;
+  const objects = kindsOf(w.endpoint).flatMap((kind) => (w.subject.ids[kind] === undefined ? [] : [{ kind, id: w.subject.ids[kind]! }]));
+  if (w.endpoint.creates && typeof made === 'number') objects.push({ kind: w.endpoint.creates, id: made });
+  return objects.some((o) => mentions(entry, '\u0000', o));
+}
+
+// "Every action caused by an API request is written to the action log": one action, one entry.
+// Decision: between the log read before a write and the one after it the run sends the write,
+// its read-back and two reads of the log's count; two new entries about the write's own objects
+// that are alike but for their id and time are one action written twice. Other users' entries
+// name none of the run's objects; reads the server may log differ by their path.
+clauseTest('LOG-06', 'write each successful POST, PUT and DELETE of the endpoint table to the action log once', async (t) => {
+  const writes = await everyWrite(t);
+  const twice = writes.flatMap((w) => {
+    const seen = new Set<string>();
+    const doubled = w.entries.filter((e) => about(w, e)).find((e) => seen.size === seen.add(withoutIdAndTime(e)).size);
+    return doubled === undefined ? [] : [{ w, doubled }];
+  });
+  t.observe('writes checked', writes.length);
+  if (twice.length > 0) {
+    violation(
+      twice[0]!.w.ex,
+      'one log entry for each action of a write',
+      twice.map(({ w, doubled }) => `${label(w.endpoint)}: two entries alike but for id and time: ${clip(JSON.stringify(doubled), 200)}`).join('; '),
     );
   }
 });

@@ -40,6 +40,14 @@ export const RELATIONS = {
   'walk-count': 'SIZE-10',
   /** A password deleted is no longer one "the user can access" (EP-03); other kinds by their §1 row. */
   'gone-after-delete': 'EP-03',
+  /** A password /passwords.json lists is one "the user can access": its show, read in the same state, is not 404 (EP-03); other lists and kinds by their §1 row (INFO). */
+  'listed-is-shown': 'EP-03',
+  /** A record's fields are "not shown": where a list item and the show of the same object, read in one state, hold a field of one name with two values, INFO records it. */
+  'list-show-fields': 'RES-17',
+  /** "only IT or Admin users may call it": a reply of check_latest to a user of another role is a refusal (VER-06). */
+  'roles-refused': 'VER-06',
+  /** ... and a reply to an IT user (VER-07) or an Admin (EP-11) is not one. */
+  'roles-served': 'VER-07',
 } as const;
 export type RelationName = keyof typeof RELATIONS;
 
@@ -65,6 +73,11 @@ const KIND_OF_SEGMENT: Record<string, Kind> = {
 const SHOW = /^\/(projects|passwords|my_passwords|files|users|groups)\/(\d+)\.json$/;
 /** Fields a read may change: when it was read, how often, by whom. */
 const VOLATILE_FIELD = /date|time|_on$|_at$|access|view|count|last|usage/i;
+/** Fields a list item and a show may hold under one name with different meanings, and secrets. */
+const UNCOMPARED_FIELD = /notes|snippet|password|custom_field|secret|key/i;
+/** The path whose roles §4 names: "only IT or Admin users may call it". */
+const CHECK_LATEST = '/version/check_latest.json';
+const MAY_CHECK_LATEST = new Set(['admin', 'it']);
 /** Answers that differ between any two requests by design. */
 const API_ROOT = '/index.php/api/v6';
 const UNREPEATABLE = /^\/(generate_password|passwords\/generate|log)(\/|\.json)/;
@@ -151,6 +164,17 @@ interface Deleted {
   name?: string;
 }
 
+/** A user the control protocol made: its Basic credentials, role and what may keep it from the API. */
+interface Account {
+  user: string;
+  password: string;
+  role: string;
+  apiOnly: boolean;
+  active: boolean;
+  /** The key was issued today (not back-dated to test expiry). */
+  hmacIssued: boolean;
+}
+
 export class Relations {
   /** Basic credentials by HMAC public key: the run's own, and users the control protocol made. */
   private readonly basicOf = new Map<string, { user: string; password: string }>();
@@ -165,6 +189,14 @@ export class Relations {
   private readonly counts = new Map<string, { items: number; started: number }>();
   private readonly deleted = new Map<string, Deleted>();
   private readonly names = new Map<string, string>();
+  /** The run's own objects as a list page and as their show held them, by identity, kind and id, with the write mark they were read at. */
+  private readonly listedAt = new Map<string, { started: number; item: Record<string, unknown>; template: string; ex: Exchange }>();
+  private readonly shownAt = new Map<string, { started: number; status: number; json: unknown; ex: Exchange }>();
+  /** The users the control protocol made, by identity (basic:<user>, hmac:<public key>), and by id. */
+  private readonly roleOf = new Map<string, Account>();
+  private readonly accountOfId = new Map<string, Account>();
+  /** The write mark of each identity's last 2XX read in a still state: the user could use the API then. */
+  private readonly servedAt = new Map<string, number>();
 
   constructor(
     config: RunConfig,
@@ -181,16 +213,28 @@ export class Relations {
     const out = ex.json as { id?: unknown; public_key?: unknown } | undefined;
     if (typeof out?.public_key !== 'string') return;
     if (/\/__control\/users$/.test(path)) {
-      const sent = safeJson(ex.request.body) as { username?: unknown; password?: unknown } | undefined;
+      const sent = safeJson(ex.request.body) as { username?: unknown; password?: unknown; role?: unknown; api_only?: unknown; active?: unknown } | undefined;
       if (typeof sent?.username !== 'string' || typeof sent.password !== 'string') return;
       const creds = { user: sent.username, password: sent.password };
       this.basicOf.set(out.public_key, creds);
       this.userOfId.set(String(out.id), creds);
+      if (typeof sent.role === 'string') {
+        const account: Account = { ...creds, role: sent.role, apiOnly: sent.api_only === true, active: sent.active !== false, hmacIssued: true };
+        this.roleOf.set(`basic:${sent.username}`, account);
+        this.roleOf.set(`hmac:${out.public_key}`, account);
+        this.accountOfId.set(String(out.id), account);
+      }
       return;
     }
     const keys = /\/__control\/users\/(\d+)\/api_keys$/.exec(path);
     const creds = keys ? this.userOfId.get(keys[1]!) : undefined;
     if (creds) this.basicOf.set(out.public_key, creds);
+    const account = keys ? this.accountOfId.get(keys[1]!) : undefined;
+    if (account) {
+      // A key issued days ago may have expired; its answers are not judged by role.
+      const issued = (safeJson(ex.request.body) as { issued_days_ago?: unknown } | undefined)?.issued_days_ago;
+      this.roleOf.set(`hmac:${out.public_key}`, { ...account, hmacIssued: issued === undefined || issued === 0 });
+    }
   }
 
   /** Every API exchange with a response, `path` below /index.php/api/v6 (no query). */
@@ -206,11 +250,15 @@ export class Relations {
     if (method === 'DELETE' && success) this.remember(path);
     if (method === 'POST' && success) this.created(ex, path);
     if (method === 'PUT' && success) this.renamed(ex, path);
+    if (method === 'PUT' && success) this.activated(path);
     if (method !== 'GET') return;
+    if (path === CHECK_LATEST) this.roles(o, report);
+    else if (success && o.mark.inFlight === 0 && unchangedSince(o.mark)) this.servedAt.set(identity(o.auth), o.mark.started);
     if (status === 200) this.stillThere(o, path, report);
     const addr = listAddress(path);
     // The relations' own reads (quiet: heldStill's) confirm a walk; they never make one.
     if (addr && status === 200 && !o.quiet) await this.walk(o, addr, report);
+    if (!o.quiet) this.agree(o, path, addr, report);
     if (o.auth.kind === 'hmac' && !o.quiet) await this.basicAgrees(o, path, report);
   }
 
@@ -239,8 +287,15 @@ export class Relations {
     if (!k || (typeof id !== 'number' && typeof id !== 'string')) return;
     const key = `${k}:${id}`;
     this.deleted.delete(key);
-    const name = (safeJson(ex.request.body) as { name?: unknown; username?: unknown } | undefined) ?? {};
-    const given = typeof name.name === 'string' ? name.name : typeof name.username === 'string' ? name.username : undefined;
+    const name = (safeJson(ex.request.body) as { name?: unknown; username?: unknown; file_name?: unknown } | undefined) ?? {};
+    const given =
+      typeof name.name === 'string'
+        ? name.name
+        : typeof name.username === 'string'
+          ? name.username
+          : typeof name.file_name === 'string'
+            ? name.file_name
+            : undefined;
     if (given !== undefined) this.names.set(key, given);
     else this.names.delete(key);
   }
@@ -279,6 +334,140 @@ export class Relations {
     if (still.length > 0) {
       const clause = addr!.template === '/passwords.json' ? RELATIONS['gone-after-delete'] : addr!.template.includes('favorite') ? 'OPS-05' : GONE_CLAUSE[kind];
       report(clause, ex, `no ${kind} deleted before this request in ${addr!.template}`, `deleted ${kind}(s) ${still.slice(0, 5).join(', ')} listed`);
+    }
+  }
+
+  private activated(path: string): void {
+    const m = /^\/users\/(\d+)\/(activate|deactivate)\.json$/.exec(path);
+    const account = m ? this.accountOfId.get(m[1]!) : undefined;
+    if (account) account.active = m![2] === 'activate';
+  }
+
+  /**
+   * roles-refused, roles-served: every reply to GET /version/check_latest.json by a user the
+   * control protocol made with a role. Decision: the spec names no status for the refusal, so a
+   * refusal is any 4XX; a refusal of an IT or Admin user is judged only as 403 or 404, and only
+   * where nothing else may refuse them: the same user was served another GET by the same method
+   * with no write between (nothing changed since), or the settings show the API on, no
+   * maintenance, their method enabled and the API open to them, with the user active and a
+   * fresh key that does not expire.
+   */
+  private roles(o: Observed, report: Report): void {
+    const ex = o.exchange;
+    const status = ex.response!.status;
+    const auth = o.auth;
+    if (auth.kind !== 'basic' && auth.kind !== 'hmac') return;
+    if (auth.kind === 'hmac' && (auth.mutate || auth.timestamp !== undefined)) return;
+    const account = this.roleOf.get(auth.kind === 'basic' ? `basic:${auth.user}` : `hmac:${auth.publicKey}`);
+    if (!account || (auth.kind === 'basic' && auth.password !== account.password)) return;
+    const settings = this.settings();
+    if (settings && (settings.maintenance_mode || !settings.api_enabled)) return;
+    const allowed = MAY_CHECK_LATEST.has(account.role);
+    if (!allowed && status >= 200 && status < 300) {
+      report(
+        RELATIONS['roles-refused'],
+        ex,
+        `a refusal (4XX) of GET ${CHECK_LATEST} to the ${account.role} ${account.user}: only IT or Admin users may call it`,
+        `status ${status}`,
+      );
+      return;
+    }
+    if (!allowed || (status !== 403 && status !== 404)) return;
+    const servedJustBefore = o.mark.inFlight === 0 && unchangedSince(o.mark) && this.servedAt.get(identity(auth)) === o.mark.started;
+    if (!servedJustBefore) {
+      if (!settings) return;
+      const methodOn = settings.auth_methods === 'basic+hmac' || settings.auth_methods === auth.kind;
+      const open = settings.api_users === 'all' || account.apiOnly;
+      const keyFresh = auth.kind === 'basic' || (account.hmacIssued && settings.hmac_key_expiry_days === null);
+      if (!methodOn || !open || !account.active || !keyFresh) return;
+    }
+    report(
+      account.role === 'admin' ? 'EP-11' : RELATIONS['roles-served'],
+      ex,
+      `200 OK for the ${account.role === 'it' ? 'IT' : 'Admin'} user ${account.user} over ${auth.kind === 'basic' ? 'HTTP Basic' : 'HMAC'}: IT and Admin users may call it`,
+      `status ${status}`,
+    );
+  }
+
+  /**
+   * listed-is-shown, list-show-fields: an object the run made, as a list page and as its show
+   * read by the same user in one state (no write started between them or was in flight).
+   * Decision: "Fields of the project and password records as returned by list and show: not
+   * shown", so a field held with two values is INFO (RES-17), for projects and passwords only,
+   * on the scalar fields both hold, less those a read may change and those whose list form may
+   * be a shortened copy (notes) or a secret. A listed object whose show answers 404 is a
+   * disagreement about whether the user can access it: EP-03 for /passwords.json and its pages,
+   * the kind's §1 row (INFO) for other lists; a 403 may be a condition of the object (a lock)
+   * and is not judged.
+   */
+  private agree(o: Observed, path: string, addr: ListAddress | undefined, report: Report): void {
+    const ex = o.exchange;
+    const status = ex.response!.status;
+    if (o.mark.inFlight !== 0 || !unchangedSince(o.mark)) return;
+    const who = identity(o.auth);
+    const show = SHOW.exec(path);
+    if (show && (status === 200 || status === 404)) {
+      const kind = KIND_OF_SEGMENT[show[1]!]!;
+      const key = `${who}|${kind}:${show[2]}`;
+      if (!this.names.has(`${kind}:${show[2]}`)) return;
+      const shown = { started: o.mark.started, status, json: ex.json, ex };
+      this.shownAt.set(key, shown);
+      const listed = this.listedAt.get(key);
+      if (listed && listed.started === shown.started) this.compare(kind, show[2]!, listed, shown, report);
+      return;
+    }
+    if (status !== 200 || addr?.kind !== 'page' || addr.volatile || !Array.isArray(ex.json)) return;
+    const kind = itemKind(addr.template);
+    if (!kind) return;
+    for (const item of ex.json) {
+      const id = item !== null && typeof item === 'object' ? (item as { id?: unknown }).id : undefined;
+      if ((typeof id !== 'number' && typeof id !== 'string') || !this.names.has(`${kind}:${id}`)) continue;
+      const key = `${who}|${kind}:${id}`;
+      const listed = { started: o.mark.started, item: item as Record<string, unknown>, template: addr.template, ex };
+      this.listedAt.set(key, listed);
+      const shown = this.shownAt.get(key);
+      if (shown && shown.started === listed.started) this.compare(kind, String(id), listed, shown, report);
+    }
+  }
+
+  private compare(
+    kind: Kind,
+    id: string,
+    listed: { item: Record<string, unknown>; template: string; ex: Exchange },
+    shown: { status: number; json: unknown; ex: Exchange },
+    report: Report,
+  ): void {
+    // Reported with the show: its status or its fields are what the list contradicts.
+    const later = shown.ex;
+    if (shown.status === 404) {
+      // An object the run deleted is gone-after-delete's finding, with the list that still holds it.
+      if (this.deleted.has(`${kind}:${id}`)) return;
+      const clause = listed.template === '/passwords.json' ? RELATIONS['listed-is-shown'] : GONE_CLAUSE[kind];
+      report(
+        clause,
+        later,
+        `the show of ${kind} ${id}, which ${listed.template} lists for the same user in the same state`,
+        `status 404 (listed in ${clip(listed.ex.request.url, 200)})`,
+      );
+      return;
+    }
+    if (kind !== 'password' && kind !== 'project') return;
+    const json = shown.json;
+    if (json === null || typeof json !== 'object' || Array.isArray(json)) return;
+    const rec = json as Record<string, unknown>;
+    const scalar = (v: unknown) => v === null || ['string', 'number', 'boolean'].includes(typeof v);
+    for (const [field, value] of Object.entries(listed.item)) {
+      if (!(field in rec) || VOLATILE_FIELD.test(field) || UNCOMPARED_FIELD.test(field)) continue;
+      const other = rec[field];
+      if (scalar(value) && scalar(other) && String(value) !== String(other)) {
+        report(
+          RELATIONS['list-show-fields'],
+          later,
+          `the ${kind} ${id} with one ${field} in ${listed.template} and in its show, read in one state`,
+          `${field} ${clip(JSON.stringify(value), 60)} in the list, ${clip(JSON.stringify(other), 60)} in the show`,
+        );
+        return;
+      }
     }
   }
 

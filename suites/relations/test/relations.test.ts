@@ -415,3 +415,116 @@ describe('gone-after-delete', () => {
     expect(found).toEqual([]);
   });
 });
+
+describe('listed-is-shown, list-show-fields', () => {
+  const created = (path: string, id: number, name: string) => {
+    const ex = exchange('POST', path, 201, { id });
+    ex.request.body = JSON.stringify({ name });
+    return ex;
+  };
+
+  test('a listed password of the run whose show, read in the same state, answers 404 fails EP-03; in a search, its §1 row', async () => {
+    const mark = writeMark();
+    const found = await judge([
+      { ex: created('/passwords.json', 7, 'mine') },
+      { ex: exchange('GET', '/passwords.json', 200, [{ id: 7, name: 'mine' }]), mark },
+      { ex: exchange('GET', '/passwords/7.json', 404, { error: true, type: 'Not Found', message: 'x' }), mark },
+    ]);
+    expect(found).toContain(RELATIONS['listed-is-shown']);
+    const search = await judge([
+      { ex: created('/projects.json', 8, 'mine') },
+      { ex: exchange('GET', '/projects/8.json', 404, { error: true, type: 'Not Found', message: 'x' }), mark: writeMark() },
+    ]);
+    expect(search).toEqual([]);
+  });
+
+  test('a field with two values in a list item and the show of a run object, in one state, is RES-17; volatile fields, notes and other states are not', async () => {
+    const setup = created('/projects.json', 9, 'new');
+    const mark = writeMark();
+    const found = await judge([
+      { ex: setup },
+      { ex: exchange('GET', '/projects/search/x.json', 200, [{ id: 9, name: 'old', favorite: true }]), mark },
+      { ex: exchange('GET', '/projects/9.json', 200, { id: 9, name: 'new', favorite: true }), mark },
+    ]);
+    expect(found).toEqual([RELATIONS['list-show-fields']]);
+    const alike = await judge([
+      { ex: created('/projects.json', 9, 'new') },
+      { ex: exchange('GET', '/projects/9.json', 200, { id: '9', name: 'new', notes: 'long text', updated_on: 'b' }), mark },
+      { ex: exchange('GET', '/projects/search/x.json', 200, [{ id: 9, name: 'new', notes: 'long…', updated_on: 'a', project: { id: 1 } }]), mark },
+    ]);
+    expect(alike).toEqual([]);
+    const before = writeMark();
+    requestStarting('PUT')();
+    const moved = await judge([
+      { ex: created('/projects.json', 9, 'new') },
+      { ex: exchange('GET', '/projects/search/x.json', 200, [{ id: 9, name: 'old' }]), mark: before },
+      { ex: exchange('GET', '/projects/9.json', 200, { id: 9, name: 'new' }), mark: writeMark() },
+    ]);
+    expect(moved).toEqual([]);
+  });
+
+  test('objects the run did not make are not compared', async () => {
+    const mark = writeMark();
+    expect(
+      await judge([
+        { ex: exchange('GET', '/projects.json', 200, [{ id: 3, name: 'a' }]), mark },
+        { ex: exchange('GET', '/projects/3.json', 200, { id: 3, name: 'b' }), mark },
+      ]),
+    ).toEqual([]);
+  });
+});
+
+describe('roles-refused, roles-served', () => {
+  const made = (username: string, role: string, publicKey: string, id: number): Exchange => ({
+    request: {
+      method: 'POST',
+      url: `${TARGET}/__control/users`,
+      headers: {},
+      body: JSON.stringify({ username, password: 'pw', role, api_only: false, active: true }),
+    },
+    response: { status: 201, headers: {}, body: '' },
+    json: { id, username, public_key: publicKey, private_key: 'k' },
+    durationMs: 0,
+  });
+
+  async function asUsers(steps: Array<{ ex: Exchange; auth: Auth; mark?: WriteMark }>, settings: Settings | 'unknown' = BOTH): Promise<string[]> {
+    const relations = new Relations(config, () => (settings === 'unknown' ? undefined : settings));
+    relations.learn(made('ro', 'read only', 'ro-key', 1));
+    relations.learn(made('itu', 'it', 'it-key', 2));
+    const found: string[] = [];
+    for (const s of steps) {
+      const path = new URL(s.ex.request.url).pathname.replace(/^.*\/index\.php\/api\/v6/, '');
+      // The Basic look-up of basic-hmac answers as the HMAC request was answered.
+      const client = fakeClient(() => s.ex);
+      const o: Observed = { exchange: s.ex, channel: 'api', auth: s.auth, client, quiet: false, mark: s.mark ?? writeMark() };
+      await relations.observe(o, path, (clause) => found.push(clause));
+    }
+    return found;
+  }
+  const latest = (status: number) =>
+    exchange('GET', '/version/check_latest.json', status, status === 200 ? { version: '1', latest_version: '' } : { error: true });
+
+  test('check_latest served to a Read only user, by either method, fails VER-06', async () => {
+    expect(await asUsers([{ ex: latest(200), auth: { kind: 'hmac', publicKey: 'ro-key', privateKey: 'k' } }])).toEqual(['VER-06']);
+    expect(await asUsers([{ ex: latest(200), auth: { kind: 'basic', user: 'ro', password: 'pw' } }])).toEqual(['VER-06']);
+    expect(await asUsers([{ ex: latest(403), auth: { kind: 'basic', user: 'ro', password: 'pw' } }])).toEqual([]);
+  });
+
+  test('check_latest refused to an IT user fails VER-07 only where nothing else may refuse them', async () => {
+    const it: Auth = { kind: 'hmac', publicKey: 'it-key', privateKey: 'k' };
+    expect(await asUsers([{ ex: latest(403), auth: it }])).toEqual(['VER-07']);
+    expect(await asUsers([{ ex: latest(403), auth: it }], { ...BOTH, api_users: 'api_only' })).toEqual([]);
+    expect(await asUsers([{ ex: latest(403), auth: it }], 'unknown')).toEqual([]);
+    const mark = writeMark();
+    expect(
+      await asUsers(
+        [
+          { ex: exchange('GET', '/version.json', 200, { version: '1' }), auth: it, mark },
+          { ex: latest(403), auth: it, mark },
+        ],
+        'unknown',
+      ),
+    ).toEqual(['VER-07']);
+    expect(await asUsers([{ ex: latest(401), auth: it }])).toEqual([]);
+  });
+});
