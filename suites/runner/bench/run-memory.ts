@@ -6,11 +6,10 @@
 // the same flags. A benchmark to read, not a test that can flake.
 //
 // Side by side: each case runs under every column, the columns interleaved run by run so a busy
-// machine weighs on all of them alike. `--columns` names them: `as-is` (this tree's CLI as it
-// starts itself), `glibc` (this tree's CLI with glibc's allocator left at its defaults,
-// PMV6_MALLOC_TUNING=off), `ref:<git ref>` (the CLI of another commit, e.g. `ref:main`, exported
-// to a temporary folder), `env:K=V+K=V` (this tree's CLI with more environment). Default: as-is
-// and glibc.
+// machine weighs on all of them alike. `--columns` names them: `as-is` (this tree's CLI),
+// `ref:<git ref>` (the CLI of another commit, exported to a temporary folder: the before of a
+// change), `env:K=V+K=V` (this tree's CLI with more environment, e.g. glibc's MALLOC_ARENA_MAX).
+// Default: as-is and ref:main.
 //
 // Run: npm run bench:memory -- [--cases plain,big-bodies,echo] [--runs 3] [--columns as-is,ref:main]
 import { spawn, spawnSync } from 'node:child_process';
@@ -31,7 +30,7 @@ const { values } = parseArgs({
   options: {
     cases: { type: 'string', default: 'plain,big-bodies,echo' },
     runs: { type: 'string', default: '3' },
-    columns: { type: 'string', default: 'as-is,glibc' },
+    columns: { type: 'string', default: 'as-is,ref:main' },
   },
 });
 const runs = Number(values.runs);
@@ -44,7 +43,6 @@ interface Column {
 const temporary: string[] = [];
 function column(name: string): Column {
   if (name === 'as-is') return { name, bin: join(ROOT, 'bin/pmv6.js'), env: {} };
-  if (name === 'glibc') return { name, bin: join(ROOT, 'bin/pmv6.js'), env: { PMV6_MALLOC_TUNING: 'off' } };
   if (name.startsWith('ref:')) {
     const dir = mkdtempSync(join(tmpdir(), 'pmv6-bench-ref-'));
     temporary.push(dir);
@@ -62,7 +60,7 @@ function column(name: string): Column {
     );
     return { name, bin: join(ROOT, 'bin/pmv6.js'), env };
   }
-  throw new Error(`unknown column ${name}: as-is, glibc, ref:<git ref> or env:K=V+K=V`);
+  throw new Error(`unknown column ${name}: as-is, ref:<git ref> or env:K=V+K=V`);
 }
 
 interface Case {
