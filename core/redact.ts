@@ -197,14 +197,14 @@ class Builder {
   }
 }
 
+/** One decoded token: arrays of its own, reused (rewrite is not reentrant). */
+const TOKEN = new Builder(4, true);
+
 /**
  * One pass over the view: `token(i)` returns the index after a token starting at i that it
  * decoded into `out` (spanning the token's characters), or -1 to keep the byte. Null when nothing
  * was decoded.
  */
-/** One decoded token: arrays of its own, reused (rewrite is not reentrant). */
-const TOKEN = new Builder(4, true);
-
 function rewrite(view: View, trigger: number, token: (i: number, out: Builder) => number): View | null {
   const { bytes } = view;
   let i = bytes.indexOf(trigger);
