@@ -69,12 +69,39 @@ export function cut(text: string, limit = KEPT_CHARS): string {
 const CUT_MARK = /…\[cut: (\d+) bytes\]$/;
 
 /** A body longer than this is slimmed once judged (`slim`). */
-export const LARGE_BODY = 256 * 1024;
+export const LARGE_BODY = 4 * KEPT_CHARS;
 /** Strings of a slimmed body's parsed JSON longer than this are cut. */
 const LONG_STRING = 16 * 1024;
+/** Strings of slimmed bodies up to this long are shared (`share`); at most SHARED of them are held. */
+const SHARED_STRING = 1024;
+const SHARED = 16 * 1024;
+
+/**
+ * Decision: the strings of slimmed replies are shared: replies repeat the same values (the same
+ * list read again, every object's name on every page, a server echoing the same text in every
+ * reply), and each parse makes copies of its own. One table of at most SHARED strings of at most
+ * SHARED_STRING characters (16 MB at worst), emptied when full.
+ */
+const shared = new Map<string, string>();
+function share(text: string): string {
+  if (text.length > SHARED_STRING) return text;
+  const known = shared.get(text);
+  if (known !== undefined) return known;
+  if (shared.size >= SHARED) shared.clear();
+  shared.set(text, text);
+  return text;
+}
+
+/** True when the JSON holds an integer a double cannot hold exactly (an id above 2^53). */
+function holdsUnsafeInteger(value: unknown): boolean {
+  if (typeof value === 'number') return Number.isInteger(value) && !Number.isSafeInteger(value);
+  if (Array.isArray(value)) return value.some(holdsUnsafeInteger);
+  if (value !== null && typeof value === 'object') return Object.values(value).some(holdsUnsafeInteger);
+  return false;
+}
 
 function cutStrings(value: unknown): unknown {
-  if (typeof value === 'string') return value.length > LONG_STRING ? cut(value) : value;
+  if (typeof value === 'string') return value.length > LONG_STRING ? cut(value) : share(value);
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) value[i] = cutStrings(value[i]);
     return value;
@@ -89,16 +116,20 @@ function cutStrings(value: unknown): unknown {
 /**
  * Slims a large reply in place once the oracle and every listener have judged it whole: the body
  * text is cut to KEPT_CHARS and the parsed JSON keeps its structure, numbers and short strings
- * (ids, names, counts) but long strings are cut. Decision: a check holds a reply past its request
- * (a list's first page, every page read ahead), and a server sending 1 MB on every GET would
- * otherwise make a run's memory grow with its replies (issue 24: a run stays under 300 MB).
- * What the suites read after a request (status, headers, ids, counts, fields they sent) is kept;
- * the raw text's judgement (JSON, UTF-8, byte order mark) is done before. Parsed JSON nests at
- * most MAX_JSON_DEPTH levels, so the walk cannot overflow the stack.
+ * (ids, names, counts) but long strings are cut, and the others shared (`share`). Decision: a
+ * check holds a reply past its request (a list's first page, every page read ahead, every
+ * endpoint's refusal for every role), and a server sending 1 MB on every GET, or echoing every
+ * secret in every reply, would otherwise make a run's memory grow with its replies (issue 24: a
+ * run stays under 300 MB). What the suites read after a request (status, headers, ids, counts,
+ * fields they sent) is kept; the raw text's judgement (JSON, UTF-8, byte order mark) is done
+ * before. A body whose JSON holds an integer above 2^53 keeps its text: ids are read from it
+ * exactly (suites/harness/ownership.ts). Parsed JSON nests at most MAX_JSON_DEPTH levels, so the
+ * walks cannot overflow the stack.
  */
 export function slim(ex: Exchange): void {
   const body = ex.response?.body;
   if (body === undefined || body.length <= LARGE_BODY) return;
+  if (ex.json !== undefined && holdsUnsafeInteger(ex.json)) return;
   ex.slimmed = Buffer.byteLength(body, 'utf8');
   ex.response!.body = cut(body);
   if (ex.json !== undefined) ex.json = cutStrings(ex.json);

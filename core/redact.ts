@@ -71,13 +71,15 @@ interface View {
 function rootView(text: string): View {
   const n = text.length;
   if (Buffer.byteLength(text, 'utf8') === n) {
-    const start = new Int32Array(n);
-    const end = new Int32Array(n);
+    const out = new Builder(n);
+    Buffer.from(out.bytes.buffer, out.bytes.byteOffset, n).write(text, 'latin1');
+    const { start, end } = out;
     for (let i = 0; i < n; i++) {
       start[i] = i;
       end[i] = i + 1;
     }
-    return { bytes: Buffer.from(text, 'latin1'), start, end };
+    out.n = n;
+    return out.view(false);
   }
   const out = new Builder(n * 3);
   for (let i = 0; i < n; ) {
@@ -90,16 +92,64 @@ function rootView(text: string): View {
   return out.view(false);
 }
 
+/**
+ * Decision: the views of a scan live in last-in first-out order (a view is explored, with every
+ * view decoded from it, before the next one is made), so they are cut from one stack of scratch
+ * arrays that every scan reuses (`arena`) and given back once explored (`mark`, `release`). A
+ * scan then allocates no arrays per view: short-lived arrays of every size (9 bytes per byte of
+ * each view, 60 to 100 views' bytes per byte of a hostile echo) fragmented the allocator's heap,
+ * and a run's memory grew by hundreds of MB (issue 24).
+ */
+class Arena {
+  bytes = new Uint8Array(0);
+  start = new Int32Array(0);
+  end = new Int32Array(0);
+  top = 0;
+  /**
+   * `capacity` entries on top of the stack. When they do not fit, the stack moves to larger
+   * arrays; the views below keep the arrays they were cut from.
+   */
+  take(capacity: number): number {
+    if (this.top + capacity > this.bytes.length) {
+      const size = Math.max(this.bytes.length * 2, this.top + capacity, ARENA_MIN);
+      this.bytes = new Uint8Array(size);
+      this.start = new Int32Array(size);
+      this.end = new Int32Array(size);
+    }
+    const at = this.top;
+    this.top += capacity;
+    return at;
+  }
+}
+/** Entries (9 bytes each) of the smallest arena, and of the largest one kept from one scan to the next. */
+const ARENA_MIN = 64 * 1024;
+const ARENA_KEPT = 2 * 1024 * 1024;
+let arena = new Arena();
+const mark = (): number => arena.top;
+function release(at: number): void {
+  arena.top = at;
+}
+
 /** A view under construction: never longer than the view it decodes (no decoder grows its input). */
 class Builder {
   bytes: Uint8Array;
   start: Int32Array;
   end: Int32Array;
   n = 0;
-  constructor(capacity: number) {
-    this.bytes = new Uint8Array(capacity);
-    this.start = new Int32Array(capacity);
-    this.end = new Int32Array(capacity);
+  /** Where in the arena, or -1 for arrays of its own. */
+  private readonly at: number;
+  constructor(capacity: number, own = false) {
+    if (own) {
+      this.at = -1;
+      this.bytes = new Uint8Array(capacity);
+      this.start = new Int32Array(capacity);
+      this.end = new Int32Array(capacity);
+    } else {
+      this.at = arena.take(capacity);
+      this.bytes = arena.bytes.subarray(this.at, this.at + capacity);
+      this.start = arena.start.subarray(this.at, this.at + capacity);
+      this.end = arena.end.subarray(this.at, this.at + capacity);
+    }
   }
   push(b: number, s: number, e: number): void {
     this.bytes[this.n] = b;
@@ -135,12 +185,20 @@ class Builder {
     this.end.set(v.end.subarray(from, to), this.n);
     this.n += to - from;
   }
+  /**
+   * The view built. In the arena, the capacity it did not use is given back: a builder is on top
+   * of the stack while it builds (no other view is made meanwhile).
+   */
   view(base64: boolean | undefined): View {
+    if (this.at >= 0 && arena.top === this.at + this.bytes.length) arena.top = this.at + this.n;
     const v: View = { bytes: this.bytes.subarray(0, this.n), start: this.start.subarray(0, this.n), end: this.end.subarray(0, this.n) };
     if (base64) v.base64 = true;
     return v;
   }
 }
+
+/** One decoded token: arrays of its own, reused (rewrite is not reentrant). */
+const TOKEN = new Builder(4, true);
 
 /**
  * One pass over the view: `token(i)` returns the index after a token starting at i that it
@@ -152,7 +210,7 @@ function rewrite(view: View, trigger: number, token: (i: number, out: Builder) =
   let i = bytes.indexOf(trigger);
   if (i < 0) return null;
   let out: Builder | null = null;
-  const token1 = new Builder(4);
+  const token1 = TOKEN;
   let last = 0;
   for (; i >= 0 && i < bytes.length; i = bytes.indexOf(trigger, i)) {
     token1.n = 0;
@@ -587,11 +645,20 @@ class Automaton {
     }
   }
 
+  /**
+   * Decision: overlapping hits of one view are pushed as one span (the union keeps the label of
+   * the hit that starts first, the longer one on a tie, as the merge in scrubWithin would): a
+   * secret's fragments end at each of its bytes, and a span per byte made millions of short-lived
+   * arrays per hostile body (issue 24).
+   */
   search(view: View, spans: Span[]): void {
     const { bytes, start, end } = view;
     const base64 = view.base64 === true;
     let s = 0;
     let steps = 0;
+    let from = -1;
+    let to = -1;
+    let label = -1;
     for (let i = 0; i < bytes.length; i++) {
       const b = bytes[i]!;
       for (;;) {
@@ -608,8 +675,21 @@ class Automaton {
         s = this.fail[s]!;
       }
       const len = this.out[s]!;
-      if (len > 0) spans.push([start[i - len + 1]!, end[i]!, this.labels[this.label[s]!]!, base64]);
+      if (len === 0) continue;
+      const hitFrom = start[i - len + 1]!;
+      const hitTo = end[i]!;
+      if (from >= 0 && hitFrom < to && from < hitTo) {
+        if (hitFrom < from || (hitFrom === from && hitTo > to)) label = this.label[s]!;
+        from = Math.min(from, hitFrom);
+        to = Math.max(to, hitTo);
+        continue;
+      }
+      if (from >= 0) spans.push([from, to, this.labels[label]!, base64]);
+      from = hitFrom;
+      to = hitTo;
+      label = this.label[s]!;
     }
+    if (from >= 0) spans.push([from, to, this.labels[label]!, base64]);
     this.steps += steps;
   }
 }
@@ -700,13 +780,20 @@ function explore(view: View, depth: number, scan: Scan): void {
     else explore(v, depth + 1, scan);
     return true;
   };
+  // Each view decoded from this one goes back to the arena once explored.
+  const at = mark();
   next(jsonUnescape(view));
+  release(at);
   next(percentDecode(view));
+  release(at);
   next(htmlUnescape(view));
+  release(at);
   const separated = separatedHexDecode(view, m.shortest, false);
   const again = middleOddSeen;
   next(separated);
+  release(at);
   if (again) next(separatedHexDecode(view, m.shortest, true));
+  release(at);
   const b = view.bytes;
   /** Runs of characters of `alphabet`, at least `min` long, decoded at each offset below `offsets`. */
   const runs = (alphabet: Int8Array | Int16Array, min: number, offsets: number, decode: typeof base64View, kind: string) => {
@@ -722,7 +809,10 @@ function explore(view: View, depth: number, scan: Scan): void {
         if ((cleanRuns.get(key) ?? Infinity) > depth) {
           const before = spans.length;
           let explored = true;
-          for (let offset = 0; offset < offsets; offset++) explored = next(decode(view, i, j, offset)) && explored;
+          for (let offset = 0; offset < offsets; offset++) {
+            explored = next(decode(view, i, j, offset)) && explored;
+            release(at);
+          }
           // A run's findings depend only on its characters: a run that held nothing is skipped wherever it recurs.
           if (explored && spans.length === before) cleanRuns.set(key, depth);
         }
@@ -780,7 +870,13 @@ export function scrubWithin(text: string, budget: number): string {
       const share = text.length <= WINDOW + OVERLAP ? budget : Math.floor((budget * (to - from)) / text.length);
       const found: Span[] = [];
       const scan: Scan = { m: matcher, spans: found, seen: new Map(), cleanRuns: new Map(), budget: share };
-      explore(rootView(from === 0 && to === text.length ? text : text.slice(from, to)), 0, scan);
+      try {
+        explore(rootView(from === 0 && to === text.length ? text : text.slice(from, to)), 0, scan);
+      } finally {
+        release(0);
+        // An arena grown for a very large text is not kept.
+        if (arena.bytes.length > ARENA_KEPT) arena = new Arena();
+      }
       lastScanBytes += share - scan.budget;
       for (const span of found) {
         span[0] += from;

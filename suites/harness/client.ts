@@ -168,23 +168,37 @@ function deliberate(req: ApiRequest, url: string, contentType: string | null, au
   return size !== undefined && !(/^\d{1,4}$/.test(size) && Number(size) >= 5 && Number(size) <= 1000);
 }
 
-/** Reads at most `max` bytes; a longer body (announced or sent) is abandoned with ResponseTooLarge. */
+/** The buffer a body without Content-Length starts in; it doubles as the body grows. */
+const FIRST_BUFFER = 16 * 1024;
+
+/**
+ * Reads at most `max` bytes; a longer body (announced or sent) is abandoned with ResponseTooLarge.
+ * Decision: the body goes into one buffer, of the announced length or grown by doubling, not a
+ * list of chunks joined at the end: a run reads thousands of replies, and fewer short-lived
+ * buffers of odd sizes keep the allocator's heap from fragmenting (issue 24).
+ */
 async function readCapped(body: Dispatcher.ResponseData['body'], contentLength: string | string[] | undefined, max: number): Promise<Buffer> {
   const announced = Number(Array.isArray(contentLength) ? contentLength[0] : contentLength);
-  const chunks: Buffer[] = [];
+  let into = Buffer.allocUnsafe(Number.isSafeInteger(announced) && announced >= 0 ? Math.min(announced, max) : Math.min(FIRST_BUFFER, max));
   let total = 0;
   try {
     if (announced > max) throw new ResponseTooLarge();
     for await (const chunk of body) {
-      total += (chunk as Buffer).length;
-      if (total > max) throw new ResponseTooLarge();
-      chunks.push(chunk as Buffer);
+      const c = chunk as Buffer;
+      if (total + c.length > max) throw new ResponseTooLarge();
+      if (total + c.length > into.length) {
+        const larger = Buffer.allocUnsafe(Math.min(max, Math.max(into.length * 2, total + c.length)));
+        into.copy(larger, 0, 0, total);
+        into = larger;
+      }
+      c.copy(into, total);
+      total += c.length;
     }
   } catch (e) {
     body.destroy();
     throw e;
   }
-  return Buffer.concat(chunks, total);
+  return into.subarray(0, total);
 }
 
 export class ApiClient {

@@ -1,51 +1,156 @@
-// The memory of `pmv6 run` against a URL target (the reference server in a process of its own,
-// not counted): the peak of the CLI's whole process tree, by process, three runs in a row, against
-// the 300 MB of issue 15. A benchmark to read, not a test that can flake.
-// Run: node --import tsx suites/runner/bench/run-memory.ts
-import { spawn } from 'node:child_process';
+// The memory of `pmv6 run`: the peak of the CLI's whole process tree (by process), per case, three
+// runs in a row, against the 300 MB of issues 15 and 24. The target runs in this process (not
+// counted). Cases: `plain`, a full run against the reference server; the two hostile cases of
+// bin/test/hostile-target.test.ts that are heaviest on memory, `big-bodies` (1 MB bodies on every
+// GET) and `echo` (every secret echoed in every encoding), through the same hostile proxy and with
+// the same flags. A benchmark to read, not a test that can flake.
+//
+// Side by side: each case runs under every column, the columns interleaved run by run so a busy
+// machine weighs on all of them alike. `--columns` names them: `as-is` (this tree's CLI),
+// `ref:<git ref>` (the CLI of another commit, exported to a temporary folder: the before of a
+// change), `env:K=V+K=V` (this tree's CLI with more environment, e.g. glibc's MALLOC_ARENA_MAX).
+// Default: as-is and ref:main.
+//
+// Run: npm run bench:memory -- [--cases plain,big-bodies,echo] [--runs 3] [--columns as-is,ref:main]
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { megabytes, treeMemoryText, watchTreeMemory } from '../process-memory.ts';
+import { parseArgs } from 'node:util';
+import { startInstallation } from '../../../bin/test/hostile/installation.ts';
+import { type Behaviour, type Hostile, startHostile } from '../../../bin/test/hostile/proxy.ts';
+import { megabytes, type TreeMemory, treeMemoryText, watchTreeMemory } from '../process-memory.ts';
 
-const BIN = fileURLToPath(new URL('../../../bin/pmv6.js', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const BUDGET = 300 * 2 ** 20;
-const password = randomBytes(12).toString('base64url');
-const token = randomBytes(12).toString('base64url');
 
-const server = spawn(process.execPath, [BIN, 'serve', '--port', '0'], {
-  env: { ...process.env, PMV6_ADMIN_PASSWORD: password, PMV6_CONTROL_TOKEN: token },
-  stdio: ['ignore', 'pipe', 'inherit'],
+const { values } = parseArgs({
+  options: {
+    cases: { type: 'string', default: 'plain,big-bodies,echo' },
+    runs: { type: 'string', default: '3' },
+    columns: { type: 'string', default: 'as-is,ref:main' },
+  },
 });
-const target = await new Promise<string>((resolve, reject) => {
-  let out = '';
-  const timer = setTimeout(() => reject(new Error('the reference server did not start within 30 s')), 30_000);
-  server.stdout.on('data', (d) => {
-    out += d;
-    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
-    if (url) {
-      clearTimeout(timer);
-      resolve(url);
-    }
-  });
-});
+const runs = Number(values.runs);
 
-const peaks: number[] = [];
-try {
-  for (let i = 1; i <= 3; i++) {
-    const cli = spawn(process.execPath, [BIN, 'run', '--target', target, '--control', `${target}/__control`, '--quiet'], {
-      env: { ...process.env, PMV6_USER: 'admin', PMV6_PASSWORD: password, PMV6_CONTROL_TOKEN: token },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+interface Column {
+  name: string;
+  bin: string;
+  env: Record<string, string>;
+}
+const temporary: string[] = [];
+function column(name: string): Column {
+  if (name === 'as-is') return { name, bin: join(ROOT, 'bin/pmv6.js'), env: {} };
+  if (name.startsWith('ref:')) {
+    const dir = mkdtempSync(join(tmpdir(), 'pmv6-bench-ref-'));
+    temporary.push(dir);
+    const archive = spawnSync('sh', ['-c', `git -C "${ROOT}" archive "${name.slice(4)}" | tar -x -C "${dir}"`], { stdio: 'inherit' });
+    if (archive.status !== 0) throw new Error(`cannot export ${name.slice(4)}`);
+    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+    return { name, bin: join(dir, 'bin/pmv6.js'), env: {} };
+  }
+  if (name.startsWith('env:')) {
+    const env = Object.fromEntries(
+      name
+        .slice(4)
+        .split('+')
+        .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+    );
+    return { name, bin: join(ROOT, 'bin/pmv6.js'), env };
+  }
+  throw new Error(`unknown column ${name}: as-is, ref:<git ref> or env:K=V+K=V`);
+}
+
+interface Case {
+  name: string;
+  only?: string;
+  behaviour?: (secrets: () => string[]) => Behaviour;
+}
+const CASES: Case[] = [
+  { name: 'plain' },
+  { name: 'big-bodies', only: 'PAG,VER', behaviour: () => ({ padGets: 1024 * 1024 }) },
+  { name: 'echo', only: 'VER,ERR,AUTH', behaviour: (secrets) => ({ echo: secrets }) },
+];
+
+const password = `p"w\\%+/é€-${randomBytes(6).toString('hex')}`;
+const token = `ctl_"${randomBytes(8).toString('base64url')}\\`;
+
+async function once(c: Case, col: Column): Promise<{ code: number | null; memory: TreeMemory; last: string; ms: number }> {
+  const inst = await startInstallation(password, token);
+  let proxy: Hostile | undefined;
+  // The echoed secrets include those the kit issued, as in the test's echo case.
+  if (c.behaviour)
+    proxy = await startHostile(
+      inst.url,
+      c.behaviour(() => [password, token, inst.hmac.privateKey, ...(proxy?.observed ?? [])]),
+    );
+  const target = proxy?.url ?? inst.url;
+  const reports = mkdtempSync(join(tmpdir(), 'pmv6-bench-memory-'));
+  try {
+    const flags = c.behaviour ? ['--timeout', '2000', '--concurrency', '2', '--only', c.only!] : [];
+    const cli = spawn(
+      process.execPath,
+      [col.bin, 'run', '--target', target, '--control', `${target}/__control`, '--report-dir', reports, '--quiet', ...flags],
+      {
+        env: {
+          ...process.env,
+          ...col.env,
+          PMV6_USER: 'admin',
+          PMV6_PASSWORD: password,
+          PMV6_CONTROL_TOKEN: token,
+          PMV6_HMAC_PUBLIC: inst.hmac.publicKey,
+          PMV6_HMAC_PRIVATE: inst.hmac.privateKey,
+          NO_COLOR: '1',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     cli.stdout.on('data', (d) => (out += d));
+    cli.stderr.on('data', (d) => (out += d));
+    const started = Date.now();
     const memory = watchTreeMemory(cli.pid!);
     const code = await new Promise<number | null>((resolve) => cli.on('close', resolve));
-    const tree = memory.stop();
-    peaks.push(tree.peak);
-    console.log(`run ${i}: exit ${code}, ${out.trim().split('\n').at(-1) ?? ''}\n  process tree ${treeMemoryText(tree)}`);
+    return { code, memory: memory.stop(), last: out.trim().split('\n').at(-1) ?? '', ms: Date.now() - started };
+  } finally {
+    rmSync(reports, { recursive: true, force: true });
+    await proxy?.close();
+    await inst.close();
+  }
+}
+
+const columns = values.columns.split(',').map(column);
+const cases = values.cases.split(',').map((n) => {
+  const c = CASES.find((k) => k.name === n);
+  if (!c) throw new Error(`unknown case ${n}: ${CASES.map((k) => k.name).join(', ')}`);
+  return c;
+});
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const table: string[] = [];
+try {
+  for (const c of cases) {
+    const peaks = new Map<string, number[]>(columns.map((col) => [col.name, []]));
+    for (let i = 1; i <= runs; i++) {
+      for (const col of columns) {
+        const r = await once(c, col);
+        peaks.get(col.name)!.push(r.memory.peak);
+        console.log(
+          `${c.name} run ${i} ${col.name}: exit ${r.code} after ${(r.ms / 1000).toFixed(1)} s, process tree ${treeMemoryText(r.memory)}; ${r.last.slice(0, 120)}`,
+        );
+      }
+    }
+    const base = median(peaks.get(columns[0]!.name)!);
+    for (const col of columns) {
+      const ps = peaks.get(col.name)!;
+      const m = median(ps);
+      table.push(
+        `${c.name.padEnd(11)} ${col.name.padEnd(10)} peaks ${ps.map(megabytes).join(', ').padEnd(24)} median ${megabytes(m).padStart(7)} = ${(m / BUDGET).toFixed(2)} of 300 MB, ${(m / base).toFixed(2)} of ${columns[0]!.name}`,
+      );
+    }
   }
 } finally {
-  server.kill('SIGTERM');
+  for (const d of temporary) rmSync(d, { recursive: true, force: true });
 }
-const median = [...peaks].sort((a, b) => a - b)[1]!;
-console.log(`median ${megabytes(median)} = ${(median / BUDGET).toFixed(2)} of the 300 MB budget`);
+console.log(`\n${table.join('\n')}`);
