@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { registerSecret, scrub } from '../../core/redact.ts';
+import { redactUrl, registerSecret, scrub } from '../../core/redact.ts';
 import { formatDateTime } from '../../fixtures/reference-server/src/context.ts';
 import { makeAccount } from '../kill-matrix.ts';
 import { type ClientKit, createClientKit, type KitExchange } from '../kit.ts';
@@ -42,6 +42,8 @@ export interface ScenarioResult {
   /** The last lines of its stdout and stderr, redacted. */
   output: string[];
   requests: number;
+  /** The requests it sent, in order (method, redacted path and query, status), at most 100. */
+  sent: Array<{ method: string; target: string; status: number | null }>;
   /** Client-clause findings of the kit on the requests of this run (clause and what was seen). */
   findings: Array<Pick<StoredFinding, 'clause' | 'level' | 'method' | 'target' | 'expected' | 'actual'>>;
   checks: Check[];
@@ -60,6 +62,7 @@ export interface ClientRunResult {
 
 const OUTPUT_BYTES = 64 * 1024;
 const OUTPUT_LINES = 20;
+const SENT_SHOWN = 100;
 
 export async function runClient(opts: ClientRunOptions): Promise<ClientRunResult> {
   const token = randomBytes(16).toString('hex');
@@ -211,6 +214,7 @@ async function oneScenario(
       hung: run.hung,
       output: lines.slice(-OUTPUT_LINES),
       requests: exchanges.length,
+      sent: exchanges.slice(0, SENT_SHOWN).map((ex) => ({ method: ex.method, target: hideSecrets(redactUrl(ex.rawUrl)), status: ex.status })),
       findings,
       checks,
       held: checks.every((c) => c.held),

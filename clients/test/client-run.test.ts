@@ -42,6 +42,8 @@ describe('pmv6 clients run', () => {
       expect(result.exitCode).toBe(1);
       // The report shows what the command printed, and never a secret.
       if (bug === 'crash-on-missing-next' || bug === 'secret-in-error') expect(r.output.length).toBeGreaterThan(0);
+      // …and the requests it sent, in order, with their answers.
+      if (bug !== 'no-timeout') expect(r.sent[0]).toMatchObject({ method: 'POST', target: expect.stringMatching(/\/index\.php\/api\/v6\/passwords\.json$/) });
       for (const line of r.output) expect(hideSecrets(line)).toBe(line);
     },
     60_000,

@@ -8,6 +8,11 @@ export function scenarioText(r: ScenarioResult): string {
   const lines = [`  ${r.scenario.padEnd(16)} ${status}  expects ${r.expectation}: ${how}, ${r.requests} request${r.requests === 1 ? '' : 's'}`];
   if (!r.held) {
     for (const c of r.checks.filter((c) => !c.held)) lines.push(`      ✗ ${c.what}${c.detail ? `: ${c.detail}` : ''}`);
+    if (r.sent.length > 0) {
+      lines.push('      its requests:');
+      for (const q of r.sent.slice(0, 12)) lines.push(`      > ${q.method} ${q.target} → ${q.status ?? 'no answer'}`);
+      if (r.sent.length > 12) lines.push(`      > … ${r.requests - 12} more`);
+    }
     if (r.output.length > 0) {
       lines.push('      its output (last lines):');
       for (const l of r.output.slice(-8)) lines.push(`      | ${l}`);
