@@ -19,13 +19,13 @@ import { BIN } from './spawn-cli.ts';
 
 const RSS_LIMIT = 300 * 1024 * 1024;
 /**
- * Not issue 24's 300 MB with a margin yet: with 1 MB on every GET a run peaked at 246–281 MB in
- * three runs (2026-11-26, on the loaded machine; 291–332 MB before redaction reused its buffers
- * and replies were slimmed from 16 KB, 784 MB before replies were slimmed at all). The run's live
- * heap stays under 120 MB; the rest is the process's base and 1 MB strings waiting for the heap's
- * next full collection. This case guards at 350 MB.
+ * NOT issue 24's goal: with 1 MB on every GET a run peaks at 246–308 MB (2026-11-26, loaded
+ * machine, seven runs; 285–332 MB before redaction reused its buffers and replies were slimmed
+ * from 16 KB, which changed little here; 784 MB before replies were slimmed at all). The live heap
+ * stays under 120 MB; the rest is the process's base and 1 MB strings waiting for the heap's next
+ * full collection. This case guards the slimming at 400 MB.
  */
-const BIG_BODIES_RSS_LIMIT = 350 * 1024 * 1024;
+const BIG_BODIES_RSS_LIMIT = 400 * 1024 * 1024;
 /** --timeout of every case: short, so the cases that wait on deadlines stay fast. */
 const TIMEOUT_MS = 2_000;
 /**
@@ -413,7 +413,7 @@ describe('pmv6 run against a hostile target (issue 24)', () => {
   );
 
   test.concurrent(
-    '1 MB bodies on every GET: under 350 MB (the goal is 300 MB)',
+    '1 MB bodies on every GET: under 400 MB (the goal is 300 MB)',
     async () => {
       const c = await setUp(() => ({ padGets: 1024 * 1024 }));
       try {
