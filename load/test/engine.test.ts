@@ -28,6 +28,14 @@ function results(file: string): LoadResults {
   return JSON.parse(readFileSync(file, 'utf8')) as LoadResults;
 }
 
+/** `pmv6 load` against a target of the test's own (its admin credentials), written to DIR/NAME.json. */
+async function loadAgainst(t: SeededTarget, name: string, ...args: string[]): Promise<{ code: number; r: LoadResults }> {
+  const out = join(dir, `${name}.json`);
+  const c = t.config;
+  const code = await cli('--target', c.target, '--user', c.user, `--password=${c.password}`, ...args, '--out', out, '--quiet');
+  return { code, r: results(out) };
+}
+
 /** Delays every list page asked for at X-Page-Size 1000 by 20 ms: a slowed server for the baseline comparison. */
 function slowLargePages(server: ReferenceServer): void {
   server.app.addHook('onRequest', async (req) => {
@@ -103,25 +111,7 @@ describe('pmv6 load against the embedded reference server', () => {
         }),
     });
     try {
-      const out = join(dir, 'dropped.json');
-      const c = slow.config;
-      const code = await cli(
-        '--scenario',
-        'mixed',
-        '--target',
-        c.target,
-        '--user',
-        c.user,
-        `--password=${c.password}`,
-        '--rate',
-        '40',
-        '--duration',
-        '2s',
-        '--out',
-        out,
-        '--quiet',
-      );
-      const r = results(out);
+      const { code, r } = await loadAgainst(slow, 'dropped', '--scenario', 'mixed', '--rate', '40', '--duration', '2s');
       expect(r.iterations.dropped).toBeGreaterThan(0);
       expect(r.thresholds.find((t) => t.metric === 'dropped_iterations')).toMatchObject({ expr: 'rate<0.1', ok: false });
       expect(code).toBe(1);
@@ -142,26 +132,9 @@ describe('pmv6 load against the embedded reference server', () => {
         }),
     });
     try {
-      const out = join(dir, 'no-id.json');
-      const c = noId.config;
-      const code = await cli(
-        '--scenario',
-        'mixed',
-        '--target',
-        c.target,
-        '--user',
-        c.user,
-        `--password=${c.password}`,
-        '--rate',
-        '5',
-        '--duration',
-        '1s',
-        '--out',
-        out,
-        '--quiet',
-      );
+      const { code, r } = await loadAgainst(noId, 'no-id', '--scenario', 'mixed', '--rate', '5', '--duration', '1s');
       expect(code).toBe(1);
-      const r = results(out);
+      const c = noId.config;
       expect(r.swept?.found).toBeGreaterThan(0);
       expect(r.swept?.deleted).toBe(r.swept?.found);
       const left = await fetch(`${c.target}/index.php/api/v6/projects/search/pmv6-load.json`, {
@@ -179,25 +152,7 @@ describe('pmv6 load against the embedded reference server', () => {
     // 2,100 passwords, counted 2,101: at 1000 a page both make 3 pages, so only the items tell.
     const off = await startSeededTarget({ passwords: 2_100, mutate: (s) => mutantById('count-items-off-by-one')!.apply(s) });
     try {
-      const out = join(dir, 'count-off.json');
-      const c = off.config;
-      await cli(
-        '--scenario',
-        'large-pages',
-        '--target',
-        c.target,
-        '--user',
-        c.user,
-        `--password=${c.password}`,
-        '--duration',
-        '1s',
-        '--body-sample',
-        '1',
-        '--out',
-        out,
-        '--quiet',
-      );
-      const r = results(out);
+      const { r } = await loadAgainst(off, 'count-off', '--scenario', 'large-pages', '--duration', '1s', '--body-sample', '1');
       expect(r.checks.byName['walk: rel="next" reaches every page of the count']?.fails).toBe(0);
       expect(r.checks.byName['walk: the pages hold as many items as the count']?.fails).toBeGreaterThan(0);
       expect(r.checks.byName['walk: no item on two pages']?.fails).toBe(0);
@@ -217,25 +172,8 @@ describe('pmv6 load against the embedded reference server', () => {
         }),
     });
     try {
-      const out = join(dir, 'repeats.json');
-      const c = repeats.config;
-      await cli(
-        '--scenario',
-        'large-pages',
-        '--target',
-        c.target,
-        '--user',
-        c.user,
-        `--password=${c.password}`,
-        '--duration',
-        '1s',
-        '--body-sample',
-        '1',
-        '--out',
-        out,
-        '--quiet',
-      );
-      expect(results(out).checks.byName['walk: no item on two pages']?.fails).toBeGreaterThan(0);
+      const { r } = await loadAgainst(repeats, 'repeats', '--scenario', 'large-pages', '--duration', '1s', '--body-sample', '1');
+      expect(r.checks.byName['walk: no item on two pages']?.fails).toBeGreaterThan(0);
     } finally {
       await repeats.close();
     }
