@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { type FieldTarget, startFieldTarget } from '../../../targets/field.ts';
 import { DEFAULT_CONCURRENCY } from '../../harness/config.ts';
 import { runSuites } from '../run-suites.ts';
+import { verdictOf } from '../verdict.ts';
 
 const { values } = parseArgs({
   options: {
@@ -44,8 +45,22 @@ async function runAgainst(target: FieldTarget) {
       },
     );
     const wallMs = performance.now() - started;
-    const failing = result.clauses.filter((c) => c.outcome === 'fail' || c.outcome === 'warn').map((c) => `${c.clause.id}:${c.outcome}`);
-    return { result, wallMs, samples, endedAt, failing, requests: result.requests ?? 0, actor: target.actor?.stats(), idleClosed: target.proxy.idleClosed() };
+    // The verdict is every clause that did not pass or record (fail, warn, inconclusive,
+    // unverifiable…), not only the failures: a run cut short by a deadline of ours is no "same verdict".
+    const failing = result.clauses
+      .filter((c) => c.outcome !== 'pass' && c.outcome !== 'info' && c.outcome !== 'untested' && c.outcome !== 'disabled')
+      .map((c) => `${c.clause.id}:${c.outcome}`);
+    return {
+      result,
+      wallMs,
+      samples,
+      endedAt,
+      failing,
+      label: verdictOf(result).label,
+      requests: result.requests ?? 0,
+      actor: target.actor?.stats(),
+      idleClosed: target.proxy.idleClosed(),
+    };
   } finally {
     clearInterval(sampler);
   }
@@ -68,15 +83,15 @@ if (values.populated) {
   const [empty, populated] = runs.map((r) => r.run) as [Awaited<ReturnType<typeof runAgainst>>, Awaited<ReturnType<typeof runAgainst>>];
   for (const { name, run } of runs) {
     console.log(
-      `${name.padEnd(16)} wall ${(run.wallMs / 1000).toFixed(1).padStart(5)} s  requests ${String(run.requests).padStart(5)}  verdict ${run.failing.length === 0 ? 'no clause failed or warned' : `failed or warned: ${run.failing.join(' ')}`}; cleanup left ${run.result.cleanup?.leftovers.length ?? '?'}; idle connections closed by the server ${run.idleClosed}${run.actor ? `; other users sent ${run.actor.requests} requests (${run.actor.failed} not 2XX)` : ''}`,
+      `${name.padEnd(16)} wall ${(run.wallMs / 1000).toFixed(1).padStart(5)} s  requests ${String(run.requests).padStart(5)}  verdict ${run.label}${run.failing.length === 0 ? '' : ` (${run.failing.join(' ')})`}${run.result.harnessErrors.length ? `; harness errors ${run.result.harnessErrors.length}` : ''}; cleanup left ${run.result.cleanup?.leftovers.length ?? '?'}; idle connections closed by the server ${run.idleClosed}${run.actor ? `; other users sent ${run.actor.requests} requests (${run.actor.failed} not 2XX)` : ''}`,
     );
   }
   for (const { name, run } of runs)
-    for (const t of run.result.tests.filter((t) => t.outcome === 'fail' || t.outcome === 'warn'))
+    for (const t of run.result.tests.filter((t) => t.outcome !== 'pass' && t.outcome !== 'info' && t.outcome !== 'untested' && t.outcome !== 'disabled'))
       console.log(
         `  ${name}: ${t.outcome} ${t.clauses.join(',')} ${t.file.replace(/^suites\//, '')}: ${t.title.slice(0, 70)}: ${(t.failure?.message ?? '').split('\n')[0]?.slice(0, 200)} ${t.failure?.exchange ? `(${t.failure.exchange.request.method} ${t.failure.exchange.request.url.replace(/^https?:\/\/[^/]+/, '')})` : ''}`,
       );
-  const same = empty.failing.join(' ') === populated.failing.join(' ');
+  const same = empty.label === populated.label && empty.failing.join(' ') === populated.failing.join(' ');
   const requestRatio = populated.requests / Math.max(1, empty.requests);
   console.log(
     `same verdict: ${same ? 'yes' : 'NO'}; populated time ${(populated.wallMs / 1000).toFixed(1)} s (goal ${POPULATED_GOAL_S} s or less), ratio to empty ${(populated.wallMs / Math.max(1, empty.wallMs)).toFixed(2)}; requests ratio ${requestRatio.toFixed(3)} (goal ${POPULATED_REQUESTS_RATIO.toFixed(2)} or less)`,
