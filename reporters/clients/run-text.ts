@@ -1,9 +1,10 @@
 import type { ClientRunResult, ScenarioResult } from '../../clients/run/run-client.ts';
+import { OUTCOMES } from '../../core/outcomes.ts';
 import { forTerminal } from '../terminal.ts';
 
 /** One line per scenario as it ends; the failed checks under it, with the command's last lines. */
 export function scenarioText(r: ScenarioResult): string {
-  const status = r.held ? 'pass' : 'FAIL';
+  const status = r.held ? OUTCOMES.pass.console.word : OUTCOMES.fail.console.word;
   const how = r.hung ? `hung, killed after ${(r.ms / 1000).toFixed(1)} s` : `exit ${r.exitCode ?? r.signal} in ${(r.ms / 1000).toFixed(1)} s`;
   const lines = [`  ${r.scenario.padEnd(16)} ${status}  expects ${r.expectation}: ${how}, ${r.requests} request${r.requests === 1 ? '' : 's'}`];
   if (!r.held) {

@@ -361,7 +361,8 @@ export async function walk(io, scenario, n) {
       if (!Array.isArray(list)) readable = false;
       else
         for (let i = 0; i < list.length; i++) {
-          const id = list[i] !== null && typeof list[i] === 'object' ? String(list[i].id) : undefined;
+          const raw = list[i] !== null && typeof list[i] === 'object' ? list[i].id : undefined;
+          const id = typeof raw === 'number' || typeof raw === 'string' ? String(raw) : undefined;
           items++;
           if (id !== undefined && seen[id] !== undefined) repeated++;
           if (id !== undefined) seen[id] = page;
