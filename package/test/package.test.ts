@@ -21,6 +21,23 @@ let dir: string;
 let installed: { files: string[]; size: number; packMs: number; installMs: number; packages: number };
 
 // Decision: one child environment without the test runner's and the caller's pmv6 settings.
+/** `npx pmv6 serve` from the installed package on a free port, with an admin password of its own. */
+function serveInstalled() {
+  const password = randomBytes(9).toString('base64url');
+  const server = spawn('npx', ['--no', '--', 'pmv6', 'serve', '--port', '0'], {
+    cwd: dir,
+    env: { ...env(), PMV6_ADMIN_PASSWORD: password },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  return { password, server };
+}
+
+/** npx and the node under it: the whole group, which the test started. */
+function stop(server: ReturnType<typeof spawn>): void {
+  if (server.pid) process.kill(-server.pid, 'SIGTERM');
+}
+
 function env(): NodeJS.ProcessEnv {
   return Object.fromEntries(
     Object.entries(process.env).filter(([k]) => !k.startsWith('VITEST') && !k.startsWith('PMV6_') && k !== 'NODE_OPTIONS' && k !== 'TEST'),
@@ -106,13 +123,7 @@ describe('the packed package (npm pack, installed into an empty folder)', { time
   });
 
   test('npx pmv6 run --target against npx pmv6 serve, both from the installed package', async () => {
-    const password = randomBytes(9).toString('base64url');
-    const server = spawn('npx', ['--no', '--', 'pmv6', 'serve', '--port', '0'], {
-      cwd: dir,
-      env: { ...env(), PMV6_ADMIN_PASSWORD: password },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
+    const { password, server } = serveInstalled();
     try {
       const base = await listening(server);
       const r = await npx(['run', '--target', base, '--user', 'admin', '--password', password, '--only', 'VER', '--report-dir', join(dir, 'url-report')]);
@@ -120,19 +131,12 @@ describe('the packed package (npm pack, installed into an empty folder)', { time
       expect(r.stdout).toMatch(/verdict: CONFORMANT/);
       expect(`${r.stdout}${r.stderr}`).not.toContain(password);
     } finally {
-      // npx and the node under it: the whole group, which this test started.
-      if (server.pid) process.kill(-server.pid, 'SIGTERM');
+      stop(server);
     }
   });
 
   test('the shell recipe (recipes/shell/pmv6-gate.sh) passes the verdict through and leaves JUnit and summary.md', async () => {
-    const password = randomBytes(9).toString('base64url');
-    const server = spawn('npx', ['--no', '--', 'pmv6', 'serve', '--port', '0'], {
-      cwd: dir,
-      env: { ...env(), PMV6_ADMIN_PASSWORD: password },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
+    const { password, server } = serveInstalled();
     try {
       const base = await listening(server);
       const summary = join(dir, 'step-summary.md');
@@ -153,7 +157,7 @@ describe('the packed package (npm pack, installed into an empty folder)', { time
       expect(closed.code).toBe(2);
       expect(`${ok.stdout}${ok.stderr}${closed.stdout}${closed.stderr}`).not.toContain(password);
     } finally {
-      if (server.pid) process.kill(-server.pid, 'SIGTERM');
+      stop(server);
     }
   });
 
