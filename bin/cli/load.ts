@@ -25,6 +25,7 @@ const HELP = `pmv6 load: generate load from a scenario of load/scenarios/ and ju
 
 With no --target, starts the reference server in this process on an ephemeral loopback port,
 seeded with --seed-passwords passwords (default 5000), and loads it.
+\`pmv6 load merge FILE…\` merges the summaries of the k6 instances of a split test into one verdict.
 
 Options:
   --scenario NAME         ${scenarioNames().join(', ')}
@@ -100,6 +101,7 @@ interface LoadRequest {
 
 // parse → acquire a target → load it → report.
 export async function load(argv: string[]): Promise<number> {
+  if (argv[0] === 'merge') return (await import('../../load/operator/merge.ts')).mergeCommand(argv.slice(1));
   const request = await parseLoad(argv);
   if (typeof request === 'string') {
     process.stdout.write(request);

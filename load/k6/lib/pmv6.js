@@ -8,6 +8,7 @@ import exec from 'k6/execution';
 import http from 'k6/http';
 import { signedUri } from '../../../core/signed-uri.js';
 import { DEFAULT_BODY_SAMPLE, endpointSelector, endpoints, ITERATIONS, onTarget, sweep } from './iterations.js';
+import { instanceOf, summaryOutputs } from './summary.js';
 
 /** @typedef {import('./iterations.js').Scenario} Scenario */
 
@@ -73,9 +74,19 @@ export function target(scenario) {
     publicKey: __ENV['PMV6_HMAC_PUBLIC'] || '',
     privateKey: __ENV['PMV6_HMAC_PRIVATE'] || '',
   };
-  if (t.auth === 'hmac' && (t.publicKey === '' || t.privateKey === '')) fail('the hmac scenario needs -e PMV6_HMAC_PUBLIC=… -e PMV6_HMAC_PRIVATE=…');
-  if (t.auth === 'basic' && t.user === '') fail('set -e PMV6_USER=… -e PMV6_PASSWORD=…');
   return t;
+}
+
+/**
+ * The credentials are there. Decision: judged in setup(), not at init: `k6 archive` (the
+ * k6-operator's initializer) runs the init code without the system environment, where the
+ * credentials are, and must succeed without them.
+ * @param {Target} t
+ */
+function requireCredentials(t) {
+  if (t.auth === 'hmac' && (t.publicKey === '' || t.privateKey === ''))
+    fail('the hmac scenario needs PMV6_HMAC_PUBLIC=… PMV6_HMAC_PRIVATE=… in the environment');
+  if (t.auth === 'basic' && t.user === '') fail('set PMV6_USER=… PMV6_PASSWORD=… in the environment');
 }
 
 /** @param {Target} t @param {string} url @param {string} body @param {Record<string, string>} headers */
@@ -162,29 +173,22 @@ export function iterate(scenario, t, data) {
 
 /** The credentials work and the target speaks v6 before any load is sent. @param {Target} t */
 export function preflight(t) {
+  requireCredentials(t);
   const res = send(t, 'GET', `${t.api}/version.json`, { name: 'version' });
   if (res.status !== 200) fail(`GET ${t.api}/version.json answered ${res.status}: wrong target or credentials`);
-  return { runTag: Date.now().toString(36) };
+  // Decision: each instance of a split test runs its own setup(); its instance number keeps two
+  // that start in the same millisecond from sharing names (and sweeping each other's objects).
+  const who = instanceOf();
+  return { runTag: Date.now().toString(36) + (who.instance ? `i${who.instance.replace(/[^a-z0-9]/gi, '')}` : '') };
 }
 
 /**
- * The verdict as JSON (PMV6_SUMMARY, default load-<scenario>.json) and one line per threshold.
+ * The verdict: a text summary, the threshold lines and one JSON line on stdout, and a file named
+ * per instance (./summary.js).
  * @param {Scenario} scenario @param {any} data
  */
 export function summary(scenario, data) {
-  const out = __ENV['PMV6_SUMMARY'] || `load-${scenario.name}.json`;
-  const lines = [];
-  const metrics = data && data.metrics ? data.metrics : {};
-  for (const name of Object.keys(metrics)) {
-    const th = metrics[name].thresholds;
-    if (!th || /^http_reqs\{/.test(name)) continue;
-    for (const expr of Object.keys(th)) lines.push(`${(th[expr].ok ? 'ok   ' : 'FAIL ') + name} ${expr}`);
-  }
-  /** @type {Record<string, string>} */
-  const files = {};
-  files[out] = JSON.stringify(Object.assign({ scenario: scenario.name }, data), null, 2);
-  files['stdout'] = `${scenario.name}\n${lines.join('\n')}\n`;
-  return files;
+  return summaryOutputs(scenario.name, data);
 }
 
 /**
