@@ -28,7 +28,19 @@ export interface InstanceSummary {
   sequence: string;
   state?: { testRunDurationMs?: number };
   metrics: Record<string, K6Metric>;
-  root_group?: { checks?: Array<{ name: string; passes: number; fails: number }> };
+  root_group?: K6Group;
+}
+
+interface K6Group {
+  checks?: Array<{ name: string; path?: string; passes: number; fails: number }>;
+  groups?: K6Group[];
+}
+
+/** Every check of a group and its subgroups, named by its path below the root (`::name` → `name`). */
+function checksOf(g: K6Group | undefined, out: Array<{ name: string; passes: number; fails: number }> = []) {
+  for (const c of g?.checks ?? []) out.push({ name: (c.path ?? c.name).replace(/^::/, ''), passes: c.passes, fails: c.fails });
+  for (const sub of g?.groups ?? []) checksOf(sub, out);
+  return out;
 }
 
 /** How a merged value was obtained. */
@@ -244,7 +256,7 @@ export function mergeSummaries(all: InstanceSummary[]): MergedVerdict {
 
   const checks = new Map<string, { name: string; passes: number; fails: number }>();
   for (const s of all) {
-    for (const c of s.root_group?.checks ?? []) {
+    for (const c of checksOf(s.root_group)) {
       const acc = checks.get(c.name) ?? { name: c.name, passes: 0, fails: 0 };
       acc.passes += c.passes;
       acc.fails += c.fails;

@@ -7,7 +7,6 @@
 // into one verdict; the server keeps nothing of the run; no secret is in an archive or summary.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -16,6 +15,7 @@ import { type SeededTarget, startSeededTarget } from '../../targets/seeded.ts';
 import { REPO_ROOT } from '../engine/k6.ts';
 import { MERGE_EXIT, mergeCommand, type mergeSummaries, parseInstances } from '../operator/merge.ts';
 import { CI, K6, NO_K6 } from './k6-support.ts';
+import { freePort, resumeAll, runnerCommand, segmentArgs } from './operator-support.ts';
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'pmv6-k6op-'));
@@ -24,24 +24,6 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const PARALLELISM = 3;
 const RATE = 6;
 const SECONDS = 3;
-
-/** `--execution-segment` and `--execution-segment-sequence` of runner `index` (1-based) of `total`, as the operator writes them. */
-export function segmentArgs(index: number, total: number): string[] {
-  const bound = (i: number) => (i === 0 ? '0' : i === total ? '1' : `${i}/${total}`);
-  const sequence = Array.from({ length: total + 1 }, (_, i) => bound(i)).join(',');
-  return [`--execution-segment=${bound(index - 1)}:${bound(index)}`, `--execution-segment-sequence=${sequence}`];
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 interface Runner {
   index: number;
@@ -54,27 +36,10 @@ interface Runner {
 
 /** The runner pod's command: the operator's `sh -c` LocalFile check, then its `k6 run …` (address on loopback here). */
 function startRunner(index: number, port: number, script: string, target: SeededTarget, testrun: string): Runner {
-  const k6 = [
-    K6!.path,
-    'run',
-    '--quiet',
-    ...segmentArgs(index, PARALLELISM),
-    // spec.arguments: settings that are not secret
-    '-e',
-    `PMV6_TARGET=${target.config.target}`,
-    '-e',
-    `PMV6_RATE=${RATE}`,
-    '-e',
-    `PMV6_DURATION=${SECONDS}s`,
-    script,
-    `--address=127.0.0.1:${port}`,
-    '--paused',
-    '--tag',
-    `instance_id=${index}`,
-    '--tag',
-    `testrun_name=${testrun}`,
-  ].join(' ');
-  const child = spawn('sh', ['-c', `if [ ! -f ${script} ]; then echo "LocalFile not found exiting..."; exit 1; fi;\n${k6}`], {
+  // spec.arguments: settings that are not secret
+  const argLine = `-e PMV6_TARGET=${target.config.target} -e PMV6_RATE=${RATE} -e PMV6_DURATION=${SECONDS}s`;
+  const command = runnerCommand({ k6: K6!.path, index, total: PARALLELISM, script, argLine, port, testrun });
+  const child = spawn('sh', ['-c', command], {
     cwd: dir,
     // spec.runner.env: the user, and the password from the Secret
     env: {
@@ -91,25 +56,6 @@ function startRunner(index: number, port: number, script: string, target: Seeded
   child.stderr!.on('data', (d: Buffer) => (r.stderr = (r.stderr + d.toString('utf8')).slice(-256 * 1024)));
   r.exit = new Promise((resolve) => child.on('close', (code) => resolve(code)));
   return r;
-}
-
-/** The starter waits for every runner's REST API, then resumes each. */
-async function startAll(runners: Runner[], deadlineMs: number): Promise<void> {
-  const until = Date.now() + deadlineMs;
-  for (const r of runners) {
-    for (;;) {
-      if (Date.now() > until) throw new Error(`runner ${r.index} never answered on ${r.address}\n${r.stderr}`);
-      try {
-        const res = await fetch(`http://${r.address}/v1/status`, { signal: AbortSignal.timeout(1000) });
-        await res.body?.cancel();
-        if (res.ok) break;
-      } catch {
-        // not listening yet
-      }
-      await new Promise((ok) => setTimeout(ok, 100));
-    }
-  }
-  for (const r of runners) await run(K6!.path, ['resume', '--address', r.address], { timeout: 10_000 });
 }
 
 if (!K6) {
@@ -139,7 +85,7 @@ if (!K6) {
       received = 0;
       for (let i = 1; i <= PARALLELISM; i++) runners.push(startRunner(i, await freePort(), script, target, 'pmv6-mixed'));
       try {
-        await startAll(runners, 120_000);
+        await resumeAll(runners, 120_000, (r) => r.stderr);
       } catch (e) {
         for (const r of runners) r.child.kill('SIGKILL');
         throw e;
@@ -223,7 +169,7 @@ if (!K6) {
           '-c',
           `${K6!.path} archive --log-output=none ${script} -O ${archive} ${argLine} && ${K6!.path} inspect --execution-requirements --log-output=none ${archive}`,
         ],
-        { cwd: dir, env: { PATH: process.env['PATH'] ?? '', PMV6_USER: c.user, PMV6_PASSWORD: c.password, K6_NO_USAGE_REPORT: 'true' }, timeout: 60_000 },
+        { cwd: dir, env: { PATH: process.env['PATH'] ?? '', PMV6_USER: c.user, PMV6_PASSWORD: c.password, K6_NO_USAGE_REPORT: 'true' }, timeout: 120_000 },
       );
       expect(JSON.parse(requirements) as unknown).toHaveProperty('totalDuration');
       const { stdout: listing } = await run('tar', ['-tf', archive]);
@@ -238,6 +184,6 @@ if (!K6) {
           .map((f) => readFileSync(join(dir, f), 'utf8')),
       ];
       for (const out of outputs) for (const s of secrets) expect(out.includes(s)).toBe(false);
-    });
+    }, 150_000);
   });
 }
