@@ -12,7 +12,7 @@ if [ ! -x "$k6" ]; then
   echo "npm run image:k6: no k6 binary at $k6 (set K6_BINARY)" >&2
   exit 2
 fi
-if ! file -L "$k6" | grep -q 'statically linked'; then
+if command -v file >/dev/null && ! file -L "$k6" | grep -q 'statically linked'; then
   echo "npm run image:k6: $k6 is not statically linked; build k6 with CGO_ENABLED=0" >&2
   exit 2
 fi
