@@ -1,6 +1,6 @@
 // What the operator tests share: the operator's segment arguments, a free loopback port, and its
 // starter (wait for every runner's REST API, then resume each).
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { createServer } from 'node:net';
 import { promisify } from 'node:util';
 import { K6 } from './k6-support.ts';
@@ -82,4 +82,14 @@ export async function patchResume(address: string): Promise<void> {
   });
   await res.body?.cancel();
   if (!res.ok) throw new Error(`PATCH http://${address}/v1/status answered ${res.status}`);
+}
+
+/** Stops a runner started with `detached: true`: its shell and the k6 it started. */
+export function killGroup(child: ChildProcess): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
 }

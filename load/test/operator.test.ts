@@ -15,7 +15,7 @@ import { type SeededTarget, startSeededTarget } from '../../targets/seeded.ts';
 import { REPO_ROOT } from '../engine/k6.ts';
 import { MERGE_EXIT, mergeCommand, type mergeSummaries, parseInstances } from '../operator/merge.ts';
 import { CI, K6, NO_K6 } from './k6-support.ts';
-import { freePort, resumeAll, runnerCommand, segmentArgs } from './operator-support.ts';
+import { freePort, killGroup, resumeAll, runnerCommand, segmentArgs } from './operator-support.ts';
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'pmv6-k6op-'));
@@ -50,6 +50,8 @@ function startRunner(index: number, port: number, script: string, target: Seeded
       K6_NO_USAGE_REPORT: 'true',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // its own process group: `sh -c` runs k6 as its child, and a stop must reach both
+    detached: true,
   });
   const r: Runner = { index, address: `127.0.0.1:${port}`, child, stdout: '', stderr: '', exit: Promise.resolve(null) };
   child.stdout!.on('data', (d: Buffer) => (r.stdout = (r.stdout + d.toString('utf8')).slice(-4 * 1024 * 1024)));
@@ -87,18 +89,18 @@ if (!K6) {
       try {
         await resumeAll(runners, 120_000, (r) => r.stderr);
       } catch (e) {
-        for (const r of runners) r.child.kill('SIGKILL');
+        for (const r of runners) killGroup(r.child);
         throw e;
       }
       const deadline = setTimeout(() => {
-        for (const r of runners) r.child.kill('SIGKILL');
+        for (const r of runners) killGroup(r.child);
       }, 90_000);
       await Promise.all(runners.map((r) => r.exit));
       clearTimeout(deadline);
       for (const r of runners) writeFileSync(join(dir, `runner-${r.index}.log`), r.stdout + r.stderr);
     }, 300_000);
     afterAll(() => {
-      for (const r of runners) if (r.child.exitCode === null) r.child.kill('SIGKILL');
+      for (const r of runners) if (r.child.exitCode === null) killGroup(r.child);
       return target?.close();
     });
 
