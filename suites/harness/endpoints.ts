@@ -637,6 +637,11 @@ export interface EndpointCalls {
   unavailable(): ReadonlyMap<IdKind, string>;
   /** Data for a successful call as the Admin: the shared objects, fresh ones where the entry changes them, after its `before` steps. A string says why there is none. */
   subject(e: Endpoint): Promise<EndpointData | string>;
+  /**
+   * subject() of each entry, --concurrency at once (the shared objects made first, in turn), in
+   * the entries' order; a string entry is passed through as the reason there is none.
+   */
+  subjects(entries: ReadonlyArray<Endpoint | string>): Promise<Array<EndpointData | string>>;
   /** Adds n items to a list through its `grow` entry; a string says why it cannot. */
   grow(e: Endpoint, n: number): Promise<string | undefined>;
   /** A new object of this kind, made by the run (undefined: the target does not create it; see unavailable). */
@@ -663,6 +668,9 @@ export interface EndpointCalls {
 export function useEndpoints(s: Session): EndpointCalls {
   return new EndpointSession(s);
 }
+
+/** An entry that names no object and changes none: it needs nothing made (the generator, version). */
+const light = (e: Endpoint) => kindsOf(e).length === 0 && !e.fresh && !e.before;
 
 /** The endpoint table bound to one file's session: the objects it made and the kinds it cannot make. */
 class EndpointSession implements EndpointCalls {
@@ -809,7 +817,7 @@ class EndpointSession implements EndpointCalls {
 
   async subject(e: Endpoint): Promise<EndpointData | string> {
     // An entry that names no object and changes none needs nothing made (the generator, version).
-    if (kindsOf(e).length === 0 && !e.fresh && !e.before) return (this.#light ??= this.#base());
+    if (light(e)) return (this.#light ??= this.#base());
     const d0 = await this.data();
     await this.#ensure(
       d0,
@@ -825,6 +833,19 @@ class EndpointSession implements EndpointCalls {
     const absent = missing(e, d);
     if (absent) return absent;
     return (await this.#runSteps(e.before ?? [], d, label(e))) ?? d;
+  }
+
+  async subjects(entries: ReadonlyArray<Endpoint | string>): Promise<Array<EndpointData | string>> {
+    // The shared objects are made once, in turn; then each entry's own part (its fresh objects and
+    // their `before` steps, which touch no other entry's objects) side by side.
+    const named = entries.filter((e): e is Endpoint => typeof e !== 'string' && !light(e));
+    const d0 = named.length > 0 ? await this.data() : undefined;
+    for (const e of named)
+      await this.#ensure(
+        d0!,
+        kindsOf(e).filter((k) => !e.fresh?.includes(k)),
+      );
+    return inOrder(entries, inFlight(this.#s.config), async (e) => (typeof e === 'string' ? e : this.subject(e)));
   }
 
   async grow(e: Endpoint, n: number): Promise<string | undefined> {
@@ -863,13 +884,12 @@ class EndpointSession implements EndpointCalls {
   }
 
   async succeedEach(endpoints: readonly Endpoint[] = TABLE, opts: CallOptions = {}): Promise<EndpointCall[]> {
+    const sendable = (e: Endpoint) => !e.control || this.#s.control !== undefined;
+    const subjects = await this.subjects(endpoints.map((e) => (sendable(e) ? e : 'needs the control protocol')));
+    // The calls in the table's order, one after another, as when each subject was made just before its call.
     const out: EndpointCall[] = [];
-    for (const endpoint of endpoints) {
-      if (endpoint.control && !this.#s.control) {
-        out.push({ endpoint, skipped: 'needs the control protocol' });
-        continue;
-      }
-      const d = await this.subject(endpoint);
+    for (const [i, endpoint] of endpoints.entries()) {
+      const d = subjects[i]!;
       if (typeof d === 'string') out.push({ endpoint, skipped: d });
       else out.push({ endpoint, ex: await this.call(this.#s.admin, endpoint, d, opts) });
     }
