@@ -311,8 +311,9 @@ export class Fixtures {
   /**
    * In CLEANUP_ORDER (newest first within a kind); never throws. Every kind goes through
    * DELETE /<kind>s/ID.json (product facts §6), as the run's Admin. Reported apart from the verdict.
-   * The objects of one kind are deleted --concurrency at once, but projects one after another,
-   * newest first: a project may hold a newer one (a subproject), deleted before it.
+   * The objects of one kind are deleted --concurrency at once; a project refused (4XX or 5XX other
+   * than 404) is asked again after the others, newest first: it may have held a newer one (a
+   * subproject) that the server would not delete it with.
    */
   async cleanup(): Promise<CleanupReport> {
     await this.settle({ deferred: true });
@@ -322,12 +323,19 @@ export class Fixtures {
     for (const kind of CLEANUP_ORDER) {
       const items = this.created.filter((c) => c.kind === kind).reverse();
       // A locked password is deleted only with a reason (product facts §3); harmless on others.
-      const answers = await inOrder(items, kind === 'project' ? 1 : inFlight(this.cfg), (item) =>
+      const remove = (item: Created) =>
         this.admin.delete(deletePath(kind, item.id), kind === 'password' ? { headers: { 'X-Unlock-Reason': UNLOCK_REASON } } : {}).catch((e: unknown) => {
           if (e instanceof OwnershipError || e instanceof SetupError) return e;
           throw e;
-        }),
-      );
+        });
+      const answers = await inOrder(items, inFlight(this.cfg), remove);
+      // A project refused while a subproject of it still existed is asked again, one after
+      // another, newest first, once the others are gone.
+      if (kind === 'project')
+        for (const [i, item] of items.entries()) {
+          const status = (answers[i] as Exchange).response?.status;
+          if (status !== undefined && status >= 400 && status !== 404) answers[i] = await remove(item);
+        }
       for (const [i, item] of items.entries()) {
         const ex = answers[i]!;
         // Not the run's to delete (the guard refused it): reported, never touched.

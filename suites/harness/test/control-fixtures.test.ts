@@ -13,12 +13,13 @@ const settings = { api_enabled: true, maintenance_mode: false, auth_methods: 'ba
 let stub: Stub;
 let nextId = 100;
 const failNext = new Set<string>();
+const failAlways = new Set<string>();
 /** What GET <kind>s/ID.json shows: the read-back that makes an id the run's (suites/harness/ownership.ts). */
 const names = new Map<string, string>();
 
 function route(req: Received, res: Parameters<Parameters<typeof startStub>[0]>[1]): void {
   const key = `${req.method} ${req.url}`;
-  if (failNext.delete(key)) {
+  if (failNext.delete(key) || failAlways.has(key)) {
     sendJson(res, 500, { error: true, type: 'Internal Server Error', message: 'boom' });
     return;
   }
@@ -209,10 +210,36 @@ describe('Fixtures', () => {
     failNext.add('POST /index.php/api/v6/projects.json');
     await expect(f.createProject()).rejects.toThrow(SetupError);
     const project = await f.createProject();
-    failNext.add(`DELETE /index.php/api/v6/projects/${project}.json`);
+    const path = `DELETE /index.php/api/v6/projects/${project}.json`;
+    failAlways.add(path);
+    try {
+      const report = await f.cleanup();
+      expect(report.deleted).toEqual([]);
+      expect(report.leftovers).toEqual([{ kind: 'project', id: project, name: `pmv6-r1-${tagOf(f)}-project-2`, reason: 'DELETE answered 500' }]);
+      // A refused project is asked once more, after the others.
+      expect(stub.received.filter((r) => `${r.method} ${r.url}` === path)).toHaveLength(2);
+    } finally {
+      failAlways.delete(path);
+    }
+  });
+
+  test('projects are deleted side by side; one refused while its subproject existed is asked again after the others', async () => {
+    const f = new Fixtures(cfg(), admin);
+    const parent = await f.createProject();
+    const child = await f.createProject(admin, { parent_id: parent });
+    const parentPath = `DELETE /index.php/api/v6/projects/${parent}.json`;
+    failNext.add(parentPath);
+    const from = stub.received.length;
     const report = await f.cleanup();
-    expect(report.deleted).toEqual([]);
-    expect(report.leftovers).toEqual([{ kind: 'project', id: project, name: `pmv6-r1-${tagOf(f)}-project-2`, reason: 'DELETE answered 500' }]);
+    expect(report.leftovers).toEqual([]);
+    expect(report.deleted.map((d) => d.id).sort()).toEqual([parent, child].sort());
+    const deletes = stub.received
+      .slice(from)
+      .map((r) => `${r.method} ${r.url}`)
+      .filter((l) => l.startsWith('DELETE'));
+    expect(deletes.filter((l) => l === parentPath)).toHaveLength(2);
+    expect(deletes.filter((l) => l === `DELETE /index.php/api/v6/projects/${child}.json`)).toHaveLength(1);
+    expect(deletes.at(-1)).toBe(parentPath);
   });
 
   test('a user the target will not delete (404/405 on DELETE users/ID.json) is a leftover with a reason', async () => {
