@@ -12,7 +12,7 @@ import {
   runLoad,
 } from '../../load/engine/engine.ts';
 import { renderLoadComparisonHtml } from '../../load/engine/report-html.ts';
-import { loadScenario, parseDuration, parseThreshold, type Scenario, scenarioNames, type Threshold } from '../../load/engine/scenario.ts';
+import { loadScenario, parseDuration, parseThreshold, type Scenario, scenarioNames, selectsSome, type Threshold } from '../../load/engine/scenario.ts';
 import { resultsText } from '../../load/engine/text.ts';
 import type { Credentials } from '../../load/engine/types.ts';
 import { newRunId } from '../../suites/harness/config.ts';
@@ -148,6 +148,8 @@ async function parseLoad(argv: string[]): Promise<LoadRequest | string> {
   const budgetMs = values['budget-ms'] === undefined ? DEFAULT_COMPARE.minMs : Number(values['budget-ms']);
   if (!(budget >= 0) || !(budgetMs >= 0)) throw new UsageError('--budget and --budget-ms must be non-negative numbers');
   const extraThresholds = (values.threshold ?? []).map(threshold);
+  for (const t of extraThresholds)
+    if (!selectsSome(scenario, t)) throw new UsageError(`--threshold: ${t.key} selects none of the requests of ${scenario.name}`);
   if (values.report !== undefined && values.baseline === undefined)
     throw new UsageError('--report draws the comparison with a baseline: it needs --baseline FILE');
   if (values.out !== undefined) await checkOutputFile('--out', values.out);

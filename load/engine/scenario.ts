@@ -87,13 +87,10 @@ export function validateScenario(s: unknown): string[] {
       out.push(`${field}: ${(e as Error).message}`);
     }
   }
-  const groups = endpoints(s);
   for (const [metric, specs] of Object.entries(s.thresholds)) {
     specs.forEach((t, i) => {
       try {
-        const parsed = parseThreshold(metric, t.threshold);
-        // A selector that matches none of the scenario's requests would hold on no data at all.
-        if (parsed.tags && !groups.some((g) => selects(parsed.tags!, g))) out.push(`thresholds.${metric}: selects none of the scenario's requests`);
+        if (!selectsSome(s, parseThreshold(metric, t.threshold))) out.push(`thresholds.${metric}: selects none of the scenario's requests`);
       } catch (err) {
         out.push(`thresholds.${metric}[${i}].threshold: ${(err as Error).message}`);
       }
@@ -174,6 +171,11 @@ export function parseThreshold(key: string, expr: string): Threshold {
     op: m[3] as Threshold['op'],
     value: Number(m[4]),
   };
+}
+
+/** Whether the threshold's tags, if it has any, select one of the requests the scenario sends: else it would hold on no data at all. */
+export function selectsSome(scenario: Scenario, t: Threshold): boolean {
+  return t.tags === undefined || endpoints(scenario).some((g) => selects(t.tags!, g));
 }
 
 /** Whether a request of this method, name and page size carries every tag of the selector. */

@@ -106,6 +106,27 @@ describe('a threshold on one endpoint, as k6 writes it', () => {
   );
 });
 
+describe('--threshold narrowed by tags', () => {
+  it('is judged on its endpoint; one that selects none of the scenario’s requests is a usage error (exit 2)', async () => {
+    const ok = await cli(
+      '--scenario',
+      'large-pages',
+      '--duration',
+      '1s',
+      '--seed-passwords',
+      '100',
+      '--quiet',
+      '--threshold',
+      'http_req_duration{name:passwords/count,page_size:1000}:p(95)<0.001',
+    );
+    expect(ok.code).toBe(1);
+    expect(ok.stdout).toMatch(/FAIL http_req_duration\{name:passwords\/count,page_size:1000\} p\(95\)<0.001 \(actual [\d.]+ ms\)/);
+    expect(
+      (await cli('--scenario', 'large-pages', '--duration', '1s', '--quiet', '--threshold', 'http_req_duration{name:passwords-list}:p(95)<500')).code,
+    ).toBe(2);
+  }, 60_000);
+});
+
 describe('ramping stages', () => {
   let target: SeededTarget;
   beforeAll(async () => {
