@@ -135,7 +135,7 @@ export async function runIterations(
     const { passes, fails } = metrics.checkTotals();
     const total = passes + fails;
     progress?.(
-      `${String(s.second).padStart(4)}s  ${s.requests} req/s  p95 ${s.p95.toFixed(1)} ms  ` +
+      `${String(s.second).padStart(4)}s  ${s.seconds < 1 ? `${s.requests} req in ${s.seconds.toFixed(2)} s` : `${s.requests} req/s`}  p95 ${s.p95.toFixed(1)} ms  ` +
         `iterations ${counts.completed}/${counts.started} dropped ${counts.dropped}  failed ${metrics.failed}/${metrics.requests}  ` +
         `checks ${total === 0 ? '-' : `${((100 * passes) / total).toFixed(2)}%`}  in flight ${inFlight}`,
     );

@@ -173,6 +173,22 @@ describe('ramping stages', () => {
     expect(started[4]!).toBeLessThan(started[3]!);
   }, 60_000);
 
+  it.skipIf(!K6 && !CI)(
+    `the k6 script runs the same stages, cut at PMV6_DURATION${K6 ? '' : ` (skipped: ${NO_K6})`}`,
+    async () => {
+      expect(K6, NO_K6).toBeDefined();
+      // ramp: 1/s rising by 0.2/s each second; cut at 4 s it ends at 2/s (a whole target): 6 iterations due.
+      const summary = join(dir, 'k6-ramp.json');
+      const run = await runK6(K6!.path, join(REPO_ROOT, 'load', 'k6', 'ramp.js'), { env: k6Env(target, summary, { PMV6_DURATION: '4s' }), timeoutMs: 90_000 });
+      expect(run.code, run.stderr.slice(-2000)).toBe(0);
+      const s = readSummary(summary);
+      expect(s.metrics['iterations']?.values['count']).toBeGreaterThanOrEqual(4);
+      expect(s.metrics['iterations']?.values['count']).toBeLessThanOrEqual(8);
+      expect(Object.values(thresholdsOf(s)).every((ok) => ok)).toBe(true);
+    },
+    120_000,
+  );
+
   it('ramping VUs: no more iterations at once than the stages allow, more as they rise', async () => {
     const slow = await startSeededTarget({
       passwords: 0,
