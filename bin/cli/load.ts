@@ -12,7 +12,8 @@ import {
   runLoad,
 } from '../../load/engine/engine.ts';
 import { renderLoadComparisonHtml } from '../../load/engine/report-html.ts';
-import { loadScenario, parseDuration, parseThreshold, type Scenario, scenarioNames, type Threshold } from '../../load/engine/scenario.ts';
+import { loadScenario, parseDuration, parseThreshold, type Scenario, scenarioNames, selectsSome, type Threshold } from '../../load/engine/scenario.ts';
+import { resultsText } from '../../load/engine/text.ts';
 import type { Credentials } from '../../load/engine/types.ts';
 import { newRunId } from '../../suites/harness/config.ts';
 import type { BaseConfig, Target } from '../../targets/target.ts';
@@ -36,8 +37,10 @@ Options:
   --duration D            e.g. 30s, 2m (default: the scenario's; at most 10m)
   --max-requests N        stop issuing requests after N (default ${DEFAULT_MAX_REQUESTS})
   --threshold EXPR        extra threshold, [metric:]expr, metric default http_req_duration:
-                          'p(95)<250', 'checks:rate>0.999', 'http_req_failed:rate<0.001'
+                          'p(95)<250', 'checks:rate>0.999', 'http_req_failed:rate<0.001',
+                          'http_req_duration{name:passwords/count}:p(95)<100'
   --out FILE              write the results (percentiles per endpoint and page size) as JSON
+  --out-json FILE         write the live metrics as they are measured, in k6's --out json format
   --baseline FILE         compare with an earlier --out file, per endpoint and page size
   --report FILE           with --baseline: write an HTML page of both runs' latency-percentile curves
   --budget PCT            a p50, p95 or p99 increase beyond PCT% (and --budget-ms) that is also
@@ -67,6 +70,7 @@ const LOAD_OPTIONS = {
   'max-requests': { type: 'string' },
   threshold: { type: 'string', multiple: true },
   out: { type: 'string' },
+  'out-json': { type: 'string' },
   baseline: { type: 'string' },
   report: { type: 'string' },
   budget: { type: 'string' },
@@ -146,9 +150,12 @@ async function parseLoad(argv: string[]): Promise<LoadRequest | string> {
   const budgetMs = values['budget-ms'] === undefined ? DEFAULT_COMPARE.minMs : Number(values['budget-ms']);
   if (!(budget >= 0) || !(budgetMs >= 0)) throw new UsageError('--budget and --budget-ms must be non-negative numbers');
   const extraThresholds = (values.threshold ?? []).map(threshold);
+  for (const t of extraThresholds)
+    if (!selectsSome(scenario, t)) throw new UsageError(`--threshold: ${t.key} selects none of the requests of ${scenario.name}`);
   if (values.report !== undefined && values.baseline === undefined)
     throw new UsageError('--report draws the comparison with a baseline: it needs --baseline FILE');
   if (values.out !== undefined) await checkOutputFile('--out', values.out);
+  if (values['out-json'] !== undefined) await checkOutputFile('--out-json', values['out-json']);
   if (values.report !== undefined) await checkOutputFile('--report', values.report);
   if (values.ca !== undefined) await checkInputFile('--ca', values.ca, 1024 * 1024);
   const baseline = values.baseline === undefined ? undefined : await readBaseline(values.baseline);
@@ -176,6 +183,7 @@ async function parseLoad(argv: string[]): Promise<LoadRequest | string> {
       ...(ca !== undefined ? { ca } : {}),
       insecure: values.insecure,
       extraThresholds,
+      ...(values['out-json'] !== undefined ? { liveJson: values['out-json'] } : {}),
     },
     ...(values.out !== undefined ? { out: values.out } : {}),
     ...(values.report !== undefined ? { report: values.report } : {}),
@@ -198,7 +206,7 @@ function duration(value: string | undefined): number | undefined {
 }
 
 function threshold(text: string): Threshold {
-  const m = /^([a-z_]+):(.*)$/.exec(text);
+  const m = /^([a-z_]+(?:\{.*\})?):(.*)$/.exec(text);
   try {
     return m ? parseThreshold(m[1]!, m[2]!) : parseThreshold('http_req_duration', text);
   } catch (e) {
@@ -266,26 +274,4 @@ async function report(results: LoadResults, request: LoadRequest): Promise<numbe
     regression = c.regressions.length > 0;
   }
   return results.pass && !regression ? 0 : 1;
-}
-
-export function resultsText(r: LoadResults): string {
-  const lines = [
-    `${r.scenario}: ${r.requests.total} requests in ${r.durationS.toFixed(1)} s (${r.requests.rps.toFixed(1)}/s), ` +
-      `${r.requests.failed} failed, iterations ${r.iterations.completed} completed / ${r.iterations.dropped} dropped / ${r.iterations.interrupted} interrupted, ` +
-      `checks ${r.checks.passes} passed / ${r.checks.fails} failed`,
-    `  ${'endpoint [page size]'.padEnd(36)} ${'count'.padStart(7)} ${'p50'.padStart(9)} ${'p95'.padStart(9)} ${'p99'.padStart(9)} ${'max'.padStart(9)}  req/s`,
-  ];
-  for (const e of Object.values(r.endpoints)) {
-    lines.push(
-      `  ${e.key.padEnd(36)} ${String(e.count).padStart(7)} ${e.p50.toFixed(2).padStart(9)} ${e.p95.toFixed(2).padStart(9)} ${e.p99.toFixed(2).padStart(9)} ${e.max.toFixed(2).padStart(9)}  ${e.rps.toFixed(1)}`,
-    );
-  }
-  for (const [name, c] of Object.entries(r.checks.byName)) if (c.fails > 0) lines.push(`  check failed ${c.fails}×: ${name}`);
-  for (const t of r.thresholds) lines.push(`  ${t.ok ? 'ok  ' : 'FAIL'} ${t.metric} ${t.expr} (actual ${t.actual})`);
-  if (r.swept && r.swept.found > 0)
-    lines.push(
-      `  left behind by the iterations: ${r.swept.found} objects under the run's names; the sweep deleted ${r.swept.deleted}${r.swept.deleted < r.swept.found ? ` (${r.swept.found - r.swept.deleted} left on the target)` : ''}`,
-    );
-  lines.push(r.pass ? 'thresholds: all held' : 'thresholds: FAILED');
-  return lines.join('\n');
 }

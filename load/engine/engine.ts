@@ -2,9 +2,10 @@
 // (./run-iterations.ts) → results and thresholds (./thresholds.ts).
 import { TargetError } from '../../core/errors.ts';
 import { DEFAULT_BODY_SAMPLE, ITERATIONS, sweep } from '../k6/lib/iterations.js';
-import { RunMetrics } from './metrics.ts';
-import { type IterationsRun, type RunModel, runIterations } from './run-iterations.ts';
-import { parseDuration, parseThreshold, type Scenario, type Threshold } from './scenario.ts';
+import { JsonLinesOutput } from './live-json.ts';
+import { RunMetrics, type Second } from './metrics.ts';
+import { type IterationsRun, modelConcurrency, type RunModel, runIterations } from './run-iterations.ts';
+import { modelDurationMs, parseDuration, parseThreshold, type Scenario, type Threshold } from './scenario.ts';
 import { type LatencySummary, latencyHistogram, round3, summarise } from './stats.ts';
 import { evaluateThresholds, type ThresholdResult } from './thresholds.ts';
 import { createTransport } from './transport.ts';
@@ -38,6 +39,8 @@ export interface EngineOptions {
   /** Parse and check one list-page body in this many (every count and write body is checked). */
   bodySampleEvery?: number;
   progress?: (line: string) => void;
+  /** write the live metrics to this file as k6's `--out json=FILE` does (./live-json.ts) */
+  liveJson?: string;
 }
 
 export interface EndpointResult extends LatencySummary {
@@ -67,7 +70,8 @@ export interface LoadResults {
   requests: { total: number; failed: number; rps: number; bytes: number };
   http_req_duration: LatencySummary;
   checks: { passes: number; fails: number; byName: Record<string, { passes: number; fails: number }> };
-  perSecond: Array<{ second: number; requests: number; failed: number; p95: number }>;
+  /** one row a second, the last one the run's remainder (`seconds` < 1) */
+  perSecond: Second[];
   endpoints: Record<string, EndpointResult>;
   /** failed exchanges by cause (no answer, timeout, connection error) */
   transportErrors: Record<string, number>;
@@ -81,7 +85,7 @@ export async function runLoad(opts: EngineOptions): Promise<LoadResults> {
     throw new TargetError(`scenario ${scenario.name} signs with HMAC: give --hmac-public and --hmac-private (or PMV6_HMAC_PUBLIC / PMV6_HMAC_PRIVATE)`);
   }
   const model = runModel(opts);
-  const durationMs = Math.min(opts.durationMs ?? parseDuration(scenario.load.duration), MAX_DURATION_MS);
+  const durationMs = Math.min(opts.durationMs ?? modelDurationMs(scenario.load), MAX_DURATION_MS);
   const maxRequests = opts.maxRequests ?? DEFAULT_MAX_REQUESTS;
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const metrics = new RunMetrics();
@@ -90,7 +94,7 @@ export async function runLoad(opts: EngineOptions): Promise<LoadResults> {
       target: opts.target,
       credentials: opts.credentials,
       auth: scenario.auth,
-      connections: model.executor === 'constant-vus' ? model.vus : model.maxVUs,
+      connections: modelConcurrency(model),
       timeoutMs,
       maxResponseBytes: opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
       maxRequests,
@@ -109,6 +113,12 @@ export async function runLoad(opts: EngineOptions): Promise<LoadResults> {
     throw new TargetError(transport.fatal?.message ?? `${answer}: not a v6 API at this URL, or the credentials are rejected`);
   }
   metrics.reset();
+  const declared = [
+    ...Object.entries(scenario.thresholds).flatMap(([metric, specs]) => specs.map((t) => parseThreshold(metric, t.threshold))),
+    ...(opts.extraThresholds ?? []),
+  ];
+  const live = opts.liveJson === undefined ? undefined : new JsonLinesOutput(opts.liveJson, scenario.name, declared);
+  metrics.live = live;
 
   let run: IterationsRun;
   try {
@@ -125,9 +135,11 @@ export async function runLoad(opts: EngineOptions): Promise<LoadResults> {
     if (scenario.iteration === 'mixed' && !transport.fatal) run.swept = await sweep(transport.io);
   } finally {
     transport.close();
+    metrics.live = undefined;
+    live?.close();
   }
   if (transport.fatal) throw new TargetError(transport.fatal.message);
-  return results(opts, scenario, model, metrics, run);
+  return results(opts, scenario, model, metrics, run, declared);
 }
 
 /** The executor and its size: --vus or --rate from the command line over the scenario's own model. */
@@ -135,13 +147,30 @@ function runModel(opts: EngineOptions): RunModel {
   const load = opts.scenario.load;
   if (opts.vus !== undefined) return { executor: 'constant-vus', vus: opts.vus };
   if (opts.rate !== undefined) {
-    return { executor: 'constant-arrival-rate', rate: opts.rate, maxVUs: load.executor === 'constant-arrival-rate' ? load.maxVUs : Math.max(10, opts.rate) };
+    return { executor: 'constant-arrival-rate', rate: opts.rate, maxVUs: 'maxVUs' in load ? load.maxVUs : Math.max(10, opts.rate) };
   }
-  if (load.executor === 'constant-vus') return { executor: 'constant-vus', vus: load.vus };
-  return { executor: 'constant-arrival-rate', rate: ratePerSecond(load.rate, load.timeUnit), maxVUs: load.maxVUs };
+  switch (load.executor) {
+    case 'constant-vus':
+      return { executor: 'constant-vus', vus: load.vus };
+    case 'constant-arrival-rate':
+      return { executor: 'constant-arrival-rate', rate: ratePerSecond(load.rate, load.timeUnit), maxVUs: load.maxVUs };
+    case 'ramping-vus':
+      return {
+        executor: 'ramping-vus',
+        startVUs: load.startVUs,
+        stages: load.stages.map((s) => ({ durationMs: parseDuration(s.duration), target: s.target })),
+      };
+    case 'ramping-arrival-rate':
+      return {
+        executor: 'ramping-arrival-rate',
+        startRate: ratePerSecond(load.startRate, load.timeUnit),
+        stages: load.stages.map((s) => ({ durationMs: parseDuration(s.duration), target: ratePerSecond(s.target, load.timeUnit) })),
+        maxVUs: load.maxVUs,
+      };
+  }
 }
 
-function results(opts: EngineOptions, scenario: Scenario, model: RunModel, metrics: RunMetrics, run: IterationsRun): LoadResults {
+function results(opts: EngineOptions, scenario: Scenario, model: RunModel, metrics: RunMetrics, run: IterationsRun, declared: Threshold[]): LoadResults {
   const { durationS } = run;
   const all = latencyHistogram();
   const endpoints: Record<string, EndpointResult> = {};
@@ -161,11 +190,16 @@ function results(opts: EngineOptions, scenario: Scenario, model: RunModel, metri
   }
   const latency = summarise(all);
   const checks = metrics.checkTotals();
-  const declared = [
-    ...Object.entries(scenario.thresholds).flatMap(([metric, specs]) => specs.map((t) => parseThreshold(metric, t.threshold))),
-    ...(opts.extraThresholds ?? []),
-  ];
-  const measured = { latencies: all, latency, requests: metrics.requests, failed: metrics.failed, checks, dropped: run.dropped, durationS };
+  const measured = {
+    latencies: all,
+    latency,
+    requests: metrics.requests,
+    failed: metrics.failed,
+    checks,
+    dropped: run.dropped,
+    durationS,
+    endpoints: [...metrics.endpoints.values()],
+  };
   const thresholds = evaluateThresholds(declared, measured);
   return {
     tool: 'pmv6 load',

@@ -3,13 +3,30 @@
 // line. The transport records into it; the thresholds and the results read it.
 import { performance } from 'node:perf_hooks';
 import type { Method } from '../k6/lib/iterations.js';
-import { EndpointStats, latencyHistogram, percentileMs } from './stats.ts';
+import { EndpointStats, latencyHistogram, percentileMs, round3 } from './stats.ts';
 
+/** One row of the per-second series; the last one is the run's remainder, `seconds` long. */
 export interface Second {
   second: number;
+  /** how long the row covers: 1, or less for the last row of the run */
+  seconds: number;
   requests: number;
   failed: number;
+  /** ms */
   p95: number;
+  /** iterations started in this second */
+  iterations: number;
+  /** iterations running (VUs busy) at its end */
+  vus: number;
+}
+
+/** Where each measurement also goes as it is taken: the live output (./live-json.ts). */
+export interface LiveSink {
+  request(stats: EndpointStats, ms: number, status: number, bytes: number): void;
+  check(name: string, ok: boolean, tags: Record<string, string> | undefined): void;
+  iteration(ms: number): void;
+  dropped(): void;
+  vus(busy: number, max: number): void;
 }
 
 export class RunMetrics {
@@ -20,6 +37,7 @@ export class RunMetrics {
   requests = 0;
   failed = 0;
   bytes = 0;
+  live: LiveSink | undefined;
   private window = latencyHistogram();
   private windowRequests = 0;
   private windowFailed = 0;
@@ -27,7 +45,8 @@ export class RunMetrics {
   // V8 keeps, where a joined key would be a new string to flatten and hash on every request.
   private readonly statsByRequest = new Map<string, Map<string, Map<number | undefined, EndpointStats>>>();
 
-  check(name: string, ok: boolean): boolean {
+  check(name: string, ok: boolean, tags?: Record<string, string>): boolean {
+    this.live?.check(name, ok, tags);
     let c = this.checks.get(name);
     if (c === undefined) this.checks.set(name, (c = { passes: 0, fails: 0 }));
     if (ok) c.passes++;
@@ -49,10 +68,12 @@ export class RunMetrics {
     return stats;
   }
 
-  /** One finished exchange (`size` 0 and `ok` false for one that got no answer), timed from `t0`. */
-  record(stats: EndpointStats, t0: number, ok: boolean, size: number): void {
+  /** One finished exchange (status 0 and `size` 0 for one that got no answer), timed from `t0`; failed unless 2XX or 3XX, as k6's http_req_failed. */
+  record(stats: EndpointStats, t0: number, status: number, size: number): void {
     const ms = performance.now() - t0;
+    const ok = status >= 200 && status < 400;
     stats.record(ms, ok, size);
+    this.live?.request(stats, ms, status, size);
     this.window.recordValue(Math.max(1, Math.round(ms * 1000)));
     this.windowRequests++;
     this.bytes += size;
@@ -66,14 +87,27 @@ export class RunMetrics {
     this.transportErrors.set(cause, (this.transportErrors.get(cause) ?? 0) + 1);
   }
 
-  /** Closes the current second: its row of `perSecond`, then a new window. */
-  closeSecond(): Second {
-    const row = { second: this.perSecond.length + 1, requests: this.windowRequests, failed: this.windowFailed, p95: percentileMs(this.window, 95) };
+  /** Closes the current second (or the run's last, shorter stretch): its row of `perSecond`, then a new window. */
+  closeSecond(iterations: number, vus: number, seconds = 1): Second {
+    const row = {
+      second: this.perSecond.length + 1,
+      seconds: round3(seconds),
+      requests: this.windowRequests,
+      failed: this.windowFailed,
+      p95: percentileMs(this.window, 95),
+      iterations,
+      vus,
+    };
     this.perSecond.push(row);
     this.window = latencyHistogram();
     this.windowRequests = 0;
     this.windowFailed = 0;
     return row;
+  }
+
+  /** requests recorded since the last row of `perSecond` */
+  pendingRequests(): number {
+    return this.windowRequests;
   }
 
   checkTotals(): { passes: number; fails: number } {

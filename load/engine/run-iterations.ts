@@ -1,15 +1,26 @@
-// The iterations of a load run: the executor starts them (constant VUs, or a constant arrival
-// rate that drops an iteration when every VU is busy) until the duration, the iteration bound or
-// the request bound; then the run waits for the iterations in flight. Once a second the progress
-// line. k6's executors of the same names are the model.
+// The iterations of a load run: the executor starts them (constant or ramping VUs; a constant or
+// ramping arrival rate that drops an iteration when every VU is busy) until the duration, the
+// iteration bound or the request bound; then the run waits for the iterations in flight. Once a
+// second the progress line and a row of the per-second series; the run's last, shorter stretch
+// is a row too. k6's executors of the same names are the model.
 import { performance } from 'node:perf_hooks';
 import type { Io, Scenario } from '../k6/lib/iterations.js';
 import type { RunMetrics } from './metrics.ts';
 import { round3 } from './stats.ts';
 import { Stopped, type Transport } from './transport.ts';
 
-/** The executor a run uses, from the scenario or the command line (--vus, --rate). */
-export type RunModel = { executor: 'constant-arrival-rate'; rate: number; maxVUs: number } | { executor: 'constant-vus'; vus: number };
+/** A k6 stage in ms: the rate (per second) or the VUs move linearly to `target` over `durationMs`. */
+export interface RunStage {
+  durationMs: number;
+  target: number;
+}
+
+/** The executor a run uses, from the scenario or the command line (--vus, --rate); rates per second. */
+export type RunModel =
+  | { executor: 'constant-arrival-rate'; rate: number; maxVUs: number }
+  | { executor: 'constant-vus'; vus: number }
+  | { executor: 'ramping-arrival-rate'; startRate: number; stages: RunStage[]; maxVUs: number }
+  | { executor: 'ramping-vus'; startVUs: number; stages: RunStage[] };
 
 export interface IterationCounts {
   started: number;
@@ -36,6 +47,41 @@ export interface IterationLimits {
 
 type Iteration = (io: Io, scenario: Scenario, n: number) => Promise<void>;
 
+/** The most iterations a model runs at once: the pool's size. */
+export function modelConcurrency(model: RunModel): number {
+  if (model.executor === 'constant-vus') return model.vus;
+  if (model.executor === 'ramping-vus') return Math.max(1, model.startVUs, ...model.stages.map((s) => Math.ceil(s.target)));
+  return model.maxVUs;
+}
+
+/** The staged value at `t` ms: linear within each stage, the last target after the last stage. */
+export function stagedValue(start: number, stages: RunStage[], t: number): number {
+  let from = start;
+  let at = 0;
+  for (const s of stages) {
+    if (t < at + s.durationMs) return from + ((s.target - from) * (t - at)) / s.durationMs;
+    at += s.durationMs;
+    from = s.target;
+  }
+  return from;
+}
+
+/** The integral of a staged rate (per second) from 0 to `t` ms: how many iterations are due by then. */
+export function stagedIntegral(start: number, stages: RunStage[], t: number): number {
+  let from = start;
+  let at = 0;
+  let sum = 0;
+  for (const s of stages) {
+    const span = Math.min(s.durationMs, Math.max(0, t - at));
+    if (span <= 0) return sum;
+    const to = from + ((s.target - from) * span) / s.durationMs;
+    sum += ((from + to) / 2) * (span / 1000);
+    at += s.durationMs;
+    from = s.target;
+  }
+  return sum + from * (Math.max(0, t - at) / 1000);
+}
+
 export async function runIterations(
   iterate: Iteration,
   scenario: Scenario,
@@ -51,13 +97,18 @@ export async function runIterations(
   const running = new Set<Promise<void>>();
   const t0 = performance.now();
   const end = t0 + limits.durationMs;
+  const concurrency = modelConcurrency(model);
   const more = () => !transport.stopped && performance.now() < end && metrics.requests < limits.maxRequests && counts.started < limits.maxIterations;
 
   function launch(): Promise<void> {
     const n = counts.started++;
     inFlight++;
+    const began = performance.now();
     const p = iterate(transport.io, scenario, n)
-      .then(() => void counts.completed++)
+      .then(() => {
+        counts.completed++;
+        metrics.live?.iteration(performance.now() - began);
+      })
       .catch((e: unknown) => {
         if (!(e instanceof Stopped)) metrics.check('iteration: no exception', false);
         counts.interrupted++;
@@ -70,34 +121,59 @@ export async function runIterations(
     return p;
   }
 
-  const ticker = setInterval(() => {
-    const s = metrics.closeSecond();
+  function drop(): void {
+    counts.dropped++;
+    metrics.live?.dropped();
+  }
+
+  let closedAt = t0;
+  let startedBefore = 0;
+  function closeSecond(seconds: number): void {
+    const s = metrics.closeSecond(counts.started - startedBefore, inFlight, seconds);
+    startedBefore = counts.started;
+    metrics.live?.vus(inFlight, concurrency);
     const { passes, fails } = metrics.checkTotals();
     const total = passes + fails;
     progress?.(
-      `${String(s.second).padStart(4)}s  ${s.requests} req/s  p95 ${s.p95.toFixed(1)} ms  ` +
+      `${String(s.second).padStart(4)}s  ${s.seconds < 1 ? `${s.requests} req in ${s.seconds.toFixed(2)} s` : `${s.requests} req/s`}  p95 ${s.p95.toFixed(1)} ms  ` +
         `iterations ${counts.completed}/${counts.started} dropped ${counts.dropped}  failed ${metrics.failed}/${metrics.requests}  ` +
         `checks ${total === 0 ? '-' : `${((100 * passes) / total).toFixed(2)}%`}  in flight ${inFlight}`,
     );
+  }
+  const ticker = setInterval(() => {
+    closedAt = performance.now();
+    closeSecond(1);
   }, 1000);
 
   try {
-    if (model.executor === 'constant-vus') {
-      const loops = Array.from({ length: model.vus }, async () => {
-        while (more()) await launch();
+    if (model.executor === 'constant-vus' || model.executor === 'ramping-vus') {
+      const vusAt =
+        model.executor === 'constant-vus' ? () => model.vus : () => Math.floor(stagedValue(model.startVUs, model.stages, performance.now() - t0) + 1e-9);
+      // VU i runs while the stages give at least i + 1 VUs; its iteration in progress ends first (k6's graceful ramp-down).
+      const loops = Array.from({ length: concurrency }, async (_, i) => {
+        while (more()) {
+          if (i < vusAt()) await launch();
+          else await sleep(Math.max(1, Math.min(20, end - performance.now())));
+        }
       });
       await settledWithin(Promise.all(loops), limits.durationMs);
     } else {
-      const interval = 1000 / model.rate;
-      let due = 0;
+      // Iteration k is due once the integral of the rate reaches k (the first at the start when the rate starts above 0).
+      const due =
+        model.executor === 'constant-arrival-rate'
+          ? (t: number) => Math.floor((t * model.rate) / 1000 + 1e-9) + 1
+          : (t: number) => Math.floor(stagedIntegral(model.startRate, model.stages, t) + 1e-9) + (model.startRate > 0 ? 1 : 0);
+      const interval = model.executor === 'constant-arrival-rate' ? 1000 / model.rate : 10;
+      let launched = 0;
       while (more()) {
         const now = performance.now();
-        const target = Math.floor((now - t0) / interval) + 1;
-        for (; due < target && counts.started < limits.maxIterations; due++) {
-          if (inFlight >= model.maxVUs) counts.dropped++;
+        const target = due(now - t0);
+        for (; launched < target && counts.started < limits.maxIterations; launched++) {
+          if (inFlight >= model.maxVUs) drop();
           else launch();
         }
-        await sleep(Math.max(1, Math.min(interval, end - now, t0 + due * interval - performance.now())));
+        const next = model.executor === 'constant-arrival-rate' ? t0 + launched * interval - performance.now() : interval;
+        await sleep(Math.max(1, Math.min(interval, end - now, next)));
       }
     }
     if (counts.started >= limits.maxIterations) await settledWithin(Promise.allSettled([...running]), Math.max(0, end - performance.now()));
@@ -107,6 +183,9 @@ export async function runIterations(
     clearInterval(ticker);
     transport.stop();
   }
+  // The run's remainder since the last full second, so the series adds up to the run.
+  const tail = performance.now() - closedAt;
+  if (tail >= 1 || metrics.pendingRequests() > 0) closeSecond(Math.min(1, tail / 1000));
   return { ...counts, startedAt, durationS: round3((performance.now() - t0) / 1000) };
 }
 

@@ -3,9 +3,9 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { Ajv, type ErrorObject } from 'ajv';
-import type { LoadModel, Scenario } from '../k6/lib/iterations.js';
+import { endpoints, type LoadModel, type Scenario, type Stage } from '../k6/lib/iterations.js';
 
-export type { LoadModel, Scenario };
+export type { LoadModel, Scenario, Stage };
 
 export const SCENARIO_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'scenarios');
 export const SCENARIO_SCHEMA_FILE = join(SCENARIO_DIR, 'scenario.schema.json');
@@ -66,6 +66,7 @@ function schemaProblem(e: ErrorObject): string | undefined {
       return `${at} is ${JSON.stringify(e.data)}, not one of ${allowed}`;
     }
     case 'pattern':
+      if (e.propertyName !== undefined) return `${fieldName(e.instancePath, e.propertyName)} is not ${description ?? 'a known name'}`;
       return `${at} is ${JSON.stringify(e.data)}, not ${description ?? `of the form ${String(e.params['pattern'])}`}`;
     default:
       return `${at} ${e.message ?? 'is invalid'}${e.instancePath === '' ? '' : ` (it is ${JSON.stringify(e.data)})`}`;
@@ -76,21 +77,31 @@ function schemaProblem(e: ErrorObject): string | undefined {
 export function validateScenario(s: unknown): string[] {
   if (!validateShape(s)) return [...new Set((validateShape.errors ?? []).map(schemaProblem).filter((p) => p !== undefined))];
   const out: string[] = [];
-  try {
-    parseDuration(s.load.duration);
-  } catch (e) {
-    out.push(`load.duration: ${(e as Error).message}`);
+  const load = s.load;
+  const durations: Array<[string, string]> =
+    'stages' in load ? load.stages.map((st, i): [string, string] => [`load.stages[${i}].duration`, st.duration]) : [['load.duration', load.duration]];
+  for (const [field, text] of durations) {
+    try {
+      parseDuration(text);
+    } catch (e) {
+      out.push(`${field}: ${(e as Error).message}`);
+    }
   }
   for (const [metric, specs] of Object.entries(s.thresholds)) {
     specs.forEach((t, i) => {
       try {
-        parseThreshold(metric, t.threshold);
+        if (!selectsSome(s, parseThreshold(metric, t.threshold))) out.push(`thresholds.${metric}: selects none of the scenario's requests`);
       } catch (err) {
         out.push(`thresholds.${metric}[${i}].threshold: ${(err as Error).message}`);
       }
     });
   }
-  return out;
+  return [...new Set(out)];
+}
+
+/** How long a load model runs: its duration, or its stages' together. */
+export function modelDurationMs(load: LoadModel): number {
+  return 'stages' in load ? load.stages.reduce((sum, st) => sum + parseDuration(st.duration), 0) : parseDuration(load.duration);
 }
 
 /** k6 durations: "30s", "2m", "1m30s", "500ms". */
@@ -108,22 +119,71 @@ export function parseDuration(text: string): number {
 
 export const METRICS = ['http_req_duration', 'http_req_failed', 'checks', 'dropped_iterations'] as const;
 export type MetricName = (typeof METRICS)[number];
+/** The metrics a threshold may narrow to requests by tag, and the tags: those both engines put on every request. */
+export const TAGGED_METRICS: readonly MetricName[] = ['http_req_duration', 'http_req_failed'];
+export const REQUEST_TAGS = ['method', 'name', 'page_size'] as const;
+export type RequestTags = Partial<Record<(typeof REQUEST_TAGS)[number], string>>;
 
 export interface Threshold {
   metric: MetricName;
+  /** k6's submetric selector, `{name:passwords/count,page_size:5}`: only the requests with these tags */
+  tags?: RequestTags;
+  /** the metric as written: `http_req_duration` or `http_req_duration{name:passwords/count}` */
+  key: string;
   expr: string;
   stat: { kind: 'percentile'; p: number } | { kind: 'avg' | 'med' | 'min' | 'max' | 'rate' | 'count' };
   op: '<' | '<=' | '>' | '>=' | '==';
   value: number;
 }
 
-/** The k6 threshold syntax the scenarios use: `p(95)<2000`, `avg<100`, `rate<0.01`, `count<1`. */
-export function parseThreshold(metric: string, expr: string): Threshold {
+/**
+ * The k6 threshold syntax the scenarios use: `p(95)<2000`, `avg<100`, `rate<0.01`, `count<1`, on
+ * a metric or on its requests with given tags as k6 writes a submetric:
+ * `http_req_duration{name:passwords/count,page_size:5}` (k6: the text between the first `{` and
+ * the last `}`, pairs split at `,`, each at its first `:`).
+ */
+export function parseThreshold(key: string, expr: string): Threshold {
+  const open = key.indexOf('{');
+  const metric = open < 0 ? key : key.slice(0, open);
   if (!(METRICS as readonly string[]).includes(metric)) throw new Error(`threshold metric "${metric}" is not one of ${METRICS.join(', ')}`);
+  let tags: RequestTags | undefined;
+  if (open >= 0) {
+    if (!(TAGGED_METRICS as readonly string[]).includes(metric)) throw new Error(`${metric} takes no tags: only ${TAGGED_METRICS.join(' and ')} do`);
+    if (!key.endsWith('}') || key.length === open + 2) throw new Error(`bad selector "${key}" (e.g. http_req_duration{name:passwords/count,page_size:5})`);
+    tags = {};
+    for (const pair of key.slice(open + 1, -1).split(',')) {
+      const colon = pair.indexOf(':');
+      const tag = pair.slice(0, colon).trim();
+      if (colon < 1 || !(REQUEST_TAGS as readonly string[]).includes(tag) || pair.slice(colon + 1).trim() === '')
+        throw new Error(`bad tag "${pair}" in "${key}": one of ${REQUEST_TAGS.join(', ')}, then ":" and a value`);
+      tags[tag as keyof RequestTags] = pair.slice(colon + 1).trim();
+    }
+  }
   const m = /^\s*(p\((\d+(?:\.\d+)?)\)|avg|med|min|max|rate|count)\s*(<=|>=|==|<|>)\s*(-?\d+(?:\.\d+)?)\s*$/.exec(expr);
   if (!m) throw new Error(`bad threshold "${expr}" for ${metric} (e.g. p(95)<2000, rate<0.01)`);
   const stat = m[2] !== undefined ? { kind: 'percentile' as const, p: Number(m[2]) } : { kind: m[1] as 'avg' | 'med' | 'min' | 'max' | 'rate' | 'count' };
-  return { metric: metric as MetricName, expr: expr.replace(/\s+/g, ''), stat, op: m[3] as Threshold['op'], value: Number(m[4]) };
+  return {
+    metric: metric as MetricName,
+    ...(tags ? { tags } : {}),
+    key,
+    expr: expr.replace(/\s+/g, ''),
+    stat,
+    op: m[3] as Threshold['op'],
+    value: Number(m[4]),
+  };
+}
+
+/** Whether the threshold's tags, if it has any, select one of the requests the scenario sends: else it would hold on no data at all. */
+export function selectsSome(scenario: Scenario, t: Threshold): boolean {
+  return t.tags === undefined || endpoints(scenario).some((g) => selects(t.tags!, g));
+}
+
+/** Whether a request of this method, name and page size carries every tag of the selector. */
+export function selects(tags: RequestTags, e: { method: string; name: string; pageSize: number | undefined | null }): boolean {
+  if (tags.method !== undefined && tags.method !== e.method) return false;
+  if (tags.name !== undefined && tags.name !== e.name) return false;
+  if (tags.page_size !== undefined && (e.pageSize === undefined || e.pageSize === null || tags.page_size !== String(e.pageSize))) return false;
+  return true;
 }
 
 export function holds(actual: number, op: Threshold['op'], value: number): boolean {

@@ -62,16 +62,22 @@ export function summarise(h: Histogram): LatencySummary {
     count: h.totalCount,
     mean: h.totalCount === 0 ? 0 : ms(h.mean),
     min: h.totalCount === 0 ? 0 : ms(h.minNonZeroValue),
-    p50: ms(h.getValueAtPercentile(50)),
-    p90: ms(h.getValueAtPercentile(90)),
-    p95: ms(h.getValueAtPercentile(95)),
-    p99: ms(h.getValueAtPercentile(99)),
+    p50: percentileMs(h, 50),
+    p90: percentileMs(h, 90),
+    p95: percentileMs(h, 95),
+    p99: percentileMs(h, 99),
     max: ms(h.maxValue),
   };
 }
 
+/**
+ * The latency at percentile `p`, in ms. Decision: within the recorded min and max. HDR answers
+ * with the top of the value's bucket (3 significant digits), which can lie above the largest
+ * latency recorded: a p99 printed above max.
+ */
 export function percentileMs(h: Histogram, p: number): number {
-  return round3(h.getValueAtPercentile(p) / 1000);
+  if (h.totalCount === 0) return 0;
+  return round3(Math.max(h.minNonZeroValue, Math.min(h.getValueAtPercentile(p), h.maxValue)) / 1000);
 }
 
 export function round3(n: number): number {

@@ -81,7 +81,7 @@ export function createTransport(opts: TransportOptions, metrics: RunMetrics): Tr
   }
 
   function answered(stats: EndpointStats, t0: number, reply: Reply, size: number): Reply {
-    metrics.record(stats, t0, reply.status >= 200 && reply.status < 400, size);
+    metrics.record(stats, t0, reply.status, size);
     return reply;
   }
 
@@ -92,7 +92,7 @@ export function createTransport(opts: TransportOptions, metrics: RunMetrics): Tr
     }
     metrics.transportError(e instanceof Error ? e.name : 'Error');
     metrics.check(`${name}: no transport error`, false);
-    metrics.record(stats, t0, false, 0);
+    metrics.record(stats, t0, 0, 0);
     return { status: 0, link: undefined, body: undefined };
   }
 
@@ -122,7 +122,7 @@ export function createTransport(opts: TransportOptions, metrics: RunMetrics): Tr
       api,
       runTag: Date.now().toString(36),
       send,
-      check: (name, ok) => metrics.check(name, ok),
+      check: (name, ok, tags) => metrics.check(name, ok, tags),
       sampleBody: () => pageResponses++ % sampleEvery === 0,
     },
     send,

@@ -16,12 +16,13 @@ import { checkPage, type Io, ITERATIONS, links, type Method, type Reply, resolve
 
 describe('scenario files', () => {
   it('every scenario file is valid against the schema, names its iteration and gives each threshold a reason', () => {
-    expect(scenarioNames()).toEqual(['hmac', 'large-pages', 'mixed', 'page-sizes']);
+    expect(scenarioNames()).toEqual(['hmac', 'large-pages', 'mixed', 'page-sizes', 'ramp']);
     for (const name of scenarioNames()) {
       const s = loadScenario(name);
       expect(validateScenario(s)).toEqual([]);
       expect(Object.keys(ITERATIONS)).toContain(s.iteration);
-      expect(Object.keys(s.thresholds).sort()).toEqual(['checks', 'dropped_iterations', 'http_req_duration', 'http_req_failed']);
+      // Every scenario holds the four metrics; some hold one endpoint or page size besides.
+      expect(Object.keys(s.thresholds).filter((k) => !k.includes('{'))).toEqual(['http_req_duration', 'http_req_failed', 'dropped_iterations', 'checks']);
       for (const specs of Object.values(s.thresholds)) for (const t of specs) expect(t.why.length).toBeGreaterThan(10);
     }
     expect(loadScenario('page-sizes').pageSizes).toEqual([5, 20, 100, 500, 1000]);
@@ -48,10 +49,48 @@ describe('scenario files', () => {
       'load.duration is "30x", not a k6 duration (30s, 2m, 1m30s, 500ms)',
     ]);
     expect(validateScenario({ ...good, thresholds: { vus: [{ threshold: 'value<1', why: 'no such metric' }] } })).toEqual([
-      'thresholds.vus is not one of http_req_duration, http_req_failed, checks, dropped_iterations',
+      'thresholds.vus is not a metric both engines compute (http_req_duration, http_req_failed, checks, dropped_iterations), or one of the first two narrowed by tags as k6 writes it: http_req_duration{name:passwords/count,page_size:5} (tags method, name, page_size)',
       'thresholds.vus[0].threshold is "value<1", not a k6 threshold (p(95)<2000, rate<0.01, count<1)',
     ]);
     expect(() => parseThreshold('http_req_duration', 'p95<1')).toThrow(/bad threshold/);
+  });
+
+  it('a threshold narrowed by tags is parsed as k6 writes it, and must select some request of the scenario', () => {
+    const t = parseThreshold('http_req_duration{name:passwords/page/{n},page_size:1000}', 'p(95)<500');
+    expect(t).toMatchObject({
+      metric: 'http_req_duration',
+      key: 'http_req_duration{name:passwords/page/{n},page_size:1000}',
+      tags: { name: 'passwords/page/{n}', page_size: '1000' },
+    });
+    expect(() => parseThreshold('checks{name:x}', 'rate>0.9')).toThrow(/takes no tags/);
+    expect(() => parseThreshold('http_req_duration{url:x}', 'p(95)<1')).toThrow(/bad tag "url:x"/);
+    expect(() => parseThreshold('http_req_duration{}', 'p(95)<1')).toThrow(/bad selector/);
+    const good = JSON.parse(readFileSync(join(SCENARIO_DIR, 'large-pages.json'), 'utf8'));
+    const why = 'a reason long enough';
+    expect(validateScenario({ ...good, thresholds: { 'http_req_duration{name:passwords/count,page_size:1000}': [{ threshold: 'p(95)<9', why }] } })).toEqual(
+      [],
+    );
+    expect(validateScenario({ ...good, thresholds: { 'http_req_duration{name:passwords-list}': [{ threshold: 'p(95)<9', why }] } })).toEqual([
+      "thresholds.http_req_duration{name:passwords-list}: selects none of the scenario's requests",
+    ]);
+    expect(validateScenario({ ...good, thresholds: { 'http_req_duration{page_size:20}': [{ threshold: 'p(95)<9', why }] } })).toEqual([
+      "thresholds.http_req_duration{page_size:20}: selects none of the scenario's requests",
+    ]);
+  });
+
+  it('ramping models: stages of whole targets with k6 durations, each field checked', () => {
+    const ramp = loadScenario('ramp');
+    expect(ramp.load.executor).toBe('ramping-arrival-rate');
+    const load = { executor: 'ramping-vus', startVUs: 0, stages: [{ duration: '10s', target: 5 }] };
+    expect(validateScenario({ ...ramp, load })).toEqual([]);
+    expect(validateScenario({ ...ramp, load: { ...load, stages: [{ duration: '10s', target: 1.5 }] } })).toEqual([
+      'load.stages[0].target must be integer (it is 1.5)',
+    ]);
+    expect(validateScenario({ ...ramp, load: { ...load, stages: [] } })).toEqual(['load.stages must NOT have fewer than 1 items (it is [])']);
+    expect(validateScenario({ ...ramp, load: { ...load, stages: [{ duration: '10', target: 1 }] } })).toEqual([
+      'load.stages[0].duration is "10", not a k6 duration (30s, 2m, 1m30s, 500ms)',
+    ]);
+    expect(validateScenario({ ...ramp, load: { ...load, duration: '10s' } })).toEqual(['load.duration is not a field the schema knows']);
   });
 
   it('a bad scenario file fails in one line naming the file and every bad field; a file that is not JSON names the file', () => {
@@ -97,6 +136,15 @@ describe('scenario files', () => {
       maxVUs: true,
     };
     const constantVusFields: Record<keyof Extract<Scenario['load'], { executor: 'constant-vus' }>, true> = { executor: true, vus: true, duration: true };
+    const rampingRateFields: Record<keyof Extract<Scenario['load'], { executor: 'ramping-arrival-rate' }>, true> = {
+      executor: true,
+      startRate: true,
+      timeUnit: true,
+      stages: true,
+      preAllocatedVUs: true,
+      maxVUs: true,
+    };
+    const rampingVusFields: Record<keyof Extract<Scenario['load'], { executor: 'ramping-vus' }>, true> = { executor: true, startVUs: true, stages: true };
     const schema = JSON.parse(readFileSync(SCENARIO_SCHEMA_FILE, 'utf8'));
     const properties = Object.keys(schema.properties).filter((k) => k !== '$schema');
     expect(properties.sort()).toEqual(Object.keys(scenarioFields).sort());
@@ -110,6 +158,10 @@ describe('scenario files', () => {
     expect(Object.keys(branches[1].properties).sort()).toEqual(Object.keys(constantVusFields).sort());
     expect([...branches[0].required].sort()).toEqual(Object.keys(arrivalRateFields).sort());
     expect([...branches[1].required].sort()).toEqual(Object.keys(constantVusFields).sort());
+    for (const [i, fields] of [rampingRateFields, rampingVusFields].entries()) {
+      expect(Object.keys(branches[i + 2].properties).sort()).toEqual(Object.keys(fields).sort());
+      expect([...branches[i + 2].required].sort()).toEqual(Object.keys(fields).sort());
+    }
   });
 });
 

@@ -8,7 +8,10 @@
 /**
  * @typedef {{ executor: 'constant-arrival-rate', rate: number, timeUnit: string, duration: string, preAllocatedVUs: number, maxVUs: number }} ArrivalRateLoad
  * @typedef {{ executor: 'constant-vus', vus: number, duration: string }} ConstantVusLoad
- * @typedef {ArrivalRateLoad | ConstantVusLoad} LoadModel
+ * @typedef {{ duration: string, target: number }} Stage
+ * @typedef {{ executor: 'ramping-arrival-rate', startRate: number, timeUnit: string, stages: Stage[], preAllocatedVUs: number, maxVUs: number }} RampingArrivalRateLoad
+ * @typedef {{ executor: 'ramping-vus', startVUs: number, stages: Stage[] }} RampingVusLoad
+ * @typedef {ArrivalRateLoad | ConstantVusLoad | RampingArrivalRateLoad | RampingVusLoad} LoadModel
  * @typedef {{ threshold: string, why: string }} ThresholdSpec
  */
 

@@ -24,24 +24,77 @@ import { instanceOf, summaryOutputs } from './summary.js';
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
+/**
+ * The milliseconds of a k6 duration ("1m30s", "500ms").
+ * @param {string} text
+ */
+function durationMs(text) {
+  /** @type {Record<string, number>} */
+  const unit = { ms: 1, s: 1000, m: 60000, h: 3600000 };
+  let ms = 0;
+  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/g;
+  let m = re.exec(text);
+  while (m !== null) {
+    ms += Number(m[1]) * unit[m[2]];
+    m = re.exec(text);
+  }
+  return ms;
+}
+
+/**
+ * The stages that fit in `limit` ms (PMV6_DURATION), the last one cut at the value it reaches
+ * then, as the native engine cuts a ramp at --duration.
+ * @param {number} start @param {import('./iterations.js').Stage[]} stages @param {number} limit
+ */
+function stagesWithin(start, stages, limit) {
+  /** @type {Array<{ duration: string, target: number }>} */
+  const out = [];
+  let at = 0;
+  let from = start;
+  for (let i = 0; i < stages.length && at < limit; i++) {
+    const d = durationMs(stages[i].duration);
+    const span = Math.min(d, limit - at);
+    // k6 takes whole targets only: a cut stage ends at the nearest one.
+    out.push({ duration: `${span}ms`, target: span === d ? stages[i].target : Math.round(from + ((stages[i].target - from) * span) / d) });
+    at += d;
+    from = stages[i].target;
+  }
+  if (at < limit) out.push({ duration: `${limit - at}ms`, target: from });
+  return out;
+}
+
 /** @param {Scenario} scenario @returns {import('k6/options').Options} */
 export function k6Options(scenario) {
   const load = scenario.load;
   const vus = __ENV['PMV6_VUS'];
   const rate = __ENV['PMV6_RATE'];
-  const duration = __ENV['PMV6_DURATION'] || load.duration;
+  let length = 0;
+  if (load.executor === 'ramping-vus' || load.executor === 'ramping-arrival-rate')
+    for (let i = 0; i < load.stages.length; i++) length += durationMs(load.stages[i].duration);
+  const duration = __ENV['PMV6_DURATION'] || (load.executor === 'ramping-vus' || load.executor === 'ramping-arrival-rate' ? `${length}ms` : load.duration);
   /** @type {import('k6/options').Scenario} */
   let executor;
   if (vus !== undefined && vus !== '') executor = { executor: 'constant-vus', vus: Number(vus), duration: duration };
   else if (load.executor === 'constant-vus') executor = { executor: 'constant-vus', vus: load.vus, duration: duration };
-  else {
+  else if (load.executor === 'ramping-vus' && !rate) {
+    executor = { executor: 'ramping-vus', startVUs: load.startVUs, stages: stagesWithin(load.startVUs, load.stages, durationMs(duration)) };
+  } else if (load.executor === 'ramping-arrival-rate' && !rate) {
     executor = {
-      executor: 'constant-arrival-rate',
-      rate: rate ? Number(rate) : load.rate,
+      executor: 'ramping-arrival-rate',
+      startRate: load.startRate,
       timeUnit: load.timeUnit,
-      duration: duration,
+      stages: stagesWithin(load.startRate, load.stages, durationMs(duration)),
       preAllocatedVUs: load.preAllocatedVUs,
       maxVUs: load.maxVUs,
+    };
+  } else {
+    executor = {
+      executor: 'constant-arrival-rate',
+      rate: rate ? Number(rate) : load.executor === 'constant-arrival-rate' ? load.rate : 1,
+      timeUnit: load.executor === 'constant-arrival-rate' ? load.timeUnit : '1s',
+      duration: duration,
+      preAllocatedVUs: 'preAllocatedVUs' in load ? load.preAllocatedVUs : 1,
+      maxVUs: 'maxVUs' in load ? load.maxVUs : Math.max(10, Number(rate)),
     };
   }
   /** @type {Record<string, import('k6/options').Scenario>} */
