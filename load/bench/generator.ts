@@ -25,9 +25,10 @@ const PAGES = 10;
 const SIZES = [20, 1000];
 const API = '/index.php/api/v6';
 
-function items(n: number): string {
+/** Page `page` of a list of n a page: ids go on across pages (a whole walk holds no item twice). */
+function items(n: number, page: number): string {
   return JSON.stringify(
-    Array.from({ length: n }, (_, i) => ({
+    Array.from({ length: n }, (_, j) => (page - 1) * n + j).map((i) => ({
       id: i + 1,
       name: `password ${i + 1}`,
       project: { id: 1, name: 'bench' },
@@ -43,7 +44,7 @@ function items(n: number): string {
   );
 }
 
-const bodies = new Map(SIZES.map((s) => [s, Buffer.from(items(s))]));
+const bodies = new Map(SIZES.map((s) => [s, Array.from({ length: PAGES }, (_, p) => Buffer.from(items(s, p + 1)))]));
 const server = createServer((req, res) => {
   const size = Number(req.headers['x-page-size'] ?? 20);
   const path = (req.url ?? '').split('?')[0] ?? '';
@@ -59,12 +60,12 @@ const server = createServer((req, res) => {
     return;
   }
   const m = /^\/index\.php\/api\/v6\/passwords(?:\/page\/(\d+))?\.json$/.exec(path);
-  const body = bodies.get(size);
+  const page = Math.max(1, Number(m?.[1] ?? 1));
+  const body = bodies.get(size)?.[page - 1];
   if (!m || !body) {
     res.writeHead(404).end();
     return;
   }
-  const page = Math.max(1, Number(m[1] ?? 1));
   const link = [
     `<${base}/passwords/page/${page}.json>; rel="self"`,
     `<${base}/passwords/page/1.json>; rel="first"`,
