@@ -855,10 +855,6 @@ class EndpointSession implements EndpointCalls {
       if (missing(endpoint, d) || (endpoint.control && !this.#s.control)) continue;
       sendable.push(endpoint);
     }
-    // The calls go out side by side, and a server may serve one that must be refused (a DELETE
-    // without Content-Type): every object is the run's before any is sent, so a write to an object
-    // such a call removed is sent and answered (a 404), not refused as unverified.
-    await this.#s.fixtures.settle();
     return inOrder(sendable, inFlight, async (endpoint) => ({ endpoint, ex: await this.call(client, endpoint, d, opts) }));
   }
 
