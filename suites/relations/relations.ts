@@ -22,7 +22,7 @@ import type { Auth } from '../harness/client.ts';
 import type { RunConfig } from '../harness/config.ts';
 import type { Settings } from '../harness/control.ts';
 import { type Observed, unchangedSince } from '../harness/traffic.ts';
-import { type ListAddress, listAddress, pageNumber } from '../oracle/lists.ts';
+import { holdsBetweenCounts, type ListAddress, listAddress, pageNumber } from '../oracle/lists.ts';
 
 export type Report = (clause: string, ex: Exchange, expected: string, actual: string) => void;
 
@@ -559,10 +559,7 @@ export class Relations {
       return verdict;
     }
     if (base === undefined) return again();
-    const before = await this.countOf(o, base, size);
-    if (before === undefined) return false;
-    const holds = await again();
-    return holds && (await this.countOf(o, base, size)) === before;
+    return holdsBetweenCounts(() => this.countOf(o, base, size), again);
   }
 
   /** count.json of a list, as the observed request's user, at its page size; undefined if not 200. */
