@@ -808,6 +808,12 @@ class EndpointSession implements EndpointCalls {
   }
 
   async subject(e: Endpoint): Promise<EndpointData | string> {
+    const d = await this.#made(e);
+    return typeof d === 'string' || !e.before ? d : ((await this.#runSteps(e.before, d, label(e))) ?? d);
+  }
+
+  /** An entry's objects (subject), made but not yet prepared by its `before` steps. */
+  async #made(e: Endpoint): Promise<EndpointData | string> {
     // An entry that names no object and changes none needs nothing made (the generator, version).
     if (kindsOf(e).length === 0 && !e.fresh && !e.before) return (this.#light ??= this.#base());
     const d0 = await this.data();
@@ -822,9 +828,7 @@ class EndpointSession implements EndpointCalls {
       if (id === undefined) return this.#unavailable.get(kind) ?? `no ${kind}`;
       d.ids[kind] = id;
     }
-    const absent = missing(e, d);
-    if (absent) return absent;
-    return (await this.#runSteps(e.before ?? [], d, label(e))) ?? d;
+    return missing(e, d) ?? d;
   }
 
   async grow(e: Endpoint, n: number): Promise<string | undefined> {
@@ -859,13 +863,17 @@ class EndpointSession implements EndpointCalls {
   }
 
   async succeedEach(endpoints: readonly Endpoint[] = TABLE, opts: CallOptions = {}): Promise<EndpointCall[]> {
+    // Decision (issue 26's request budget): every entry's objects are made before the first call
+    // and settled together, so the ledger reads the creations back with one list read a kind
+    // (Pending.bulk), not one show each; each entry's objects are its own, as before, and each
+    // entry's `before` steps and call go out in order.
+    const made: Array<EndpointData | string> = [];
+    for (const endpoint of endpoints) made.push(endpoint.control && !this.#s.control ? 'needs the control protocol' : await this.#made(endpoint));
+    await this.#s.fixtures.settle();
     const out: EndpointCall[] = [];
-    for (const endpoint of endpoints) {
-      if (endpoint.control && !this.#s.control) {
-        out.push({ endpoint, skipped: 'needs the control protocol' });
-        continue;
-      }
-      const d = await this.subject(endpoint);
+    for (const [i, endpoint] of endpoints.entries()) {
+      const m = made[i]!;
+      const d = typeof m === 'string' || !endpoint.before ? m : ((await this.#runSteps(endpoint.before, m, label(endpoint))) ?? m);
       if (typeof d === 'string') out.push({ endpoint, skipped: d });
       else out.push({ endpoint, ex: await this.call(this.#s.admin, endpoint, d, opts) });
     }
