@@ -126,7 +126,7 @@ function modelTest(id: string, behaviour: string): void {
   );
 }
 
-const OF = `in random sequences of creates, updates, archives, locks, moves, favorites, deletes, shows, lists, counts, generator and log reads by users of every role (${ACTORS.join(', ')}), over HTTP Basic and HMAC`;
+const OF = `in random sequences of creates, updates, archives, locks, moves, favorites, deletes, shows, lists, counts, searches, generator and log reads by users of every role (${ACTORS.join(', ')}), over HTTP Basic and HMAC`;
 
 const FIRST = 'EP-03';
 modelTest(FIRST, `list every password the user can access and no deleted one, ${OF}`);
@@ -138,3 +138,5 @@ modelTest('OPS-05', `list a favorite as soon as it is made and never after it is
 modelTest('OPS-08', `never return the same generated password twice, ${OF}`);
 modelTest('EP-11', `answer check_latest for the Admin and refuse it to every role but IT and Admin, ${OF}`);
 modelTest('LOG-01', `write each action to the log once, shows included when the server logs shows, ${OF}`);
+modelTest('OPS-02', `find a password by the text of its name while it exists, and not once deleted, ${OF}`);
+modelTest('GEN-03', `send every JSON body as sent, without a byte order mark and with a JSON media type, error bodies included, ${OF}`);

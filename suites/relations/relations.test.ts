@@ -21,15 +21,14 @@ const calls = useEndpoints(s);
 const WALKED = ['/passwords/search/{search}.json', '/projects/search/{search}.json', '/my_passwords/search/{search}.json'];
 const WALK_SIZES = ['5', '1000'];
 /** Where a deleted object of each kind must no longer appear. */
-const GONE: Array<{ kind: IdKind; list: string; also?: string; favorite?: string }> = [
-  { kind: 'password', list: '/passwords/search/{search}.json', also: '/passwords.json' },
-  { kind: 'project', list: '/projects/search/{search}.json' },
+const GONE: Array<{ kind: IdKind; list: string; also?: string[]; favorite?: string }> = [
+  // Made favorite before the delete: the favorites list must drop it too (one object for both).
+  { kind: 'password', list: '/passwords/search/{search}.json', also: ['/passwords.json', '/passwords/favorite.json'], favorite: '/favorite_passwords' },
+  { kind: 'project', list: '/projects/search/{search}.json', also: ['/projects/favorite.json'], favorite: '/favorite_projects' },
   { kind: 'my_password', list: '/my_passwords/search/{search}.json' },
   { kind: 'file', list: '/projects/{project}/files.json' },
   { kind: 'user', list: '/users.json' },
   { kind: 'group', list: '/groups.json' },
-  { kind: 'password', list: '/passwords/favorite.json', favorite: '/favorite_passwords' },
-  { kind: 'project', list: '/projects/favorite.json', favorite: '/favorite_projects' },
 ];
 
 const reads = TABLE.filter((e) => e.method === 'GET' && !e.path.startsWith('/log'));
@@ -133,7 +132,7 @@ async function deleteAndRead(d: EndpointData): Promise<void> {
     s.fixtures.forget(kind, id);
     await s.admin.get(`/${kind}s/${id}.json`);
     await s.admin.get(fillPath(list, d), { headers: { 'X-Page-Size': '1000' } });
-    if (also) await s.admin.get(also, { headers: { 'X-Page-Size': '1000' } });
+    for (const path of also ?? []) await s.admin.get(path, { headers: { 'X-Page-Size': '1000' } });
   });
 }
 
