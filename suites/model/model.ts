@@ -51,6 +51,8 @@ export interface Pw {
   favoriteCalls: number;
   /** Log searches for the marker so far (a server that logs reads may log them too). */
   logReads: number;
+  /** Password searches for the marker so far, answered or not (a server that logs reads may log them with their text). */
+  searches: number;
 }
 
 export interface Model {
@@ -199,6 +201,7 @@ export class Create extends Step {
       },
       favoriteCalls: 0,
       logReads: 0,
+      searches: 0,
     };
     m.passwords.push(p);
     // The creation read back at once, as a client does: the answer holds what was sent (EP-07).
@@ -432,6 +435,7 @@ export class Search extends Step {
   }
   async find(r: Real, p: Pw): Promise<void> {
     const who = `the ${this.actor} over ${this.via}`;
+    p.searches++;
     const ex = await r.clients[this.actor][this.via].get(`/passwords/search/${p.marker}.json`, { headers: PAGE });
     const outsider = this.actor !== 'viewer';
     // A search the server does not offer (404/405 with no list) says nothing here.
@@ -570,7 +574,7 @@ export class CheckLatest extends Step {
 /**
  * The log entries that name a password (GET log/search/<marker>.json, the product's path, read by
  * the Admin). Every successful write is an action, so at least that many (LOG-01). Decision:
- * entries beyond the writes can only be shows, favorite calls and the log searches themselves
+ * entries beyond the writes can only be shows, favorite calls, password searches and the log searches themselves
  * (what a server may log besides), so more than all of these is an action logged twice; and once
  * more entries than writes, favorite calls and searches show that the server logs shows, every
  * show must be there ("Every action caused by an API request is written to the action log").
@@ -603,8 +607,8 @@ export async function judgeLog(m: Model, r: Real, p: Pw): Promise<void> {
     // A server whose search finds none of a password's entries (another log shape) is not judged.
     if (e === 0) return;
     m.logSearch = true;
-    const besides = p.favoriteCalls + p.logReads - 1;
-    const counts = `${p.writes} writes, ${p.views} shows, ${p.favoriteCalls} favorite calls, ${p.logReads - 1} earlier log searches`;
+    const besides = p.favoriteCalls + p.logReads - 1 + p.searches;
+    const counts = `${p.writes} writes, ${p.views} shows, ${p.favoriteCalls} favorite calls, ${p.searches} password searches, ${p.logReads - 1} earlier log searches`;
     if (e < p.writes)
       fail(
         'LOG-01',
