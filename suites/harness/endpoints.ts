@@ -737,10 +737,10 @@ class EndpointSession implements EndpointCalls {
    * that does not serve them or refuses the payload leaves the entries that need the kind
    * unsent (reported by the checks that need them), never a failed setup of the whole file.
    */
-  async #viaTable(kind: IdKind, d: EndpointData): Promise<number | undefined> {
+  async #viaTable(kind: IdKind, d: EndpointData, lazy = false): Promise<number | undefined> {
     const creator = CREATORS[kind];
     if (!creator) throw new Error(`endpoint table: no entry creates a ${kind}`);
-    const ex = await this.call(this.#s.admin, creator, d, { readBack: true });
+    const ex = await this.call(this.#s.admin, creator, d, { readBack: !lazy });
     const id = (ex.json as { id?: unknown } | undefined)?.id;
     if (this.#foreign.has(ex)) {
       this.#unavailable.set(kind, `${label(creator)} answered with id ${String(id)}, which does not show the run's name (never written to)`);
@@ -752,7 +752,11 @@ class EndpointSession implements EndpointCalls {
     return undefined;
   }
 
-  async make(kind: IdKind, d: EndpointData): Promise<number | undefined> {
+  /**
+   * `lazy`: an item that only fills a list (grow) is read back only when needed (Ledger.expect;
+   * a list read that shows its name makes it the run's), not at once.
+   */
+  async make(kind: IdKind, d: EndpointData, opts: { lazy?: boolean } = {}): Promise<number | undefined> {
     switch (kind) {
       case 'project':
         return this.#s.fixtures.createProject();
@@ -761,7 +765,7 @@ class EndpointSession implements EndpointCalls {
         return this.#s.fixtures.createPassword(d.ids.project);
       default:
         if (this.#unavailable.has(kind)) return undefined;
-        return this.#viaTable(kind, d);
+        return this.#viaTable(kind, d, opts.lazy);
     }
   }
 
@@ -838,7 +842,7 @@ class EndpointSession implements EndpointCalls {
     // The items are independent of each other: --concurrency at once; the first reason in order.
     const reasons = await inOrder([...Array(n).keys()], inFlight(this.#s.config), async () => {
       const d: EndpointData = { ...d0, ids: { ...d0.ids } };
-      const id = await this.make(grow.kind, d);
+      const id = await this.make(grow.kind, d, { lazy: true });
       if (id === undefined) return this.#unavailable.get(grow.kind) ?? `no ${grow.kind}`;
       d.ids[grow.kind] = id;
       return this.#runSteps(grow.steps ?? [], d, label(e));
