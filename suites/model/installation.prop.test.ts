@@ -13,7 +13,7 @@ import { ACTORS, type Actor, clauseOf, commandArbitraries, countShows, judgeLog,
 // One property run serves every test of the file; each test reports the violations of its clause.
 
 const s = useSession();
-const RUNS = 10;
+const RUNS = 9;
 const MAX_COMMANDS = 24;
 /** Read access to a project (product facts §7: PRJ permission labels), through the product's path. */
 const READ = 10;
