@@ -745,10 +745,10 @@ class EndpointSession implements EndpointCalls {
    * that does not serve them or refuses the payload leaves the entries that need the kind
    * unsent (reported by the checks that need them), never a failed setup of the whole file.
    */
-  async #viaTable(kind: IdKind, d: EndpointData): Promise<number | undefined> {
+  async #viaTable(kind: IdKind, d: EndpointData, lazy = false): Promise<number | undefined> {
     const creator = CREATORS[kind];
     if (!creator) throw new Error(`endpoint table: no entry creates a ${kind}`);
-    const ex = await this.call(this.#s.admin, creator, d, { readBack: true });
+    const ex = await this.call(this.#s.admin, creator, d, { readBack: !lazy });
     const id = (ex.json as { id?: unknown } | undefined)?.id;
     if (this.#foreign.has(ex)) {
       this.#unavailable.set(kind, `${label(creator)} answered with id ${String(id)}, which does not show the run's name (never written to)`);
@@ -760,7 +760,11 @@ class EndpointSession implements EndpointCalls {
     return undefined;
   }
 
-  async make(kind: IdKind, d: EndpointData): Promise<number | undefined> {
+  /**
+   * `lazy`: an item that only fills a list (grow) is read back only when needed (Ledger.expect;
+   * a list read that shows its name makes it the run's), not at once.
+   */
+  async make(kind: IdKind, d: EndpointData, opts: { lazy?: boolean } = {}): Promise<number | undefined> {
     switch (kind) {
       case 'project':
         return this.#s.fixtures.createProject();
@@ -769,7 +773,7 @@ class EndpointSession implements EndpointCalls {
         return this.#s.fixtures.createPassword(d.ids.project);
       default:
         if (this.#unavailable.has(kind)) return undefined;
-        return this.#viaTable(kind, d);
+        return this.#viaTable(kind, d, opts.lazy);
     }
   }
 
@@ -816,6 +820,12 @@ class EndpointSession implements EndpointCalls {
   }
 
   async subject(e: Endpoint): Promise<EndpointData | string> {
+    const d = await this.#made(e);
+    return typeof d === 'string' || !e.before ? d : ((await this.#runSteps(e.before, d, label(e))) ?? d);
+  }
+
+  /** An entry's objects (subject), made but not yet prepared by its `before` steps. */
+  async #made(e: Endpoint): Promise<EndpointData | string> {
     // An entry that names no object and changes none needs nothing made (the generator, version).
     if (light(e)) return (this.#light ??= this.#base());
     const d0 = await this.data();
@@ -830,14 +840,11 @@ class EndpointSession implements EndpointCalls {
       if (id === undefined) return this.#unavailable.get(kind) ?? `no ${kind}`;
       d.ids[kind] = id;
     }
-    const absent = missing(e, d);
-    if (absent) return absent;
-    return (await this.#runSteps(e.before ?? [], d, label(e))) ?? d;
+    return missing(e, d) ?? d;
   }
 
   async subjects(entries: ReadonlyArray<Endpoint | string>): Promise<Array<EndpointData | string>> {
-    // The shared objects are made once, in turn; then each entry's own part (its fresh objects and
-    // their `before` steps, which touch no other entry's objects) side by side.
+    // The shared objects are made once, in turn; then each entry's own objects side by side.
     const named = entries.filter((e): e is Endpoint => typeof e !== 'string' && !light(e));
     const d0 = named.length > 0 ? await this.data() : undefined;
     for (const e of named)
@@ -845,7 +852,20 @@ class EndpointSession implements EndpointCalls {
         d0!,
         kindsOf(e).filter((k) => !e.fresh?.includes(k)),
       );
-    return inOrder(entries, inFlight(this.#s.config), async (e) => (typeof e === 'string' ? e : this.subject(e)));
+    const run = (fn: (e: Endpoint, i: number) => Promise<EndpointData | string>) =>
+      inOrder([...entries.keys()], inFlight(this.#s.config), (i) => {
+        const e = entries[i]!;
+        return typeof e === 'string' ? Promise.resolve(e) : fn(e, i);
+      });
+    const made = await run((e) => this.#made(e));
+    // Decision (issue 26's request budget): the creations are settled together, so the ledger reads
+    // them back with one list read a kind (Pending.bulk), not one show before each first write.
+    await this.#s.fixtures.settle();
+    // Then the `before` steps, which touch no other entry's objects, side by side.
+    return run(async (e, i) => {
+      const m = made[i]!;
+      return typeof m === 'string' || !e.before ? m : ((await this.#runSteps(e.before, m, label(e))) ?? m);
+    });
   }
 
   async grow(e: Endpoint, n: number): Promise<string | undefined> {
@@ -855,7 +875,7 @@ class EndpointSession implements EndpointCalls {
     // The items are independent of each other: --concurrency at once; the first reason in order.
     const reasons = await inOrder([...Array(n).keys()], inFlight(this.#s.config), async () => {
       const d: EndpointData = { ...d0, ids: { ...d0.ids } };
-      const id = await this.make(grow.kind, d);
+      const id = await this.make(grow.kind, d, { lazy: true });
       if (id === undefined) return this.#unavailable.get(grow.kind) ?? `no ${grow.kind}`;
       d.ids[grow.kind] = id;
       return this.#runSteps(grow.steps ?? [], d, label(e));
@@ -876,10 +896,6 @@ class EndpointSession implements EndpointCalls {
       if (missing(endpoint, d) || (endpoint.control && !this.#s.control)) continue;
       sendable.push(endpoint);
     }
-    // The calls go out side by side, and a server may serve one that must be refused (a DELETE
-    // without Content-Type): every object is the run's before any is sent, so a write to an object
-    // such a call removed is sent and answered (a 404), not refused as unverified.
-    await this.#s.fixtures.settle();
     return inOrder(sendable, inFlight, async (endpoint) => ({ endpoint, ex: await this.call(client, endpoint, d, opts) }));
   }
 

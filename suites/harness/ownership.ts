@@ -100,7 +100,7 @@ export interface Pending {
   bulk?: { key: string; read: () => Promise<unknown> };
 }
 
-type PendingEntry = Pending & { settling?: Promise<Verdict>; readingBack?: boolean };
+type PendingEntry = Pending & { settling?: Promise<Verdict>; readingBack?: boolean; since: number };
 
 /** List paths whose items are objects of one kind (the first segment's), shown with their names. */
 const LIST_KIND = /^\/(passwords|projects|my_passwords|users|groups)(\/archived|\/search\/[^/]+)?(\/page\/\d+)?\.json$/;
@@ -113,6 +113,8 @@ export class Ledger {
   private readonly bulkReads = new Map<string, Promise<unknown>>();
   /** How each creation that was pending ended. */
   private readonly settled = new Map<string, Verdict>();
+  /** `kind:id` of every DELETE of the run answered 2XX while a creation was pending, in order. */
+  private readonly removed: string[] = [];
   /** Owned ids the run deleted (still its own: a probe may write to them, never to another's). */
   private readonly deleted = new Set<string>();
   readonly foreign: Foreign[] = [];
@@ -163,7 +165,9 @@ export class Ledger {
     const settled = this.settled.get(key);
     if (settled) p.onVerdict?.(settled);
     if (settled || this.owned.has(key)) return;
-    this.pending.set(key, p);
+    const entry = p as PendingEntry;
+    entry.since = this.removed.length;
+    this.pending.set(key, entry);
   }
 
   /** The pending creation this id text names (its exact text, or the one pending id of that value above 2^53). */
@@ -197,8 +201,15 @@ export class Ledger {
    * here: an answer that does not show the name leaves the id pending for its read-back.
    */
   observe(path: string, ex: Exchange): void {
-    if (this.pending.size === 0 || ex.response?.status !== 200 || ex.request.method.toUpperCase() !== 'GET') return;
+    if (this.pending.size === 0) return;
     const bare = path.split(/[?#]/)[0] ?? '';
+    const status = ex.response?.status;
+    if (ex.request.method.toUpperCase() === 'DELETE' && status !== undefined && status >= 200 && status < 300) {
+      const target = /^\/(passwords|projects|my_passwords|users|groups|files)\/([^/]+)\.json$/.exec(bare);
+      if (target) this.removed.push(`${SEGMENT_KIND[target[1]!]!}:${decode(target[2]!)}`);
+      return;
+    }
+    if (status !== 200 || ex.request.method.toUpperCase() !== 'GET') return;
     const show = /^\/(passwords|projects|my_passwords|users|groups|files)\/([^/]+)\.json$/.exec(bare);
     if (show) {
       const kind = SEGMENT_KIND[show[1]!]!;
@@ -253,12 +264,37 @@ export class Ledger {
       {
         ...(entry.acceptUnreadable ? { acceptUnreadable: true } : {}),
         ...(opts.deferred ? { deferred: true } : {}),
+        removedByRun: () => this.removedSince(entry),
       },
     );
     this.pending.delete(key);
     this.settled.set(key, v);
     entry.onVerdict?.(v);
     return v;
+  }
+
+  /**
+   * Whether the run itself had a DELETE answered 2XX, since this creation, of its id or of the
+   * container its creation named (`project_id`, `parent_id`: product facts §6, a project's
+   * deletion takes its passwords and subprojects with it). Then its read-back's 404 is the run's
+   * own doing: gone, not another's object (a DELETE a server must refuse but serves, sent beside
+   * the calls that write to the object, ERR-02).
+   */
+  private removedSince(entry: PendingEntry): boolean {
+    if (this.removed.length <= entry.since) return false;
+    const keys = new Set([`${entry.kind}:${entry.id}`]);
+    let body: Record<string, unknown> | undefined;
+    try {
+      const parsed: unknown = JSON.parse(entry.creation?.request.body ?? 'null');
+      if (parsed !== null && typeof parsed === 'object') body = parsed as Record<string, unknown>;
+    } catch {
+      body = undefined;
+    }
+    for (const member of ['project_id', 'parent_id']) {
+      const id = body?.[member];
+      if (typeof id === 'number' || typeof id === 'string') keys.add(`project:${id}`);
+    }
+    return this.removed.slice(entry.since).some((k) => keys.has(k));
   }
 
   /**
@@ -537,7 +573,7 @@ export async function verifyCreated(
   ledger: Ledger,
   readers: ApiClient | readonly ApiClient[],
   created: { kind: OwnedKind; id: string; name: string; creation?: Exchange },
-  opts: { acceptUnreadable?: boolean; deferred?: boolean } = {},
+  opts: { acceptUnreadable?: boolean; deferred?: boolean; removedByRun?: () => boolean } = {},
 ): Promise<Verdict> {
   const { kind, id, name } = created;
   // The first reader whose read-back is answered 200 decides (the creator may read what the
@@ -556,6 +592,13 @@ export async function verifyCreated(
   }
   // Read back long after the creation, 404 may be its container's deletion: gone, not a finding.
   if (opts.deferred && status === 404) return { owned: false, gone: true, readBack };
+  // The run deleted it, or its container (Ledger.removedSince): the run's, and deleted; a write
+  // the test still sends to it goes out and is answered (404), as to any object the run deleted.
+  if (status === 404 && opts.removedByRun?.()) {
+    ledger.record(kind, id, name);
+    ledger.markDeleted(kind, id);
+    return { owned: false, gone: true, readBack };
+  }
   const foreign: Foreign = {
     kind,
     id,

@@ -7,7 +7,7 @@
  * the presence or absence of the run's objects only, by a user who sees nothing but them.
  */
 import fc from 'fast-check';
-import type { Exchange } from '../../core/exchange.ts';
+import { type Exchange, headerValue } from '../../core/exchange.ts';
 import { clip } from '../../core/redact.ts';
 import { expectResponse, expectSchema, type ViolationError, violation } from '../harness/assert.ts';
 import { isSuccess } from '../harness/checks.ts';
@@ -18,6 +18,7 @@ import type { Count } from '../harness/pages.ts';
 import type { Session } from '../harness/session.ts';
 import { onExchange } from '../harness/traffic.ts';
 import { mentions } from '../log/log-reader.ts';
+import { isJsonMediaType } from '../relations/relations.ts';
 
 /**
  * Who acts. `admin`: the run's Admin ("sees all resources"). `viewer`: a Normal user of the run
@@ -50,6 +51,8 @@ export interface Pw {
   favoriteCalls: number;
   /** Log searches for the marker so far (a server that logs reads may log them too). */
   logReads: number;
+  /** Password searches for the marker so far, answered or not (a server that logs reads may log them with their text). */
+  searches: number;
 }
 
 export interface Model {
@@ -67,6 +70,11 @@ export interface Real {
   s: Session;
   clients: Record<Actor, Record<Via, ApiClient>>;
   projects: { main: number; other: number };
+  /**
+   * Shared by every sequence of the file: passwords whose creation was sent to the two projects
+   * and not deleted with a 2XX since, by any sequence (what a count may hold at most).
+   */
+  pool: { live: number };
   /** Whether the Admin over HMAC is the run's Admin (its own keys) or another Admin made for HMAC. */
   sameAdmin: boolean;
   /** Unique per run: names and markers. */
@@ -93,6 +101,20 @@ function fail(clause: string, ex: Exchange | undefined, expected: string, actual
   violation(ex, `(${clause}) ${expected}`, actual, [clause]);
 }
 
+/**
+ * GEN-03, on every answer a command judges: the bytes as received (no byte order mark: RFC 8259
+ * §8.1, "Implementations MUST NOT add a byte order mark") and a JSON body, error bodies included,
+ * not labelled with another media type (the relations' rule, suites/relations).
+ */
+function framed(ex: Exchange | undefined): void {
+  const res = ex?.response;
+  if (!res || res.body === '') return;
+  if (res.bom) fail('GEN-03', ex, 'a JSON body as sent, without a byte order mark (RFC 8259 §8.1)', 'the bytes EF BB BF before the JSON');
+  const type = headerValue(res.headers, 'content-type');
+  if (ex!.json !== undefined && type !== undefined && !isJsonMediaType(type))
+    fail('GEN-03', ex, `a JSON media type on the JSON body of status ${res.status}`, `Content-Type: ${clip(type, 100)}`);
+}
+
 export function clauseOf(e: ViolationError): string | undefined {
   return /^\(([A-Z]+-\d+)\)/.exec(e.expected)?.[1];
 }
@@ -115,6 +137,7 @@ function pick(m: Model, back: number, live = true): Pw | undefined {
 
 function listed(ex: Exchange, clause: string, what: string): Set<number> {
   expectResponse(ex, what);
+  framed(ex);
   if (ex.response.status !== 200 || !Array.isArray(ex.json)) fail(clause, ex, `200 OK and a JSON array (${what})`, `status ${ex.response.status}`);
   // Decision: an id is matched by its digits, whether a list gives it as a number or a string.
   return new Set(
@@ -157,6 +180,7 @@ export class Create extends Step {
   async run(m: Model, r: Real): Promise<void> {
     const marker = `${r.prefix}p${++r.counter.n}z`;
     const name = `${r.s.fixtures.name('model')}-${marker}-v0`;
+    r.pool.live++;
     const ex = await r.clients.admin[this.via].post('/passwords.json', { name, project_id: r.projects[this.project], password: `${marker}-secret` });
     if (ex.response?.status !== 201) return;
     const id = (expectSchema(ex, 'created') as { id: number }).id;
@@ -177,6 +201,7 @@ export class Create extends Step {
       },
       favoriteCalls: 0,
       logReads: 0,
+      searches: 0,
     };
     m.passwords.push(p);
     // The creation read back at once, as a client does: the answer holds what was sent (EP-07).
@@ -225,11 +250,13 @@ export class Write extends Step {
     p.writes++;
     if (this.kind === 'delete') {
       p.deleted = true;
+      r.pool.live--;
       r.s.fixtures.forget('password', p.id);
       for (const set of Object.values(m.favorites)) set.delete(m.passwords.indexOf(p));
-      // Read back, as a client does: neither the show nor the viewer's list has it any more.
+      // Read back, as a client does: neither the show nor the viewer's list or search has it any more.
       await judgeShow(r, 'admin', this.via, p);
       await judgeList(m, r, 'viewer', this.via, false);
+      await new Search('viewer', this.via, 0).find(r, p);
     } else if (this.kind === 'update') {
       p.name = name;
       // Read back, as a client does: the show holds the new name.
@@ -276,6 +303,7 @@ async function judgeShow(r: Real, actor: Show['actor'], via: Via, p: Pw): Promis
   {
     const ex = await r.clients[actor][via].get(`/passwords/${p.id}.json`, p.locked ? { headers: UNLOCK } : {});
     expectResponse(ex, `an answer to GET /passwords/${p.id}.json`);
+    framed(ex);
     const ok = isSuccess(ex);
     const who = `the ${actor} over ${via}`;
     if ((OUTSIDERS as readonly string[]).includes(actor)) {
@@ -341,9 +369,15 @@ async function judgeList(m: Model, r: Real, actor: List['actor'], via: Via, coun
     expectResponse(cex, 'an answer to GET /passwords/count.json');
     if (cex.response.status !== 200) fail('SIZE-10', cex, `200 OK and a count object for ${who}`, `status ${cex.response.status}`);
     const n = (expectSchema(cex, 'count') as Count).num_items;
-    const most = m.passwords.filter((p) => !p.deleted).length;
+    // The other sequences' passwords in the same projects count too: at most every one not deleted.
+    const most = r.pool.live;
     if (n < must.length || n > most) {
-      fail('SIZE-10', cex, `num_items between ${must.length} and ${most}: the run's passwords the viewer can access, as the list holds them`, `num_items ${n}`);
+      fail(
+        'SIZE-10',
+        cex,
+        `num_items between ${must.length} (this sequence's passwords the viewer can access, as the list holds them) and ${most} (every password the file created in the viewer's projects and did not delete)`,
+        `num_items ${n}`,
+      );
     }
   }
 }
@@ -368,6 +402,7 @@ export class Intrude extends Step {
         : this.kind === 'update'
           ? await c.put(`/passwords/${p.id}.json`, { name: `${p.name}-intruded` }, { headers: UNLOCK })
           : await c.put(`/passwords/${p.id}/${this.kind}.json`, undefined, { headers: UNLOCK });
+    framed(ex);
     if (isSuccess(ex))
       fail(
         'GEN-09',
@@ -377,6 +412,45 @@ export class Intrude extends Step {
       );
   }
   toString = () => `intrude(${this.actor}, ${this.via}, ${this.kind}, -${this.back})`;
+}
+
+/**
+ * GET passwords/search/<marker>.json (product facts §6: a passwords list), at 1000 a page. The
+ * viewer finds the password by the marker in every name it has while it exists and its state
+ * never changed, and not once deleted (OPS-02, the passwords row of §1); a user given no access
+ * finds none of the run's passwords (GEN-09). Decision: the search text is the marker alone (no
+ * operators), and only the password it names is judged.
+ */
+export class Search extends Step {
+  constructor(
+    readonly actor: 'viewer' | (typeof OUTSIDERS)[number],
+    readonly via: Via,
+    readonly back: number,
+  ) {
+    super();
+  }
+  check = (m: Readonly<Model>) => m.passwords.length > 0;
+  run(m: Model, r: Real): Promise<void> {
+    return this.find(r, pick(m, this.back, false)!);
+  }
+  async find(r: Real, p: Pw): Promise<void> {
+    const who = `the ${this.actor} over ${this.via}`;
+    p.searches++;
+    const ex = await r.clients[this.actor][this.via].get(`/passwords/search/${p.marker}.json`, { headers: PAGE });
+    const outsider = this.actor !== 'viewer';
+    // A search the server does not offer (404/405 with no list) says nothing here.
+    if (!outsider && (ex.response?.status === 404 || ex.response?.status === 405) && !Array.isArray(ex.json)) return;
+    if (outsider && !isSuccess(ex)) return framed(ex);
+    const ids = listed(ex, outsider ? 'GEN-09' : 'OPS-02', `GET /passwords/search/${p.marker}.json for ${who}`);
+    if (outsider) {
+      if (ids.has(p.id)) fail('GEN-09', ex, `none of the run's passwords found by ${who}, who was given no access to them`, `${label(p)} found`);
+      return;
+    }
+    if (p.deleted && ids.has(p.id)) fail('OPS-02', ex, `${label(p)}, deleted with a 2XX earlier in the sequence, not found by ${who}`, 'found');
+    if (!p.deleted && !p.changedState && !ids.has(p.id))
+      fail('OPS-02', ex, `${label(p)} found by ${who} searching for ${p.marker}, in its every name`, 'not found');
+  }
+  toString = () => `search(${this.actor}, ${this.via}, -${this.back})`;
 }
 
 /** POST / DELETE favorite_passwords/<id>.json (product facts §6); the model follows a 2XX. */
@@ -427,6 +501,7 @@ async function judgeFavorites(m: Model, r: Real, actor: 'admin' | 'viewer', via:
   {
     const c = r.clients[actor][via];
     const first = await c.get('/favorite_passwords.json', { headers: PAGE });
+    framed(first);
     if (first.response?.status === 404 || first.response?.status === 405) return;
     const who = `the ${actor} over ${via}`;
     const { ex, ids } = await allIds(c, '/favorite_passwords', 'OPS-05', `GET /favorite_passwords.json for ${who}`);
@@ -458,6 +533,7 @@ export class Generate extends Step {
     // Two calls in a row, as a client that wants two passwords makes them.
     for (let call = 0; call < 2; call++) {
       const ex = await r.clients[this.actor][this.via].get('/generate_password.json');
+      framed(ex);
       if (!isSuccess(ex) || ex.json === undefined) return;
       const body = JSON.stringify(ex.json);
       if (m.generated.includes(body)) {
@@ -486,6 +562,7 @@ export class CheckLatest extends Step {
   async run(_m: Model, r: Real): Promise<void> {
     const ex = await r.clients[this.actor][this.via].get('/version/check_latest.json');
     expectResponse(ex, 'an answer to GET /version/check_latest.json');
+    framed(ex);
     const status = ex.response.status;
     if (this.actor === 'admin' && status !== 200) fail('EP-11', ex, `200 OK for the Admin over ${this.via}`, `status ${status}`);
     if (this.actor !== 'admin' && isSuccess(ex))
@@ -497,7 +574,7 @@ export class CheckLatest extends Step {
 /**
  * The log entries that name a password (GET log/search/<marker>.json, the product's path, read by
  * the Admin). Every successful write is an action, so at least that many (LOG-01). Decision:
- * entries beyond the writes can only be shows, favorite calls and the log searches themselves
+ * entries beyond the writes can only be shows, favorite calls, password searches and the log searches themselves
  * (what a server may log besides), so more than all of these is an action logged twice; and once
  * more entries than writes, favorite calls and searches show that the server logs shows, every
  * show must be there ("Every action caused by an API request is written to the action log").
@@ -530,8 +607,8 @@ export async function judgeLog(m: Model, r: Real, p: Pw): Promise<void> {
     // A server whose search finds none of a password's entries (another log shape) is not judged.
     if (e === 0) return;
     m.logSearch = true;
-    const besides = p.favoriteCalls + p.logReads - 1;
-    const counts = `${p.writes} writes, ${p.views} shows, ${p.favoriteCalls} favorite calls, ${p.logReads - 1} earlier log searches`;
+    const besides = p.favoriteCalls + p.logReads - 1 + p.searches;
+    const counts = `${p.writes} writes, ${p.views} shows, ${p.favoriteCalls} favorite calls, ${p.searches} password searches, ${p.logReads - 1} earlier log searches`;
     if (e < p.writes)
       fail(
         'LOG-01',
@@ -575,6 +652,7 @@ export function commandArbitraries(): Array<fc.Arbitrary<Step>> {
   const outsiderShow = fc.tuple(outsider, via, back).map(([a, v, b]) => new Show(a, v, b));
   const favorite = fc.tuple(inside, via, fc.boolean(), back).map(([a, v, on, b]) => new Favorite(a, v, on, b));
   const favorites = fc.tuple(inside, via).map(([a, v]) => new Favorites(a, v));
+  const search = fc.tuple(fc.constantFrom<Search['actor']>('viewer', 'viewer', ...OUTSIDERS), via, back).map(([a, v, b]) => new Search(a, v, b));
   return [
     ...[create, create],
     ...[write, write, write, write],
@@ -585,6 +663,7 @@ export function commandArbitraries(): Array<fc.Arbitrary<Step>> {
     ...[intrude, intrude, intrude],
     ...[favorite, favorite],
     ...[favorites, favorites],
+    search,
     fc.tuple(fc.constantFrom(...ACTORS), via).map(([a, v]) => new Generate(a, v)),
     fc.tuple(fc.constantFrom('admin', 'viewer', ...OUTSIDERS), via).map(([a, v]) => new CheckLatest(a, v)),
     ...[logCheck, logCheck],

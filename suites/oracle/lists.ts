@@ -47,3 +47,34 @@ export function pageNumber(page: string | undefined): number | undefined {
   if (!/^\d{1,9}$/.test(page)) return undefined;
   return Math.max(1, Number(page));
 }
+
+/**
+ * "A finding on a list stands only when it holds again between two equal counts" (busy
+ * installations, issue 25): other users write to the lists the run reads, and the run's own write
+ * marks do not see them, so a finding that holds reads of a list to each other (a page to its
+ * count, one walk to another, Basic to HMAC) is reported only when `again` (the finding's reads
+ * made anew) still shows it and the list's count read before and after `again` is the same. Ask
+ * it only when a finding is about to be reported: a quiet server costs no request.
+ *
+ * - `count`: reads the list's count.json as the finding's reads were made (user, X-Page-Size);
+ *   undefined when it cannot be read, and then the finding does not stand.
+ * - `again`: makes the finding's reads anew; true when the finding still holds.
+ * - `same`: whether two counts agree (default: `===`, for `num_items` alone).
+ * - `expected`: the count the finding was judged by, when it rests on one: the count before must
+ *   agree with it too.
+ *
+ * Serves `Relations.heldStill` (suites/relations) and the oracle's count-based findings
+ * (`ResponseOracle.confirmed`); a check that retries (every-list's `held`) can call it per try.
+ */
+export async function holdsBetweenCounts<C>(
+  count: () => Promise<C | undefined>,
+  again: () => Promise<boolean>,
+  opts: { same?: (a: C, b: C) => boolean; expected?: C } = {},
+): Promise<boolean> {
+  const same = opts.same ?? ((a: C, b: C) => a === b);
+  const before = await count();
+  if (before === undefined || (opts.expected !== undefined && !same(before, opts.expected))) return false;
+  if (!(await again())) return false;
+  const after = await count();
+  return after !== undefined && same(after, before);
+}

@@ -45,7 +45,7 @@ import type { FailureRecord } from '../harness/results.ts';
 import { validate } from '../harness/schemas.ts';
 import { currentScope, type Observed, unchangedSince, type WriteMark, writeMark } from '../harness/traffic.ts';
 import { Relations } from '../relations/relations.ts';
-import { type ListAddress, listAddress, pageNumber } from './lists.ts';
+import { holdsBetweenCounts, type ListAddress, listAddress, pageNumber } from './lists.ts';
 
 export interface OracleFinding {
   clause: string;
@@ -567,15 +567,19 @@ export class Oracle {
    */
   private async confirmed(o: Observed, addr: ListAddress, header: string | undefined, used: Count, held: Held[]): Promise<void> {
     if (held.length === 0) return;
-    const holds = (c: Count | undefined) => c !== undefined && c.num_items === used.num_items && c.num_items_per_page === used.num_items_per_page;
-    if (!holds(await this.countOf(o, addr, header, true))) return;
     const ex = o.exchange;
-    const again = await o.client
-      .withAuth(plain(o.auth))
-      .request({ method: 'GET', path: '', url: ex.request.url, ...(header !== undefined ? { headers: { 'X-Page-Size': header } } : {}), quiet: true });
     const answer = (e: Exchange) => [e.response?.status, headerValue(e.response?.headers, 'link'), Array.isArray(e.json) ? e.json.length : undefined].join(' ');
-    if (answer(again) !== answer(ex) || !holds(await this.countOf(o, addr, header, true))) return;
-    for (const h of held) this.report(...h);
+    const stands = await holdsBetweenCounts(
+      () => this.countOf(o, addr, header, true),
+      async () => {
+        const again = await o.client
+          .withAuth(plain(o.auth))
+          .request({ method: 'GET', path: '', url: ex.request.url, ...(header !== undefined ? { headers: { 'X-Page-Size': header } } : {}), quiet: true });
+        return answer(again) === answer(ex);
+      },
+      { same: (a, b) => a.num_items === b.num_items && a.num_items_per_page === b.num_items_per_page, expected: used },
+    );
+    if (stands) for (const h of held) this.report(...h);
   }
 
   /** PAG-02 (syntax), PAG-08 (one entry per relation), GEN-06 (every URL ends in .json). */

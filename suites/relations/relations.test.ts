@@ -21,18 +21,28 @@ const calls = useEndpoints(s);
 const WALKED = ['/passwords/search/{search}.json', '/projects/search/{search}.json', '/my_passwords/search/{search}.json'];
 const WALK_SIZES = ['5', '1000'];
 /** Where a deleted object of each kind must no longer appear. */
-const GONE: Array<{ kind: IdKind; list: string; also?: string; favorite?: string }> = [
-  { kind: 'password', list: '/passwords/search/{search}.json', also: '/passwords.json' },
-  { kind: 'project', list: '/projects/search/{search}.json' },
+const GONE: Array<{ kind: IdKind; list: string; also?: string[]; favorite?: string }> = [
+  // Made favorite before the delete: the favorites list must drop it too (one object for both).
+  { kind: 'password', list: '/passwords/search/{search}.json', also: ['/passwords.json', '/passwords/favorite.json'], favorite: '/favorite_passwords' },
+  { kind: 'project', list: '/projects/search/{search}.json', also: ['/projects/favorite.json'], favorite: '/favorite_projects' },
   { kind: 'my_password', list: '/my_passwords/search/{search}.json' },
   { kind: 'file', list: '/projects/{project}/files.json' },
   { kind: 'user', list: '/users.json' },
   { kind: 'group', list: '/groups.json' },
-  { kind: 'password', list: '/passwords/favorite.json', favorite: '/favorite_passwords' },
-  { kind: 'project', list: '/projects/favorite.json', favorite: '/favorite_projects' },
 ];
 
 const reads = TABLE.filter((e) => e.method === 'GET' && !e.path.startsWith('/log'));
+/**
+ * Decision (issue 26's request budget): over HMAC, the reads that hold the run's objects (each
+ * list and search with items, each kind's show, a count) and the version endpoints; each costs a
+ * Basic look-up (basic-hmac) and a list its count (the oracle). Left out: the archived lists
+ * and a list's other pages (the same query with one more condition), security and files of one
+ * object, the file settings and download, `users/me` and a user's own lists, the generator
+ * (answers differ by design). The relations still judge every HMAC read of the rest of the run.
+ */
+const HMAC_SKIPPED =
+  /\/archived|\/page\/|\/security\.json$|\}\/files\.json$|^\/files\/(max_upload|uploads_folder|download)|^\/users\/(me|\{user\}\/)|^\/generate_password/;
+const hmacReads = reads.filter((e) => !HMAC_SKIPPED.test(e.path));
 
 /** What the HMAC user made for itself (the fixtures delete as the run's Admin): deleted after the file. */
 const own: Array<() => Promise<unknown>> = [];
@@ -74,7 +84,7 @@ beforeAll(async () => {
     }
     if (d.ids.password !== undefined) await hmac.post(`/favorite_passwords/${d.ids.password}.json`);
     if (d.ids.project !== undefined) await hmac.post(`/favorite_projects/${d.ids.project}.json`);
-    await calls.callEach(hmac, d, {}, reads, inFlight(s.config));
+    await calls.callEach(hmac, d, {}, hmacReads, inFlight(s.config));
   }
   await deleteAndRead(d);
   await checkLatestByRole();
@@ -122,7 +132,7 @@ async function deleteAndRead(d: EndpointData): Promise<void> {
     s.fixtures.forget(kind, id);
     await s.admin.get(`/${kind}s/${id}.json`);
     await s.admin.get(fillPath(list, d), { headers: { 'X-Page-Size': '1000' } });
-    if (also) await s.admin.get(also, { headers: { 'X-Page-Size': '1000' } });
+    for (const path of also ?? []) await s.admin.get(path, { headers: { 'X-Page-Size': '1000' } });
   });
 }
 

@@ -22,7 +22,7 @@ import type { Auth } from '../harness/client.ts';
 import type { RunConfig } from '../harness/config.ts';
 import type { Settings } from '../harness/control.ts';
 import { type Observed, unchangedSince } from '../harness/traffic.ts';
-import { type ListAddress, listAddress, pageNumber } from '../oracle/lists.ts';
+import { holdsBetweenCounts, type ListAddress, listAddress, pageNumber } from '../oracle/lists.ts';
 
 export type Report = (clause: string, ex: Exchange, expected: string, actual: string) => void;
 
@@ -181,6 +181,11 @@ export class Relations {
   private readonly userOfId = new Map<string, { user: string; password: string }>();
   /** (public key, URL, page size) already compared: one look-up each. */
   private readonly compared = new Set<string>();
+  /**
+   * The run's plain Basic GET answers (user, URL, page size) read with no write in flight, all
+   * since the same count of writes started (`started`): emptied when a write starts.
+   */
+  private basicSeen = { started: -1, answers: new Map<string, Exchange>() };
   /** Findings confirmed on a busy installation (heldStill), by relation, list, sizes and state. */
   private readonly confirmations = new Map<string, Promise<boolean>>();
   /** Pages by identity, list and page size. */
@@ -259,6 +264,7 @@ export class Relations {
     // The relations' own reads (quiet: heldStill's) confirm a walk; they never make one.
     if (addr && status === 200 && !o.quiet) await this.walk(o, addr, report);
     if (!o.quiet) this.agree(o, path, addr, report);
+    if (o.auth.kind === 'basic' && !o.quiet) this.keepBasic(o);
     if (o.auth.kind === 'hmac' && !o.quiet) await this.basicAgrees(o, path, report);
   }
 
@@ -553,10 +559,7 @@ export class Relations {
       return verdict;
     }
     if (base === undefined) return again();
-    const before = await this.countOf(o, base, size);
-    if (before === undefined) return false;
-    const holds = await again();
-    return holds && (await this.countOf(o, base, size)) === before;
+    return holdsBetweenCounts(() => this.countOf(o, base, size), again);
   }
 
   /** count.json of a list, as the observed request's user, at its page size; undefined if not 200. */
@@ -588,7 +591,19 @@ export class Relations {
     return o.client.request({ method: 'GET', path, url: `${root}${path}`, ...(size ? { headers: { 'X-Page-Size': size } } : {}), quiet: true });
   }
 
-  /** basic-hmac: the same GET, by the same user over HTTP Basic, read right after. */
+  /** A plain Basic GET answered 200, 403 or 404 in one state: the look-up of a later HMAC GET of the same (basicAgrees). */
+  private keepBasic(o: Observed): void {
+    const ex = o.exchange;
+    const auth = o.auth as Extract<Auth, { kind: 'basic' }>;
+    if (![200, 403, 404].includes(ex.response!.status) || o.mark.inFlight !== 0 || !unchangedSince(o.mark)) return;
+    if (headerValue(ex.request.headers, 'x-pmv6-probe') || new URL(ex.request.url).search !== '') return;
+    if (this.basicSeen.started !== o.mark.started) this.basicSeen = { started: o.mark.started, answers: new Map() };
+    // Bounded: the oldest answer kept goes first (a long walk between two writes).
+    if (this.basicSeen.answers.size >= 256) this.basicSeen.answers.delete(this.basicSeen.answers.keys().next().value!);
+    this.basicSeen.answers.set(`${auth.user}|${ex.request.url}|${headerValue(ex.request.headers, 'x-page-size') ?? ''}`, ex);
+  }
+
+  /** basic-hmac: the same GET, by the same user over HTTP Basic: read in the same state just before, else right after. */
   private async basicAgrees(o: Observed, path: string, report: Report): Promise<void> {
     const ex = o.exchange;
     const auth = o.auth as Extract<Auth, { kind: 'hmac' }>;
@@ -603,13 +618,19 @@ export class Relations {
     const key = `${auth.publicKey}|${ex.request.url}|${size ?? ''}`;
     if (this.compared.has(key)) return;
     this.compared.add(key);
-    const basic = await o.client.withAuth({ kind: 'basic', user: creds.user, password: creds.password }).request({
-      method: 'GET',
-      path,
-      url: ex.request.url,
-      ...(size !== undefined ? { headers: { 'X-Page-Size': size } } : {}),
-      quiet: true,
-    });
+    // Decision (issue 26's request budget): the run's own Basic answer to the same GET by the same
+    // user, read in the same state before this one, is the look-up; else one is read right after.
+    const seen = this.basicSeen.answers.get(`${creds.user}|${ex.request.url}|${size ?? ''}`);
+    const basic =
+      seen && this.basicSeen.started === o.mark.started
+        ? seen
+        : await o.client.withAuth({ kind: 'basic', user: creds.user, password: creds.password }).request({
+            method: 'GET',
+            path,
+            url: ex.request.url,
+            ...(size !== undefined ? { headers: { 'X-Page-Size': size } } : {}),
+            quiet: true,
+          });
     if (!basic.response || !unchangedSince(o.mark) || ![200, 403, 404].includes(basic.response.status)) return;
     const differ = (h: Exchange, b: Exchange) => {
       const [hs, bs] = [h.response!.status, b.response!.status];

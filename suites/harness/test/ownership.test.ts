@@ -195,6 +195,47 @@ describe('ownership: a run writes only to the objects it created and read back',
     await f.cleanup();
   });
 
+  test("a pending id the run deleted, itself or with its project, is gone, not another's: its 404 is no finding and later writes go out", async () => {
+    ledger = new Ledger('own1');
+    openLedger(ledger);
+    const foreign: string[] = [];
+    ledger.onForeign = (f) => foreign.push(`${f.kind} ${f.id}`);
+    const verdicts: string[] = [];
+    // Neither is shown by the stub (404): only the run's own DELETE explains it.
+    const pending = (id: string, projectId: string) =>
+      ledger.expect({
+        kind: 'password',
+        id,
+        name: `pmv6-own1-${id}`,
+        readers: [admin],
+        creation: {
+          request: { method: 'POST', url: '/passwords.json', headers: {}, body: JSON.stringify({ name: `pmv6-own1-${id}`, project_id: Number(projectId) }) },
+          durationMs: 1,
+        },
+        onVerdict: (v) => verdicts.push(`${id} ${'gone' in v ? 'gone' : v.owned ? 'owned' : 'foreign'}`),
+      });
+    ledger.record('project', '90', 'pmv6-own1-p');
+    ledger.record('project', '91', 'pmv6-own1-q');
+    pending('701', '90');
+    pending('702', '91');
+    pending('703', '91');
+    const from = stub.received.length;
+    await admin.delete('/projects/90.json');
+    // A DELETE of 702 answered while its read-back was on the way (calls side by side).
+    ledger.observe('/passwords/702.json', {
+      request: { method: 'DELETE', url: '/passwords/702.json', headers: {} },
+      response: { status: 204, headers: {}, body: '' },
+      durationMs: 1,
+    });
+    await admin.put('/passwords/701.json', { name: 'x' });
+    await admin.put('/passwords/702.json', { name: 'x' });
+    // 703's project was not deleted: its 404 is the server's (another's id), never written to.
+    await expect(admin.put('/passwords/703.json', { name: 'x' })).rejects.toThrow(/not sent/);
+    expect(verdicts).toEqual(['701 gone', '702 gone', '703 foreign']);
+    expect(foreign).toEqual(['password 703']);
+    expect(sent(from).filter((r) => r.startsWith('PUT'))).toEqual(['PUT /passwords/701.json', 'PUT /passwords/702.json']);
+  });
+
   test('once the run has stopped, only its cleanup sends', async () => {
     ledger = new Ledger('own1');
     openLedger(ledger);
