@@ -4,6 +4,12 @@
 // runs the JavaScript built into dist/ at pack time (package/README.md). A dist/ that `npm pack`
 // left in the checkout is never used there.
 import { existsSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
+
+// Decision: a run's heap grows at most twice its live size between full collections, not V8's
+// default of up to four times: replies of 1 MB (a hostile target's) die young but wait in the heap
+// for its next full collection, and a run stays under 300 MB (issue 24; npm run bench:memory).
+if (process.argv[2] === 'run') setFlagsFromString('--optimize-for-size');
 
 const source = new URL('./cli/main.ts', import.meta.url);
 let main;
