@@ -8,8 +8,8 @@
 // Side by side: each case runs under every column, the columns interleaved run by run so a busy
 // machine weighs on all of them alike. `--columns` names them: `as-is` (this tree's CLI),
 // `ref:<git ref>` (the CLI of another commit, exported to a temporary folder: the before of a
-// change), `env:K=V+K=V` (this tree's CLI with more environment, e.g. glibc's MALLOC_ARENA_MAX).
-// Default: as-is and ref:main.
+// change), `env:K=V+K=V` (this tree's CLI with more environment, e.g. glibc's MALLOC_ARENA_MAX),
+// `node:--flag+--flag` (this tree's CLI under more flags of node and V8). Default: as-is and ref:main.
 //
 // Run: npm run bench:memory -- [--cases plain,big-bodies,echo] [--runs 3] [--columns as-is,ref:main]
 import { spawn, spawnSync } from 'node:child_process';
@@ -39,6 +39,7 @@ interface Column {
   name: string;
   bin: string;
   env: Record<string, string>;
+  node?: string[];
 }
 const temporary: string[] = [];
 function column(name: string): Column {
@@ -60,7 +61,8 @@ function column(name: string): Column {
     );
     return { name, bin: join(ROOT, 'bin/pmv6.js'), env };
   }
-  throw new Error(`unknown column ${name}: as-is, ref:<git ref> or env:K=V+K=V`);
+  if (name.startsWith('node:')) return { name, bin: join(ROOT, 'bin/pmv6.js'), env: {}, node: name.slice(5).split('+') };
+  throw new Error(`unknown column ${name}: as-is, ref:<git ref>, env:K=V+K=V or node:--flag+--flag`);
 }
 
 interface Case {
@@ -92,7 +94,7 @@ async function once(c: Case, col: Column): Promise<{ code: number | null; memory
     const flags = c.behaviour ? ['--timeout', '2000', '--concurrency', '2', '--only', c.only!] : [];
     const cli = spawn(
       process.execPath,
-      [col.bin, 'run', '--target', target, '--control', `${target}/__control`, '--report-dir', reports, '--quiet', ...flags],
+      [...(col.node ?? []), col.bin, 'run', '--target', target, '--control', `${target}/__control`, '--report-dir', reports, '--quiet', ...flags],
       {
         env: {
           ...process.env,
