@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SeededTarget, startSeededTarget } from '../../targets/seeded.ts';
+import type { SeededTarget } from '../../targets/seeded.ts';
 import { mergeSummaries, parseInstances } from '../operator/merge.ts';
-import { freePort, patchResume, resumeAll, runnerCommand } from './operator-support.ts';
+import { countingTarget, freePort, patchResume, resumeAll, runnerCommand } from './operator-support.ts';
 
 const run = promisify(execFile);
 const IMAGE = process.env['PMV6_K6_IMAGE'] || 'pmv6-k6:local';
@@ -40,18 +40,10 @@ if (why) {
     const names = Array.from({ length: PARALLELISM }, (_, i) => `pmv6-k6op-${process.pid}-${i + 1}`);
     const runners: Array<{ index: number; address: string; child: ChildProcess; log: string; exit: Promise<number | null> }> = [];
     let target: SeededTarget;
-    let received = 0;
+    let received: () => number;
 
     beforeAll(async () => {
-      target = await startSeededTarget({
-        passwords: 50,
-        mutate: (server) =>
-          server.app.addHook('onResponse', (_req, _reply, done) => {
-            received++;
-            done();
-          }),
-      });
-      received = 0;
+      ({ target, received } = await countingTarget());
       const c = target.config;
       for (let i = 1; i <= PARALLELISM; i++) {
         const port = await freePort();
@@ -115,10 +107,10 @@ if (why) {
       for (const r of runners) expect([0, 99], r.log.slice(-3000)).toContain(r.child.exitCode);
       expect(readdirSync(dir).sort()).toEqual(['summary-mixed-instance-1.json', 'summary-mixed-instance-2.json']);
       const merged = mergeSummaries(runners.flatMap((r) => parseInstances(r.log, `container ${r.index}`)));
-      expect(merged.metrics['http_reqs']!.values['count']).toBe(received);
+      expect(merged.metrics['http_reqs']!.values['count']).toBe(received());
       expect(merged.checks.filter((c) => c.fails > 0)).toEqual([]);
       const fromFiles = mergeSummaries(readdirSync(dir).flatMap((f) => parseInstances(readFileSync(join(dir, f), 'utf8'), f)));
-      expect(fromFiles.metrics['http_reqs']!.values['count']).toBe(received);
+      expect(fromFiles.metrics['http_reqs']!.values['count']).toBe(received());
     });
 
     it('nothing left on the server; no secret in the logs or the files', async () => {

@@ -3,6 +3,7 @@
 import { type ChildProcess, execFile } from 'node:child_process';
 import { createServer } from 'node:net';
 import { promisify } from 'node:util';
+import { type SeededTarget, startSeededTarget } from '../../targets/seeded.ts';
 import { K6 } from './k6-support.ts';
 
 const run = promisify(execFile);
@@ -92,4 +93,19 @@ export function killGroup(child: ChildProcess): void {
   } catch {
     // already gone
   }
+}
+
+/** A seeded reference server of 50 passwords that counts the requests it answered since it started (the seeding is not counted). */
+export async function countingTarget(): Promise<{ target: SeededTarget; received: () => number }> {
+  let received = 0;
+  const target = await startSeededTarget({
+    passwords: 50,
+    mutate: (server) =>
+      server.app.addHook('onResponse', (_req, _reply, done) => {
+        received++;
+        done();
+      }),
+  });
+  received = 0;
+  return { target, received: () => received };
 }

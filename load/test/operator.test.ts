@@ -11,11 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SeededTarget, startSeededTarget } from '../../targets/seeded.ts';
+import type { SeededTarget } from '../../targets/seeded.ts';
 import { REPO_ROOT } from '../engine/k6.ts';
 import { MERGE_EXIT, mergeCommand, type mergeSummaries, parseInstances } from '../operator/merge.ts';
 import { CI, K6, NO_K6 } from './k6-support.ts';
-import { freePort, killGroup, resumeAll, runnerCommand, segmentArgs } from './operator-support.ts';
+import { countingTarget, freePort, killGroup, resumeAll, runnerCommand, segmentArgs } from './operator-support.ts';
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'pmv6-k6op-'));
@@ -71,20 +71,12 @@ if (!K6) {
 } else {
   describe(`the k6-operator path: ${PARALLELISM} runners as the operator starts them (${K6.path})`, () => {
     let target: SeededTarget;
-    let received = 0;
+    let received: () => number;
     const runners: Runner[] = [];
     const script = join(REPO_ROOT, 'load', 'k6', 'mixed.js');
 
     beforeAll(async () => {
-      target = await startSeededTarget({
-        passwords: 50,
-        mutate: (server) =>
-          server.app.addHook('onResponse', (_req, _reply, done) => {
-            received++;
-            done();
-          }),
-      });
-      received = 0;
+      ({ target, received } = await countingTarget());
       for (let i = 1; i <= PARALLELISM; i++) runners.push(startRunner(i, await freePort(), script, target, 'pmv6-mixed'));
       try {
         await resumeAll(runners, 120_000, (r) => r.stderr);
@@ -132,7 +124,7 @@ if (!K6) {
       const sum = (m: string, k: string) => each.reduce((a, s) => a + (s.metrics[m]?.values[k] ?? 0), 0);
       expect(merged.metrics['http_reqs']!.values['count']).toBe(sum('http_reqs', 'count'));
       // every request of every runner, setup and teardown included, and nothing else
-      expect(merged.metrics['http_reqs']!.values['count']).toBe(received);
+      expect(merged.metrics['http_reqs']!.values['count']).toBe(received());
       // the segments split the arrival rate: the whole test's iterations, once each
       const iterations = merged.metrics['iterations']!.values['count']! + (merged.metrics['dropped_iterations']?.values['count'] ?? 0);
       expect(iterations).toBeGreaterThanOrEqual(RATE * SECONDS - 1);
