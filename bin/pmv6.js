@@ -12,6 +12,20 @@ const first = process.argv[2];
 if (first === '--version' || first === '-v') {
   process.stdout.write(`${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
 } else {
+  // Decision: under npx (npm exec), a signal sent to npx alone (`npx pmv6 serve & kill -TERM $!`)
+  // ends npx (SIGTERM: and the shell it started; SIGINT: the shell waits on), never this process,
+  // which would be left running, orphaned. So, started by npm exec, pmv6 treats the loss of its
+  // parent, or of the npm above the shell that is its parent, as SIGTERM: the command's own
+  // handler stops it and cleans up (serve closes, run deletes what it created).
+  if (process.env.npm_command === 'exec') {
+    const parent = process.ppid;
+    const npm = /^(sh|dash|bash)$/.test(procField(parent, 'comm')) ? procField(parent, 'ppid') : '';
+    const watch = setInterval(() => {
+      if (process.ppid === parent && (!npm || procField(parent, 'ppid') === npm)) return;
+      clearInterval(watch);
+      process.kill(process.pid, 'SIGTERM');
+    }, 250).unref();
+  }
   const source = new URL('./cli/main.ts', import.meta.url);
   let main;
   if (existsSync(source)) {
@@ -22,4 +36,14 @@ if (first === '--version' || first === '-v') {
     ({ main } = await import('../dist/bin/cli/main.js'));
   }
   process.exitCode = await main(process.argv.slice(2));
+}
+
+/** A process's command name or parent pid from Linux's /proc; '' elsewhere or when it is gone. */
+function procField(pid, field) {
+  try {
+    if (field === 'comm') return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    return /\) \S+ (\d+)/.exec(readFileSync(`/proc/${pid}/stat`, 'utf8'))?.[1] ?? '';
+  } catch {
+    return '';
+  }
 }
