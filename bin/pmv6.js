@@ -3,23 +3,54 @@
 // TypeScript sources through tsx, as it always did; the installed package ships no TypeScript and
 // runs the JavaScript built into dist/ at pack time (package/README.md). A dist/ that `npm pack`
 // left in the checkout is never used there.
-import { existsSync } from 'node:fs';
+// Decision: `pmv6 --version` answers here, before any module of the CLI loads (the start-up target
+// of package/README.md); the version's one source is package.json beside bin/, in the package and
+// the checkout alike. Keep this first: a flag added to the start-up below must not slow it.
+import { existsSync, readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 
-// Decision: `pmv6 run` is V8's memory-favouring mode (its heap grows at most twice its live size
-// between full collections, not up to four times): replies of 1 MB (a hostile target's) die young
-// but wait for the next full collection, and a run stays under 300 MB (issue 24). Side by side
-// (npm run bench:memory): peaks of 160-177 MB against 230-330 MB, also under the narrower
-// --heap-growing-percent, for a plain run's time within the machine's noise.
-if (process.argv[2] === 'run') setFlagsFromString('--optimize-for-size');
-
-const source = new URL('./cli/main.ts', import.meta.url);
-let main;
-if (existsSync(source)) {
-  const { register } = await import('tsx/esm/api');
-  register();
-  ({ main } = await import(source.href));
+const first = process.argv[2];
+if (first === '--version' || first === '-v') {
+  process.stdout.write(`${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
 } else {
-  ({ main } = await import('../dist/bin/cli/main.js'));
+  // Decision: `pmv6 run` is V8's memory-favouring mode (its heap grows at most twice its live size
+  // between full collections, not up to four times): replies of 1 MB (a hostile target's) die young
+  // but wait for the next full collection, and a run stays under 300 MB (issue 24). Side by side
+  // (npm run bench:memory): peaks of 160-177 MB against 230-330 MB, also under the narrower
+  // --heap-growing-percent, for a plain run's time within the machine's noise.
+  if (first === 'run') setFlagsFromString('--optimize-for-size');
+  // Decision: under npx (npm exec), a signal sent to npx alone (`npx pmv6 serve & kill -TERM $!`)
+  // ends npx (SIGTERM: and the shell it started; SIGINT: the shell waits on), never this process,
+  // which would be left running, orphaned. So, started by npm exec, pmv6 treats the loss of its
+  // parent, or of the npm above the shell that is its parent, as SIGTERM: the command's own
+  // handler stops it and cleans up (serve closes, run deletes what it created).
+  if (process.env.npm_command === 'exec') {
+    const parent = process.ppid;
+    const npm = /^(sh|dash|bash)$/.test(procField(parent, 'comm')) ? procField(parent, 'ppid') : '';
+    const watch = setInterval(() => {
+      if (process.ppid === parent && (!npm || procField(parent, 'ppid') === npm)) return;
+      clearInterval(watch);
+      process.kill(process.pid, 'SIGTERM');
+    }, 250).unref();
+  }
+  const source = new URL('./cli/main.ts', import.meta.url);
+  let main;
+  if (existsSync(source)) {
+    const { register } = await import('tsx/esm/api');
+    register();
+    ({ main } = await import(source.href));
+  } else {
+    ({ main } = await import('../dist/bin/cli/main.js'));
+  }
+  process.exitCode = await main(process.argv.slice(2));
 }
-process.exitCode = await main(process.argv.slice(2));
+
+/** A process's command name or parent pid from Linux's /proc; '' elsewhere or when it is gone. */
+function procField(pid, field) {
+  try {
+    if (field === 'comm') return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    return /\) \S+ (\d+)/.exec(readFileSync(`/proc/${pid}/stat`, 'utf8'))?.[1] ?? '';
+  } catch {
+    return '';
+  }
+}

@@ -9,11 +9,15 @@ import type { BaseConfig, Target } from './target.ts';
 
 // `pmv6 run --image NAME`: the target is a container started here with testcontainers, found the
 // way testcontainers finds an engine (DOCKER_HOST, ~/.testcontainers.properties, the local socket).
-// The container is stopped and removed by close(), on SIGINT/SIGTERM, and (last resort, through
-// the docker CLI) when the process exits with it still running.
+// The container is stopped and removed by close(), after any failure to start or to answer, on
+// SIGINT/SIGTERM (also during the start), and (last resort, through the docker CLI) when the
+// process exits with it still there.
 
 /** The label the reference server's image carries (Dockerfile): pmv6 configures it itself. */
 export const REFERENCE_LABEL = 'io.pmv6.reference';
+
+/** Every container pmv6 starts carries this label, a value of its own for each start. */
+export const RUN_LABEL = 'io.pmv6.start';
 
 /** The testcontainers versions pmv6 works with (package.json's peerDependencies says the same). */
 export const TESTCONTAINERS_RANGE = '^11.14.0';
@@ -160,30 +164,48 @@ export async function startContainerTarget(opts: ContainerOptions): Promise<Cont
   if (controlToken) registerSecret(controlToken, 'control token');
   Object.assign(env, given);
 
+  // Decision: every container of this start carries a label of its own, so that whatever the
+  // engine created is found and removed after any failure, also one testcontainers gave up on
+  // half-way (created but not started, started but its ports never bound).
+  const runLabel = randomBytes(8).toString('hex');
+  const docker = client.container.dockerode;
+  const sweep = async () => {
+    const left = await docker.listContainers({ all: true, filters: { label: [`${RUN_LABEL}=${runLabel}`] } });
+    await Promise.all(left.map((c) => docker.getContainer(c.Id).remove({ force: true })));
+  };
+
+  // Docker's default network is "bridge"; an engine started with --bridge=none has none, and a
+  // container created there runs without network, its port never published (testcontainers then
+  // waits 10 s and says only that the ports were not bound).
+  if (!opts.network && !(await docker.listNetworks()).some((n) => n.Name === 'bridge')) {
+    throw new ContainerError(
+      `the container engine has no "bridge" network (dockerd --bridge=none?), so no port of the container can be published: add --network host`,
+    );
+  }
+
   let container = new tc.GenericContainer(opts.image)
     .withEnvironment(env)
-    .withLabels({ 'io.pmv6.run': 'true' })
+    .withLabels({ 'io.pmv6.run': 'true', [RUN_LABEL]: runLabel })
     .withWaitStrategy(new NoWait())
     .withPullPolicy({ shouldPull: () => false });
   container = host ? container.withNetworkMode('host') : container.withExposedPorts(containerPort);
   if (opts.network && !host) container = container.withNetworkMode(opts.network);
 
   const started = Date.now();
-  let running: Awaited<ReturnType<typeof container.start>>;
-  try {
-    running = await container.start();
-  } catch (e) {
-    throw new ContainerError(`could not start a container of ${opts.image}: ${firstLine(e)}`);
-  }
-  const id = running.getId();
-  const guard = removeOnExit(id);
+  // Guarded from before the start: a signal while the engine creates the container waits for the
+  // start to settle (bounded), then removes what it created.
+  const guard = removeOnExit(runLabel);
+  let running: Awaited<ReturnType<typeof container.start>> | undefined;
+  const starting = container.start();
   let closed: Promise<void> | undefined;
   const close = () => {
     closed ??= (async () => {
+      await Promise.race([starting.catch(() => {}), new Promise((r) => setTimeout(r, 15_000).unref())]);
       try {
-        await running.stop({ remove: true, timeout: 2_000 });
+        if (running) await running.stop({ remove: true, timeout: 2_000 }).catch(() => {});
+        await sweep();
       } catch {
-        spawnSync('docker', ['rm', '-f', id], { stdio: 'ignore', timeout: 30_000 });
+        removeByLabel(runLabel);
       } finally {
         guard.dispose();
       }
@@ -191,6 +213,13 @@ export async function startContainerTarget(opts: ContainerOptions): Promise<Cont
     return closed;
   };
   guard.onSignal(close);
+  try {
+    running = await starting;
+  } catch (e) {
+    await close();
+    throw new ContainerError(`could not start a container of ${opts.image}: the engine said: ${engineReason(e)}${host ? '' : '; --network host may help'}`);
+  }
+  const id = running.getId();
 
   try {
     const address = local ? '127.0.0.1' : urlHost(running.getHost());
@@ -289,10 +318,8 @@ function freePort(): Promise<number> {
 // While the container runs: SIGINT/SIGTERM stop and remove it and exit 130/143 (unless someone
 // else handles the signal), and an exit with it still running removes it synchronously through
 // the docker CLI (best effort, for a second signal or a crash: Ryuk may be disabled).
-function removeOnExit(id: string): { onSignal(close: () => Promise<void>): void; dispose(): void } {
-  const onExit = () => {
-    spawnSync('docker', ['rm', '-f', id], { stdio: 'ignore', timeout: 30_000 });
-  };
+function removeOnExit(runLabel: string): { onSignal(close: () => Promise<void>): void; dispose(): void } {
+  const onExit = () => removeByLabel(runLabel);
   const handlers: Array<[NodeJS.Signals, () => void]> = [];
   process.once('exit', onExit);
   return {
@@ -307,7 +334,7 @@ function removeOnExit(id: string): { onSignal(close: () => Promise<void>): void;
           // Someone who came later handles the signal (pmv6 run, during the suites: it stops the
           // run and cleans up, then closes the container): leave it to them; the exit hook stays.
           if (process.listeners(signal).some((l) => !before.has(l))) return;
-          process.stderr.write(`pmv6: ${signal}: stopping and removing container ${id.slice(0, 12)}\n`);
+          process.stderr.write(`pmv6: ${signal}: stopping and removing the container\n`);
           void close().finally(() => process.exit(code));
         };
         process.once(signal, handler);
@@ -319,6 +346,19 @@ function removeOnExit(id: string): { onSignal(close: () => Promise<void>): void;
       for (const [signal, handler] of handlers) process.off(signal, handler);
     },
   };
+}
+
+/** Synchronously, through the docker CLI (best effort: at exit, or when the engine's API failed). */
+function removeByLabel(runLabel: string): void {
+  const ids = spawnSync('docker', ['ps', '-aq', '--filter', `label=${RUN_LABEL}=${runLabel}`], { encoding: 'utf8', timeout: 30_000 }).stdout ?? '';
+  const list = ids.split('\n').filter(Boolean);
+  if (list.length > 0) spawnSync('docker', ['rm', '-f', ...list], { stdio: 'ignore', timeout: 30_000 });
+}
+
+/** The engine's own words: dockerode puts them in json.message, after "(HTTP code N) …". */
+function engineReason(e: unknown): string {
+  const json = (e as { json?: { message?: unknown } } | undefined)?.json;
+  return (typeof json?.message === 'string' ? json.message : firstLine(e)).split('\n')[0]!.slice(0, 300);
 }
 
 function urlHost(h: string): string {

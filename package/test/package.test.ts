@@ -176,6 +176,27 @@ describe('the packed package (npm pack, installed into an empty folder)', { time
     expect(clients.code, clients.stderr).toBe(0);
   });
 
+  // `npx pmv6 serve … &` then `kill -TERM $!`: the signal reaches npx, which ends its shell and
+  // itself; pmv6 below them must stop too (bin/pmv6.js), closing its port. SIGINT to npx alone is
+  // not covered yet: npm exits, the shell under it waits on, and pmv6 still runs (issue 27, open).
+  for (const signal of ['SIGTERM'] as const) {
+    test(`${signal} sent to npx alone stops npx pmv6 serve: port closed, process gone within 5 s`, async () => {
+      const server = spawn('npx', ['--no', '--', 'pmv6', 'serve', '--port', '0'], { cwd: dir, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+      try {
+        const base = await listening(server);
+        const pid = pmv6Pid(server.pid!);
+        expect(pid).toBeTypeOf('number');
+        process.kill(server.pid!, signal);
+        const deadline = Date.now() + 5_000;
+        while (Date.now() < deadline && (alive(pid!) || (await answers(base)))) await new Promise((r) => setTimeout(r, 100));
+        expect(alive(pid!), `pmv6 (pid ${pid}) still running`).toBe(false);
+        expect(await answers(base)).toBe(false);
+      } finally {
+        if (server.exitCode === null) server.kill('SIGKILL');
+      }
+    });
+  }
+
   test('run --image without testcontainers installed: one line naming the package, exit 2', async () => {
     const r = await npx(['run', '--image', 'pmv6-reference:local']);
     expect(r.code).toBe(2);
@@ -209,4 +230,42 @@ function listening(child: ChildProcess): Promise<string> {
     });
     child.on('exit', () => fail(new Error(`serve ended: ${out}`)));
   });
+}
+
+/** The node process running pmv6 somewhere below npx's pid. */
+function pmv6Pid(root: number): number | undefined {
+  const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .map((l) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(l))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3]! }));
+  const below = new Set([root]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const r of rows)
+      if (below.has(r.ppid) && !below.has(r.pid)) {
+        below.add(r.pid);
+        grew = true;
+      }
+  }
+  return rows.find((r) => below.has(r.pid) && r.pid !== root && /node .*pmv6 serve/.test(r.args))?.pid;
+}
+
+/** Running (an exited process not yet reaped, a zombie, is gone). */
+function alive(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+async function answers(base: string): Promise<boolean> {
+  try {
+    const res = await fetch(`${base}/index.php/api/v6/version.json`, { signal: AbortSignal.timeout(1_000) });
+    await res.body?.cancel();
+    return true;
+  } catch {
+    return false;
+  }
 }
