@@ -161,6 +161,53 @@ describe('the packed package (npm pack, installed into an empty folder)', { time
     }
   });
 
+  // The GitHub workflow's and the GitLab job's own pmv6 command, as written in recipes/ (the shell
+  // recipe, which the GitHub action runs, is the test above): `npx --yes pmv6@VERSION` finds the
+  // installed package of that version (offline: nothing fetched), the verdict is the exit code, and
+  // the reports land where the CI reads them. `--only VER` is appended to keep the run short.
+  test('the GitHub workflow and the GitLab job run as written: pinned to this version, verdict in the exit code, JUnit and summary.md kept', async () => {
+    const github = readFileSync(join(ROOT, 'recipes', 'github', 'workflow.yml'), 'utf8');
+    const gitlab = readFileSync(join(ROOT, 'recipes', 'gitlab', 'pmv6.gitlab-ci.yml'), 'utf8');
+    const githubRun = /^\s+run: (npx .*pmv6.*)$/m.exec(github)?.[1];
+    const gitlabRun = /^\s+script:\n\s+- (npx .*pmv6.*)$/m.exec(gitlab)?.[1];
+    const gitlabVersion = /^\s+PMV6_VERSION: "([^"]+)"$/m.exec(gitlab)?.[1];
+    expect(githubRun).toContain(`pmv6@${PKG.version} `);
+    expect(gitlabVersion).toBe(PKG.version);
+    expect(gitlabRun).toBeDefined();
+    const { password, server } = serveInstalled();
+    try {
+      const base = await listening(server);
+      const summary = join(dir, 'github-step-summary.md');
+      const report = join(dir, 'pmv6-report');
+      const line = (command: string, vars: Record<string, string>) =>
+        new Promise<Run>((done) =>
+          execFile(
+            'sh',
+            ['-c', `${command} --only VER`],
+            { cwd: dir, env: { ...env(), npm_config_offline: 'true', PMV6_USER: 'admin', PMV6_PASSWORD: password, ...vars }, timeout: 90_000 },
+            (err, stdout, stderr) => done({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
+          ),
+        );
+      for (const [name, command, vars] of [
+        ['github', githubRun!, { PMV6_TARGET: base, GITHUB_STEP_SUMMARY: summary }],
+        ['gitlab', gitlabRun!, { PM_URL: base, PMV6_VERSION: gitlabVersion! }],
+      ] as const) {
+        rmSync(report, { recursive: true, force: true });
+        const r = await line(command, vars);
+        expect(r.code, `${name}: ${r.stderr}`).toBe(0);
+        expect(readFileSync(join(report, 'junit.xml'), 'utf8'), name).toContain('<testsuites');
+        expect(readFileSync(join(report, 'summary.md'), 'utf8'), name).toMatch(/CONFORMANT/);
+        expect(`${r.stdout}${r.stderr}`).not.toContain(password);
+      }
+      expect(readFileSync(summary, 'utf8')).toMatch(/CONFORMANT/);
+      // A target that does not answer: the job fails (exit 2), as the CI must see it.
+      const closed = await line(gitlabRun!, { PM_URL: 'http://127.0.0.1:9', PMV6_VERSION: gitlabVersion! });
+      expect(closed.code).toBe(2);
+    } finally {
+      stop(server);
+    }
+  });
+
   test('clauses, load and clients run from the package', async () => {
     const clauses = await npx(['clauses', '--json']);
     expect(clauses.code).toBe(0);
