@@ -104,6 +104,19 @@ function leftOut(t: ClauseTestContext, moving: Set<string>, judged: number): voi
   if (judged === 0) t.unverifiable(`every list moved while read (other users write to them): ${[...moving].join(', ')}`);
 }
 
+/** Reads every list with `read`, `ahead` of the checks, judges each read with `held`, and records the lists left out. */
+async function heldEach<L extends List, R>(
+  t: ClauseTestContext,
+  lists: readonly L[],
+  read: (l: L) => Promise<R>,
+  judge: (l: L, got: R) => void,
+): Promise<void> {
+  const moving = new Set<string>();
+  let judged = 0;
+  for await (const [l, got] of each(lists, read)) if (await held(l, got, read, judge, moving)) judged++;
+  leftOut(t, moving, judged);
+}
+
 let lists: Promise<List[]> | undefined;
 const paginatedLists = (t: ClauseTestContext) => (lists ??= probe(t));
 
@@ -209,23 +222,11 @@ clauseTest('PAG-03', 'omit rel="prev" on the first page of every paginated list'
 
 clauseTest('PAG-04', 'omit rel="next" on the last page of every paginated list', async (t) => {
   const lists = steady(await countedLists(t));
-  const moving = new Set<string>();
-  let judged = 0;
   const read = (l: Counted) => getPage(s.admin, l.base, Math.max(1, l.count.num_pages), SIZE);
-  for await (const [l, got] of each(lists, read)) {
-    const ok = await held(
-      l,
-      got,
-      read,
-      (l, ex) => {
-        const last = Math.max(1, l.count.num_pages);
-        if (links(ex).has('next')) violation(ex, `no rel="next" (${where(l, last)})`, `rels ${relSet(ex).join(', ')}`);
-      },
-      moving,
-    );
-    if (ok) judged++;
-  }
-  leftOut(t, moving, judged);
+  await heldEach(t, lists, read, (l, ex) => {
+    const last = Math.max(1, l.count.num_pages);
+    if (links(ex).has('next')) violation(ex, `no rel="next" (${where(l, last)})`, `rels ${relSet(ex).join(', ')}`);
+  });
 });
 
 clauseTest('PAG-05', 'return only rel="self" on every paginated list whose items fit on one page', async (t) => {
@@ -307,40 +308,23 @@ clauseTest('PAG-09', 'return the first page for no page, page 0 and page 1 of ev
 
 clauseTest('PAG-11', 'answer a page above the last of every paginated list with 404 and "The page number is too high"', async (t) => {
   const lists = steady(await countedLists(t));
-  const moving = new Set<string>();
-  let judged = 0;
   const read = (l: Counted) => getPage(s.admin, l.base, Math.max(1, l.count.num_pages) + 1, SIZE);
-  for await (const [l, got] of each(lists, read)) {
-    if (await held(l, got, read, (_, ex) => void expectErrorObject(ex, { status: 404, message: MESSAGE }), moving)) judged++;
-  }
-  leftOut(t, moving, judged);
+  await heldEach(t, lists, read, (_, ex) => void expectErrorObject(ex, { status: 404, message: MESSAGE }));
 });
 
 clauseTest(['EP-13', 'SIZE-03'], 'serve /page/<page>.json of every paginated list with X-Page-Size items on each page but the last', async (t) => {
   const lists = await countedLists(t);
-  const moving = new Set<string>();
-  let judged = 0;
   const read = (l: Counted) => Promise.all((l.count.num_pages >= 2 ? [1, 2] : [1]).map((page) => getPage(s.admin, l.base, page, SIZE)));
-  for await (const [l, got] of each(lists, read)) {
-    const ok = await held(
-      l,
-      got,
-      read,
-      (l, exs) => {
-        const { num_items: n, num_pages: pages } = l.count;
-        for (const [j, page] of (pages >= 2 ? [1, 2] : [1]).entries()) {
-          const ex = exs[j]!;
-          expectResponse(ex);
-          const want = page < pages ? SIZE : n - (pages - 1) * SIZE;
-          const got = itemCount(ex);
-          if (n > 0 && got !== want) violation(ex, `${want} items (${where(l, page)}, ${n} items in all)`, `${got} items`);
-        }
-      },
-      moving,
-    );
-    if (ok) judged++;
-  }
-  leftOut(t, moving, judged);
+  await heldEach(t, lists, read, (l, exs) => {
+    const { num_items: n, num_pages: pages } = l.count;
+    for (const [j, page] of (pages >= 2 ? [1, 2] : [1]).entries()) {
+      const ex = exs[j]!;
+      expectResponse(ex);
+      const want = page < pages ? SIZE : n - (pages - 1) * SIZE;
+      const got = itemCount(ex);
+      if (n > 0 && got !== want) violation(ex, `${want} items (${where(l, page)}, ${n} items in all)`, `${got} items`);
+    }
+  });
 });
 
 clauseTest('SIZE-09', "compute num_items_per_page and num_pages of every paginated list's count.json from X-Page-Size", async (t) => {
@@ -355,25 +339,13 @@ clauseTest('SIZE-09', "compute num_items_per_page and num_pages of every paginat
 
 clauseTest('SIZE-10', "agree in every paginated list's count.json with the items its last page holds", async (t) => {
   const lists = steady(await countedLists(t)).filter((l) => l.count.num_items > 0);
-  const moving = new Set<string>();
-  let judged = 0;
   const read = (l: Counted) => getPage(s.admin, l.base, Math.max(1, l.count.num_pages), SIZE);
-  for await (const [l, got] of each(lists, read)) {
-    const ok = await held(
-      l,
-      got,
-      read,
-      (l, ex) => {
-        const { num_items: n, num_pages: pages } = l.count;
-        const got = itemCount(ex);
-        if (n > 0 && got !== n - (pages - 1) * SIZE)
-          violation(ex, `${n - (pages - 1) * SIZE} items on the last page (${where(l, pages)}, count.json: ${n} items)`, `${got} items`);
-      },
-      moving,
-    );
-    if (ok) judged++;
-  }
-  leftOut(t, moving, judged);
+  await heldEach(t, lists, read, (l, ex) => {
+    const { num_items: n, num_pages: pages } = l.count;
+    const got = itemCount(ex);
+    if (n > 0 && got !== n - (pages - 1) * SIZE)
+      violation(ex, `${n - (pages - 1) * SIZE} items on the last page (${where(l, pages)}, count.json: ${n} items)`, `${got} items`);
+  });
 });
 
 /** The smallest page size from 5 up that fills the last of two or more pages exactly, if any. */
@@ -497,45 +469,29 @@ clauseTest(
 clauseTest('SIZE-02', 'use NUM_ITEMS_LISTS 5 as the page size of every paginated list and count without X-Page-Size, on every page', async (t) => {
   const lists = steady(await countedLists(t));
   await s.withSettings({ num_items_lists: 5 }, async () => {
-    const moving = new Set<string>();
-    let judged = 0;
     const read = async (l: Counted) => {
       const c = await defaultCount(l.base);
       const last = Math.max(1, Math.ceil((c?.count.num_items ?? l.count.num_items) / 5));
       const pages = await Promise.all([...new Set([1, last])].map((page) => s.admin.get(page === 1 ? `${l.base}.json` : `${l.base}/page/${page}.json`)));
       return { c, pages };
     };
-    for await (const [l, got] of each(lists, read)) {
-      const ok = await held(
-        l,
-        got,
-        read,
-        (l, { c, pages }) => {
-          if (c && c.count.num_items_per_page !== 5)
-            violation(
-              c.ex,
-              `num_items_per_page 5 without X-Page-Size (NUM_ITEMS_LISTS 5; ${label(l.endpoint)})`,
-              `num_items_per_page ${c.count.num_items_per_page}`,
-            );
-          const n = c?.count.num_items ?? l.count.num_items;
-          const last = Math.max(1, Math.ceil(n / 5));
-          for (const [j, page] of [...new Set([1, last])].entries()) {
-            const ex = pages[j]!;
-            const want = n === 0 ? 0 : page < last ? 5 : n - (last - 1) * 5;
-            const got = itemCount(ex);
-            if (got !== want)
-              violation(
-                ex,
-                `${want} items on page ${page} of ${last} without X-Page-Size (NUM_ITEMS_LISTS 5; ${label(l.endpoint)}, ${n} items)`,
-                `${got} items`,
-              );
-          }
-        },
-        moving,
-      );
-      if (ok) judged++;
-    }
-    leftOut(t, moving, judged);
+    await heldEach(t, lists, read, (l, { c, pages }) => {
+      if (c && c.count.num_items_per_page !== 5)
+        violation(
+          c.ex,
+          `num_items_per_page 5 without X-Page-Size (NUM_ITEMS_LISTS 5; ${label(l.endpoint)})`,
+          `num_items_per_page ${c.count.num_items_per_page}`,
+        );
+      const n = c?.count.num_items ?? l.count.num_items;
+      const last = Math.max(1, Math.ceil(n / 5));
+      for (const [j, page] of [...new Set([1, last])].entries()) {
+        const ex = pages[j]!;
+        const want = n === 0 ? 0 : page < last ? 5 : n - (last - 1) * 5;
+        const got = itemCount(ex);
+        if (got !== want)
+          violation(ex, `${want} items on page ${page} of ${last} without X-Page-Size (NUM_ITEMS_LISTS 5; ${label(l.endpoint)}, ${n} items)`, `${got} items`);
+      }
+    });
   });
 });
 
@@ -608,16 +564,11 @@ clauseTest('SIZE-01', 'put 20 items a page by default on every paginated list, a
 });
 
 clauseTest('PAG-11', 'answer a page above the last without X-Page-Size on every paginated list with 404 and "The page number is too high"', async (t) => {
-  const moving = new Set<string>();
-  let judged = 0;
   const read = async (l: List) => {
     const c = await defaultCount(l.base);
     return c ? s.admin.get(`${l.base}/page/${Math.max(1, c.count.num_pages) + 1}.json`) : undefined;
   };
-  for await (const [l, got] of each(steady(await paginatedLists(t)), read)) {
-    if (await held(l, got, read, (_, ex) => void (ex && expectErrorObject(ex, { status: 404, message: MESSAGE })), moving)) judged++;
-  }
-  leftOut(t, moving, judged);
+  await heldEach(t, steady(await paginatedLists(t)), read, (_, ex) => void (ex && expectErrorObject(ex, { status: 404, message: MESSAGE })));
 });
 
 // "Its value is an unsigned integer from 5 to 1000 inclusive" (SHOULD: the reply outside the
