@@ -1,6 +1,8 @@
+import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { registerSecret } from '../core/redact.ts';
 import { basicAuthorization } from '../core/signers.ts';
@@ -11,7 +13,28 @@ import type { RunConfig } from '../suites/harness/config.ts';
 import { startEmbeddedTarget } from './embedded.ts';
 import type { BaseConfig, Target } from './target.ts';
 
-export type FieldTarget = Target & { kind: 'field'; proxy: SlowProxy; actor: BusyActor | undefined; seeded: FieldData };
+export type FieldTarget = Target & {
+  kind: 'field';
+  seeded: FieldData;
+  /** From now on the requests in flight at the proxy are sampled every 10 ms (earlier samples are dropped). */
+  mark(): void;
+  /** What the installation saw since it started: the proxy's counts, the samples since `mark`, the other users' requests. */
+  report(): Promise<FieldReport>;
+};
+
+/** What the field installation measured of itself. */
+export interface FieldReport {
+  /** requests in flight at the proxy every 10 ms since `mark` */
+  inFlight: number[];
+  /** the most requests in flight at once */
+  peak: number;
+  /** requests the proxy forwarded */
+  requests: number;
+  /** idle connections the proxy closed */
+  idleClosed: number;
+  /** the other users' requests (busy installations) */
+  actor?: ActorStats;
+}
 
 /** How much an installation holds before a run (bulk, through the store). */
 export interface FieldData {
@@ -31,9 +54,17 @@ export interface FieldOptions {
   delayMs?: number;
   /** ms an idle kept-alive connection stays open before the server closes it, with no Keep-Alive hint (default 5000, Apache's default) */
   idleCloseMs?: number;
-  /** the server's hooks before it listens (mutants) */
+  /** the server's hooks before it listens (mutants); a mutated installation runs in this process */
   mutate?: (server: ReferenceServer) => void;
+  /**
+   * Where the installation runs: `'process'` (default) a child process of its own, as on a
+   * machine of its own; `'here'` this process, sharing its event loop with the run.
+   */
+  runs?: 'process' | 'here';
 }
+
+/** What a field installation is made of, as the child process receives it. */
+export type FieldSpec = { base: Partial<BaseConfig>; opts: Omit<FieldOptions, 'mutate' | 'runs'> };
 
 /** Decision: about the size of a team's installation after some years (issue 25), seeded in under a second or two. */
 export const FIELD_DATA: FieldData = { passwords: 20_000, projects: 200, users: 300, logEntries: 50_000 };
@@ -49,6 +80,13 @@ const LOG_ACTIONS = ['view password', 'update password', 'create password', 'vie
  * the run goes on. The control protocol goes through the proxy too.
  */
 export async function startFieldTarget(base: Partial<BaseConfig> = {}, opts: FieldOptions = {}): Promise<FieldTarget> {
+  if (opts.mutate !== undefined || opts.runs === 'here') return startFieldHere(base, opts);
+  const { mutate: _m, runs: _r, ...rest } = opts;
+  return startFieldProcess({ base, opts: rest });
+}
+
+/** The field installation in this process (see startFieldTarget). */
+export async function startFieldHere(base: Partial<BaseConfig> = {}, opts: FieldOptions = {}): Promise<FieldTarget> {
   let server: ReferenceServer | undefined;
   const embedded = await startEmbeddedTarget(base, {
     http: true,
@@ -77,15 +115,29 @@ export async function startFieldTarget(base: Partial<BaseConfig> = {}, opts: Fie
     const label = `field installation (${empty ? 'empty' : `${data.passwords} passwords, ${data.projects} projects, ${data.users} users, ${data.logEntries} log entries`}${actor ? ', busy' : ', quiet'}, ${opts.delayMs ?? 20} ms a reply)`;
     const p = proxy;
     const a = actor;
+    let samples: number[] = [];
+    let sampler: NodeJS.Timeout | undefined;
     return {
       kind: 'field',
       label,
       config,
       version: undefined,
-      proxy: p,
-      actor: a,
       seeded: data,
+      mark: () => {
+        samples = [];
+        clearInterval(sampler);
+        sampler = setInterval(() => samples.push(p.inFlight()), 10);
+        sampler.unref();
+      },
+      report: async () => ({
+        inFlight: [...samples],
+        peak: p.peak(),
+        requests: p.requests(),
+        idleClosed: p.idleClosed(),
+        ...(a ? { actor: a.stats() } : {}),
+      }),
       close: async () => {
+        clearInterval(sampler);
         await a?.stop();
         await p.close();
         await embedded.close();
@@ -95,6 +147,92 @@ export async function startFieldTarget(base: Partial<BaseConfig> = {}, opts: Fie
     await actor?.stop();
     await proxy?.close();
     await embedded.close();
+    throw e;
+  }
+}
+
+const BUILT = import.meta.url.endsWith('.js');
+const CHILD = fileURLToPath(new URL(BUILT ? './field-child.js' : './field-child.ts', import.meta.url));
+/** Deadlines of the child's answers: starting includes seeding in bulk (a few seconds). */
+const START_DEADLINE_MS = 120_000;
+const ASK_DEADLINE_MS = 30_000;
+
+/**
+ * Decision: the field installation runs in a child process of its own by default. An
+ * installation in the field is another machine: its CPU is not the run's. In this process the
+ * server's work (a few ms a request, its other users' requests) and the proxy's share one event
+ * loop with the run and slow the run down by what the server does, which no run against a real
+ * installation pays. The child stops its installation when the parent goes away.
+ */
+async function startFieldProcess(spec: FieldSpec): Promise<FieldTarget> {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VITEST') && k !== 'NODE_OPTIONS' && k !== 'TEST'));
+  const child = fork(CHILD, [], { execArgv: BUILT ? [] : ['--import', 'tsx'], env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString('utf8')).slice(-2_000);
+  });
+  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  let next = 0;
+  let exited: string | undefined;
+  child.on('message', (m: { id: number; ok: boolean; value?: unknown; error?: string }) => {
+    const p = pending.get(m.id);
+    pending.delete(m.id);
+    if (m.ok) p?.resolve(m.value);
+    else p?.reject(new Error(`the field installation: ${m.error}`));
+  });
+  const ended = new Promise<void>((resolve) =>
+    child.on('exit', (code, signal) => {
+      exited = `the field installation's process ended (${signal ?? `exit ${code}`})${stderr.trim() ? `: ${stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`;
+      for (const p of pending.values()) p.reject(new Error(exited));
+      pending.clear();
+      resolve();
+    }),
+  );
+  const ask = <T>(message: Record<string, unknown>, deadlineMs = ASK_DEADLINE_MS): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      if (exited !== undefined) return reject(new Error(exited));
+      const id = next++;
+      const timer = setTimeout(() => {
+        pending.delete(id);
+        reject(new Error(`the field installation did not answer ${String(message.type)} within ${deadlineMs} ms`));
+      }, deadlineMs);
+      pending.set(id, {
+        resolve: (v) => {
+          clearTimeout(timer);
+          resolve(v as T);
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      });
+      child.send({ id, ...message });
+    });
+  const stop = async () => {
+    if (exited === undefined) await ask({ type: 'close' }).catch(() => undefined);
+    const killed = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    if (exited === undefined && child.connected) child.disconnect();
+    await ended;
+    clearTimeout(killed);
+  };
+  try {
+    const started = await ask<{ label: string; config: RunConfig; seeded: FieldData }>({ type: 'start', spec }, START_DEADLINE_MS);
+    registerSecret(started.config.password, 'admin password');
+    if (started.config.control) registerSecret(started.config.control.token, 'control token');
+    return {
+      kind: 'field',
+      label: started.label,
+      config: started.config,
+      version: undefined,
+      seeded: started.seeded,
+      mark: () => {
+        void ask({ type: 'mark' }).catch(() => undefined);
+      },
+      report: () => ask<FieldReport>({ type: 'report' }),
+      close: stop,
+    };
+  } catch (e) {
+    await stop();
     throw e;
   }
 }
@@ -237,10 +375,13 @@ export async function startSlowProxy(upstream: string, opts: { delayMs: number; 
   };
 }
 
+/** What the other users sent, how many got no 2XX answer, and what they made and deleted. */
+export type ActorStats = { requests: number; failed: number; created: number; deleted: number };
+
 /** Other users of the installation at work: what they sent and how it went. */
 export interface BusyActor {
   /** requests sent, and how many got no 2XX answer */
-  stats(): { requests: number; failed: number; created: number; deleted: number };
+  stats(): ActorStats;
   /** stops after the requests under way, deletes whatever its users still own; never throws */
   stop(): Promise<void>;
 }

@@ -17,10 +17,13 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: String(DEFAULT_CONCURRENCY) },
     only: { type: 'string' },
     populated: { type: 'boolean', default: false },
+    here: { type: 'boolean', default: false },
   },
 });
 const delay = Number(values.delay);
 const concurrency = Number(values.concurrency);
+/** `--here`: the installation in this process, sharing the run's event loop (as before it had a process of its own). */
+const where = values.here ? ('here' as const) : ('process' as const);
 if (!Number.isFinite(delay) || delay < 0 || delay > 1000) throw new Error('--delay: a number of milliseconds from 0 to 1000');
 
 /** A full run against a 20 ms installation at the default concurrency. */
@@ -31,11 +34,11 @@ const POPULATED_REQUESTS_RATIO = 1.1;
 
 /** One full run against `target`, with the requests in flight sampled every 10 ms and when each file ended. */
 async function runAgainst(target: FieldTarget) {
-  const samples: number[] = [];
-  const sampler = setInterval(() => samples.push(target.proxy.inFlight()), 10);
+  target.mark();
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const endedAt = new Map<string, number>();
-  try {
+  {
     const result = await runSuites(
       { ...target.config, concurrency, ...(values.only ? { selection: { only: values.only.split(',') } } : {}) },
       {
@@ -45,6 +48,10 @@ async function runAgainst(target: FieldTarget) {
       },
     );
     const wallMs = performance.now() - started;
+    const cpu = process.cpuUsage(cpuBefore);
+    const cpuMs = (cpu.user + cpu.system) / 1000;
+    const report = await target.report();
+    const samples = report.inFlight;
     // The verdict is every clause that did not pass or record (fail, warn, inconclusive,
     // unverifiable…), not only the failures: a run cut short by a deadline of ours is no "same verdict".
     const failing = result.clauses
@@ -58,11 +65,11 @@ async function runAgainst(target: FieldTarget) {
       failing,
       label: verdictOf(result).label,
       requests: result.requests ?? 0,
-      actor: target.actor?.stats(),
-      idleClosed: target.proxy.idleClosed(),
+      actor: report.actor,
+      idleClosed: report.idleClosed,
+      peak: report.peak,
+      cpuMs,
     };
-  } finally {
-    clearInterval(sampler);
   }
 }
 
@@ -72,9 +79,9 @@ if (values.populated) {
     ['empty, quiet', { data: false as const, busy: false }],
     ['populated, busy', { busy: true }],
   ] as const) {
-    const target = await startFieldTarget({ seed: 1 }, { ...opts, delayMs: delay });
+    const target = await startFieldTarget({ seed: 1 }, { ...opts, delayMs: delay, runs: where });
     try {
-      console.log(`${name}: ${target.label}`);
+      console.log(`${name}: ${target.label}, ${where === 'here' ? 'in this process' : 'in a process of its own'}`);
       runs.push({ name, run: await runAgainst(target) });
     } finally {
       await target.close();
@@ -83,7 +90,7 @@ if (values.populated) {
   const [empty, populated] = runs.map((r) => r.run) as [Awaited<ReturnType<typeof runAgainst>>, Awaited<ReturnType<typeof runAgainst>>];
   for (const { name, run } of runs) {
     console.log(
-      `${name.padEnd(16)} wall ${(run.wallMs / 1000).toFixed(1).padStart(5)} s  requests ${String(run.requests).padStart(5)}  verdict ${run.label}${run.failing.length === 0 ? '' : ` (${run.failing.join(' ')})`}${run.result.harnessErrors.length ? `; harness errors ${run.result.harnessErrors.length}` : ''}; cleanup left ${run.result.cleanup?.leftovers.length ?? '?'}; idle connections closed by the server ${run.idleClosed}${run.actor ? `; other users sent ${run.actor.requests} requests (${run.actor.failed} not 2XX)` : ''}`,
+      `${name.padEnd(16)} wall ${(run.wallMs / 1000).toFixed(1).padStart(5)} s  run's CPU ${(run.cpuMs / 1000).toFixed(1).padStart(5)} s  requests ${String(run.requests).padStart(5)}  verdict ${run.label}${run.failing.length === 0 ? '' : ` (${run.failing.join(' ')})`}${run.result.harnessErrors.length ? `; harness errors ${run.result.harnessErrors.length}` : ''}; cleanup left ${run.result.cleanup?.leftovers.length ?? '?'}; idle connections closed by the server ${run.idleClosed}${run.actor ? `; other users sent ${run.actor.requests} requests (${run.actor.failed} not 2XX)` : ''}`,
     );
   }
   for (const { name, run } of runs)
@@ -124,9 +131,8 @@ if (values.populated) {
   process.exit(0);
 }
 
-const target = await startFieldTarget({ seed: 1 }, { data: false, delayMs: delay, idleCloseMs: 60_000 });
-const { result, wallMs, samples, endedAt } = await runAgainst(target);
-const peak = target.proxy.peak();
+const target = await startFieldTarget({ seed: 1 }, { data: false, delayMs: delay, idleCloseMs: 60_000, runs: where });
+const { result, wallMs, samples, endedAt, peak } = await runAgainst(target);
 await target.close();
 
 const requests = result.requests ?? 0;

@@ -1,0 +1,80 @@
+import { request } from 'undici';
+import { describe, expect, it } from 'vitest';
+import { basicAuthorization } from '../../core/signers.ts';
+import { startFieldTarget } from '../field.ts';
+
+const get = async (url: string, authorization: string) => {
+  const r = await request(url, { headers: { authorization, 'content-type': 'application/json; charset=utf-8' }, signal: AbortSignal.timeout(10_000) });
+  return { status: r.statusCode, body: await r.body.text() };
+};
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('the field installation in a process of its own', () => {
+  it('answers through its slow proxy, reports what it saw, and is gone after close', async () => {
+    const target = await startFieldTarget({ seed: 1 }, { data: { passwords: 30, projects: 2, users: 3, logEntries: 10 }, delayMs: 30 });
+    try {
+      const auth = basicAuthorization(target.config.user, target.config.password);
+      target.mark();
+      const started = performance.now();
+      const count = await get(`${target.config.target}/index.php/api/v6/passwords/count.json`, auth);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(25);
+      expect(count.status).toBe(200);
+      expect(JSON.parse(count.body).num_items).toBe(30);
+      const report = await target.report();
+      expect(report.requests).toBeGreaterThanOrEqual(1);
+      expect(report.peak).toBeGreaterThanOrEqual(1);
+      expect(target.seeded).toEqual({ passwords: 30, projects: 2, users: 3, logEntries: 10 });
+    } finally {
+      await target.close();
+    }
+    await expect(get(`${target.config.target}/index.php/api/v6/version.json`, 'x')).rejects.toThrow();
+  });
+
+  it('stops its installation when the process that started it goes away', async () => {
+    const { spawn } = await import('node:child_process');
+    // A parent that starts a field installation, prints its child's pid and URL, and is killed.
+    const script = `
+      import { startFieldTarget } from ${JSON.stringify(new URL('../field.ts', import.meta.url).href)};
+      const t = await startFieldTarget({}, { data: false, delayMs: 0 });
+      console.log(JSON.stringify({ url: t.config.target }));
+      setInterval(() => {}, 1000);
+    `;
+    const parent = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, NODE_OPTIONS: '' },
+    });
+    const line = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      const timer = setTimeout(() => reject(new Error('the parent did not start its installation within 30 s')), 30_000);
+      parent.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.includes('\n')) {
+          clearTimeout(timer);
+          resolve(out.split('\n')[0]!);
+        }
+      });
+    });
+    const { url } = JSON.parse(line) as { url: string };
+    expect((await get(`${url}/index.php/api/v6/version.json`, 'x')).status).toBe(401);
+    parent.kill('SIGKILL');
+    const deadline = Date.now() + 10_000;
+    let closed = false;
+    while (!closed && Date.now() < deadline) {
+      closed = await get(`${url}/index.php/api/v6/version.json`, 'x').then(
+        () => false,
+        () => true,
+      );
+      if (!closed) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(closed).toBe(true);
+    expect(alive(parent.pid!)).toBe(false);
+  });
+});
