@@ -1,5 +1,6 @@
 import { SetupError } from './assert.ts';
 import type { ApiClient } from './client.ts';
+import { exclusive } from './gate.ts';
 import type { Session } from './session.ts';
 
 /** A list of the run's own: its viewer and what it holds. */
@@ -30,4 +31,14 @@ export async function ownPasswordList(s: Session, n: number, label: string): Pro
   }
   const ids = await s.fixtures.createPasswords(project, n);
   return { client: user.client, project, ids };
+}
+
+/**
+ * A check of a file that reads a list of the run's own when it can: on that list it runs as it
+ * is, beside other files (only the run writes the list, and only this file writes it); on a
+ * shared list (`shared()` true: the Admin's, which files beside it write) it runs with the target
+ * to itself (the gate's exclusive section), as a file that runs alone would.
+ */
+export function aloneWhenShared<A extends unknown[]>(shared: () => boolean, check: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
+  return (...args: A) => (shared() ? exclusive(() => check(...args)) : check(...args));
 }

@@ -3,9 +3,7 @@ import { expectResponse, expectSchema, expectStatus, violation } from '../harnes
 import { clauseTest } from '../harness/clause-test.ts';
 import { API_PREFIX } from '../harness/client.ts';
 import { useSession } from '../harness/session.ts';
-import { runsAlone } from '../harness/suite-api.ts';
 
-runsAlone('it reads the action log');
 const s = useSession();
 
 // "This interface is API version 6 (v6)." Whether an installation also serves earlier versions is
