@@ -1,6 +1,7 @@
 import type { Exchange } from '../../core/exchange.ts';
 import { violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
+import { exclusive } from '../harness/gate.ts';
 import { useSession } from '../harness/session.ts';
 import { holdsBetweenCounts } from '../oracle/lists.ts';
 import { listIds } from './resource-helpers.ts';
@@ -32,16 +33,19 @@ clauseTest('EP-03', 'list in GET /passwords.json only the passwords the user can
   } else if (missing.length > 0) {
     // Files beside this one and other users write to the Admin's list while its pages are read
     // one after another, and an item can move from a page not yet read to one already read.
-    // The finding stands when a fresh read misses them too, between two equal counts.
+    // The finding stands when a fresh read misses them too, between two equal counts, with the
+    // target to itself (files beside this one create and delete).
     let last: Exchange | undefined;
     const count = async () => {
       last = await s.admin.get('/passwords/count.json', { headers: { 'X-Page-Size': '1000' } });
       return (last.json as { num_items?: unknown } | undefined)?.num_items;
     };
-    const stands = await holdsBetweenCounts(count, async () => {
-      const again = await listIds(s.admin, '/passwords');
-      return again.whole && missing.some((id) => !again.ids.has(String(id)));
-    });
+    const stands = await exclusive(() =>
+      holdsBetweenCounts(count, async () => {
+        const again = await listIds(s.admin, '/passwords');
+        return again.whole && missing.some((id) => !again.ids.has(String(id)));
+      }),
+    );
     if (!stands) {
       t.observe("the Admin's list", `passwords ${missing.join(', ')} missing from one read of the list, found or not judged on a second (the list moved)`);
       return;
