@@ -42,3 +42,32 @@ export async function ownPasswordList(s: Session, n: number, label: string): Pro
 export function aloneWhenShared<A extends unknown[]>(shared: () => boolean, check: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
   return (...args: A) => (shared() ? exclusive(() => check(...args)) : check(...args));
 }
+
+/** The list a file reads: its viewer, the passwords the run put on it, and why it is shared, if it is. */
+export interface ReadList {
+  viewer: ApiClient;
+  /** Passwords of the run's own on the list, in the order they were made. */
+  ids: number[];
+  /** Why the list is the Admin's, which files beside this one write; undefined on a list of the run's own. */
+  shared: string | undefined;
+}
+
+/**
+ * A list of the run's own holding `n` passwords (`ownPasswordList`); without one, the Admin's
+ * /passwords.json with a project of the run's own holding `n` passwords added, or with `topUp`
+ * only as many as it lacks to hold `n` (none on a populated installation).
+ */
+export async function ownOrAdminList(s: Session, n: number, label: string, opts: { topUp?: boolean } = {}): Promise<ReadList> {
+  const own = await ownPasswordList(s, n, label);
+  if (typeof own !== 'string') return { viewer: own.client, ids: own.ids, shared: undefined };
+  let missing = n;
+  if (opts.topUp) {
+    const count = await s.admin.get('/passwords/count.json');
+    const items = (count.json as { num_items?: unknown } | undefined)?.num_items;
+    if (count.response?.status !== 200 || typeof items !== 'number')
+      throw new SetupError(`reading /passwords/count.json: expected 200 and a count object, got ${count.response?.status ?? count.error}`, { exchange: count });
+    missing = Math.max(0, n - items);
+  }
+  const ids = missing > 0 ? await s.fixtures.createPasswords(await s.fixtures.createProject(), missing) : [];
+  return { viewer: s.admin, ids, shared: own };
+}

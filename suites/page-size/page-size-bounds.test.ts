@@ -5,7 +5,7 @@ import type { ApiClient } from '../harness/client.ts';
 import { inFlight } from '../harness/config.ts';
 import type { Settings } from '../harness/control.ts';
 import { ahead } from '../harness/in-order.ts';
-import { aloneWhenShared, ownPasswordList } from '../harness/own-list.ts';
+import { aloneWhenShared, ownOrAdminList } from '../harness/own-list.ts';
 import { type Count, itemCount, itemIds } from '../harness/pages.ts';
 import { useSession } from '../harness/session.ts';
 import { beforeAll } from '../harness/suite-api.ts';
@@ -24,16 +24,10 @@ let shared = false;
 // with a project of ITEMS added. Decision: beside other files on a list of its own; on the
 // Admin's list each check has the target to itself (`alone`), as a file that runs alone would.
 beforeAll(async () => {
-  const own = await ownPasswordList(s, ITEMS, 'page-size-bounds');
-  if (typeof own !== 'string') {
-    viewer = own.client;
-    created.push(...own.ids);
-    return;
-  }
-  shared = true;
-  viewer = s.admin;
-  const project = await s.fixtures.createProject();
-  created.push(...(await s.fixtures.createPasswords(project, ITEMS)));
+  const list = await ownOrAdminList(s, ITEMS, 'page-size-bounds');
+  viewer = list.viewer;
+  shared = list.shared !== undefined;
+  created.push(...list.ids);
 });
 const alone = <A extends unknown[]>(check: (...args: A) => Promise<void>) => aloneWhenShared(() => shared, check);
 

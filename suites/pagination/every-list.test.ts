@@ -9,6 +9,7 @@ import { type Count, getPage, itemCount, itemIds, links, relSet, sameItems } fro
 import { validate } from '../harness/schemas.ts';
 import { useSession } from '../harness/session.ts';
 import { runsAlone } from '../harness/suite-api.ts';
+import { holdsBetweenCounts } from '../oracle/lists.ts';
 import { oracleTest } from '../oracle/probe.ts';
 
 // The pagination rules of §4 over every list of the endpoint table: §4's /passwords.json and the
@@ -69,9 +70,9 @@ const numItems = (ex: Exchange) => (ex.response?.status === 200 ? (ex.json as Pa
  * that holds one read of a list to another (a page to the count read before it, page 0 to the
  * first page) may see the list move between them. Its violation stands only when the list held
  * still: the check is made again on a fresh count and fresh reads, and a violation stands when
- * the count read after them says what the count read before them said (as the oracle's
- * count-based findings wait for a fresh count.json). A list that moved each time is left out of
- * the check after TRIES reads, never failed.
+ * the count read after them says what the count read before them said (`holdsBetweenCounts`, as
+ * the oracle's count-based findings and the relations). A list that moved each time is left out
+ * of the check after TRIES reads, never failed.
  */
 async function held<L extends List, R>(l: L, got: R, reread: (l: L) => Promise<R>, judge: (l: L, got: R) => void, moving: Set<string>): Promise<boolean> {
   try {
@@ -80,17 +81,35 @@ async function held<L extends List, R>(l: L, got: R, reread: (l: L) => Promise<R
   } catch (e) {
     if (!(e instanceof ViolationError)) throw e;
     for (let attempt = 1; attempt <= TRIES; attempt++) {
-      const countEx = await countOf(l.base);
-      if (numItems(countEx) === undefined || validate('count', countEx.json).length > 0) throw e;
-      const fresh: L = { ...l, countEx, ...('count' in l ? { count: countEx.json as Count } : {}) };
-      const again = await reread(fresh);
-      const still = numItems(await countOf(l.base)) === numItems(countEx);
-      try {
-        judge(fresh, again);
-        return true;
-      } catch (e2) {
-        if (!(e2 instanceof ViolationError) || still) throw e2;
-      }
+      let fresh: L | undefined;
+      let unread = false;
+      let finding: ViolationError | undefined;
+      const stands = await holdsBetweenCounts(
+        async () => {
+          const countEx = await countOf(l.base);
+          if (fresh !== undefined) return numItems(countEx);
+          if (numItems(countEx) === undefined || validate('count', countEx.json).length > 0) {
+            unread = true;
+            return undefined;
+          }
+          fresh = { ...l, countEx, ...('count' in l ? { count: countEx.json as Count } : {}) };
+          return numItems(countEx);
+        },
+        async () => {
+          try {
+            judge(fresh!, await reread(fresh!));
+            return false;
+          } catch (e2) {
+            if (!(e2 instanceof ViolationError)) throw e2;
+            finding = e2;
+            return true;
+          }
+        },
+      );
+      // A count that cannot be read leaves the first finding standing (EP-12 judges the count itself).
+      if (unread) throw e;
+      if (stands) throw finding;
+      if (finding === undefined) return true;
     }
     moving.add(label(l.endpoint));
     return false;

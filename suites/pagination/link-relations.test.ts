@@ -3,7 +3,7 @@ import { expectErrorObject, expectSchema, expectStatus, ViolationError, violatio
 import { PAGE_TOO_HIGH } from '../harness/checks.ts';
 import { type ClauseTestContext, clauseTest } from '../harness/clause-test.ts';
 import type { ApiClient } from '../harness/client.ts';
-import { aloneWhenShared, ownPasswordList } from '../harness/own-list.ts';
+import { aloneWhenShared, ownOrAdminList } from '../harness/own-list.ts';
 import { type Count, getPage, itemIds, links, linkTarget, relSet, sameItems } from '../harness/pages.ts';
 import { useSession } from '../harness/session.ts';
 import { beforeAll } from '../harness/suite-api.ts';
@@ -25,14 +25,9 @@ let shared: string | undefined;
 // own (only the run writes it, however much the installation holds and whoever else uses it),
 // else the Admin's topped up to four pages.
 beforeAll(async () => {
-  const own = await ownPasswordList(s, 4 * SIZE - 1, 'link-relations');
-  if (typeof own === 'string') {
-    shared = own;
-    viewer = s.admin;
-    const current = expectSchema(await s.admin.get(`${LIST}/count.json`, { headers: { 'X-Page-Size': String(SIZE) } }), 'count') as Count;
-    const missing = Math.max(0, 4 * SIZE - 1 - current.num_items);
-    if (missing > 0) await s.fixtures.createPasswords(await s.fixtures.createProject(), missing);
-  } else viewer = own.client;
+  const list = await ownOrAdminList(s, 4 * SIZE - 1, 'link-relations', { topUp: true });
+  viewer = list.viewer;
+  shared = list.shared;
   count = expectSchema(await viewer.get(`${LIST}/count.json`, { headers: { 'X-Page-Size': String(SIZE) } }), 'count') as Count;
 });
 

@@ -1,7 +1,7 @@
 import { expectErrorObject, expectResponse, violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import type { ApiClient } from '../harness/client.ts';
-import { aloneWhenShared, ownPasswordList } from '../harness/own-list.ts';
+import { aloneWhenShared, ownOrAdminList } from '../harness/own-list.ts';
 import { getPage, itemIds, sameItems } from '../harness/pages.ts';
 import { useSession } from '../harness/session.ts';
 import { beforeAll } from '../harness/suite-api.ts';
@@ -20,15 +20,9 @@ let shared = false;
 // beside other files on a list of its own; on the Admin's list the check has the target to
 // itself, as a file that runs alone would.
 beforeAll(async () => {
-  const own = await ownPasswordList(s, SIZE + 1, 'page-number-invalid');
-  if (typeof own !== 'string') {
-    viewer = own.client;
-    return;
-  }
-  shared = true;
-  viewer = s.admin;
-  const project = await s.fixtures.createProject();
-  await s.fixtures.createPasswords(project, SIZE + 1);
+  const list = await ownOrAdminList(s, SIZE + 1, 'page-number-invalid', { topUp: true });
+  viewer = list.viewer;
+  shared = list.shared !== undefined;
 });
 
 // The spec names no page, 0 and 1 only; what another value gives is the server's choice, but it
