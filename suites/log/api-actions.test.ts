@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Exchange } from '../../core/exchange.ts';
 import { violation } from '../harness/assert.ts';
 import { type ClauseTestContext, clauseTest } from '../harness/clause-test.ts';
+import { together } from '../harness/in-order.ts';
 import { useSession } from '../harness/session.ts';
 import { runsAlone } from '../harness/suite-api.ts';
 import { countDrift, entriesMentioning, logCount, logPage, originMarks, saysApi, saysWeb } from './log-reader.ts';
@@ -9,9 +10,12 @@ import { countDrift, entriesMentioning, logCount, logPage, originMarks, saysApi,
 runsAlone("it looks for its actions on the action log's first page");
 const s = useSession();
 
-/** A password created through the API under a name no other entry can hold. */
-async function createMarked(label: string): Promise<{ id: number; name: string; project: number }> {
-  const project = await s.fixtures.createProject();
+/**
+ * A password created through the API under a name no other entry can hold. Its project is made
+ * side by side with a read of the log's first page (the log is served before the check goes on).
+ */
+async function createMarked(t: ClauseTestContext, label: string): Promise<{ id: number; name: string; project: number }> {
+  const [, project] = await together([logPage(s, t), s.fixtures.createProject()]);
   const name = s.fixtures.name(`${label}-${randomBytes(4).toString('hex')}`);
   return { id: await s.fixtures.createPassword(project, { name }), name, project };
 }
@@ -22,13 +26,13 @@ async function createMarked(label: string): Promise<{ id: number; name: string; 
 // An entry that names neither is not a violation while the log grew by the creation: what an
 // entry holds is not shown, so the check then cannot tell (one cause, one headline).
 clauseTest('LOG-01', 'write the creation of a password through the API to the action log', async (t) => {
-  await logPage(s, t);
-  const project = await s.fixtures.createProject();
+  const [, project] = await together([logPage(s, t), s.fixtures.createProject()]);
   const { drift, count: before } = await countDrift(s, t);
   const name = s.fixtures.name(`log-created-${randomBytes(4).toString('hex')}`);
   const created = { id: await s.fixtures.createPassword(project, { name }), name };
-  const added = (await logCount(s, t)) - before - drift;
-  const { ex, found } = await entriesMentioning(s, t, created.name, { kind: 'password', id: created.id });
+  const after = await logCount(s, t);
+  const added = after - before - drift;
+  const { ex, found } = await entriesMentioning(s, t, created.name, { kind: 'password', id: created.id }, after);
   if (found.length === 0 && added > 0)
     t.unverifiable(
       `the log grew by ${added} entries with the creation of password ${created.id}, but no entry names it or its id: the fields of log entries are not shown`,
@@ -47,8 +51,7 @@ clauseTest('LOG-01', 'write the creation of a password through the API to the ac
 let marked: Promise<{ created: { id: number; name: string }; ex: Exchange; found: unknown[] }> | undefined;
 const createdAndLogged = (t: ClauseTestContext) =>
   (marked ??= (async () => {
-    await logPage(s, t);
-    const created = await createMarked('log-origin');
+    const created = await createMarked(t, 'log-origin');
     return { created, ...(await entriesMentioning(s, t, created.name, { kind: 'password', id: created.id })) };
   })());
 
@@ -68,8 +71,7 @@ clauseTest('LOG-02', 'record how the log resource marks an action that came from
 // The Origin column "tells whether an action came from the API": an API action whose origin reads
 // as the web interface goes against it. SHOULD, because what the column holds is not shown.
 clauseTest('LOG-05', 'not mark the creation of a password through the API as coming from the web interface', async (t) => {
-  await logPage(s, t);
-  const created = await createMarked('log-not-web');
+  const created = await createMarked(t, 'log-not-web');
   const { ex, found } = await entriesMentioning(s, t, created.name, { kind: 'password', id: created.id });
   if (found.length === 0) t.unverifiable('no log entry mentions the password just created (LOG-01)');
   const web = originMarks(found[0]).filter(([, v]) => saysWeb(v) && !saysApi(v));

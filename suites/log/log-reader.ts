@@ -54,24 +54,29 @@ export function mentions(entry: unknown, marker: string, object?: { kind: string
 
 /**
  * Entries of the first and the last page that name the object (`mentions`). Decision: both ends
- * are read because the order of the log is not shown (the product lists newest first).
+ * are read because the order of the log is not shown (the product lists newest first). The first
+ * page and the count go side by side (the count only tells which page is the last); `count`, a
+ * count the caller read after the action, saves that read.
  */
 export async function entriesMentioning(
   s: Session,
   t: ClauseTestContext,
   marker: string,
   object?: { kind: string; id: number },
+  count?: number,
 ): Promise<{ ex: Exchange; found: unknown[] }> {
-  const first = await logPage(s, t);
-  const count = await logCount(s, t);
-  const lastPage = Math.ceil(count / LOG_PAGE_SIZE);
-  const pages = lastPage > 1 ? [first, await logPage(s, t, lastPage)] : [first];
+  const lastOf = (n: number) => Math.ceil(n / LOG_PAGE_SIZE);
+  let pages: Array<{ ex: Exchange; entries: unknown[] }>;
+  if (count === undefined) {
+    const [first, n] = await Promise.all([logPage(s, t), logCount(s, t)]);
+    pages = lastOf(n) > 1 ? [first, await logPage(s, t, lastOf(n))] : [first];
+  } else pages = await Promise.all(lastOf(count) > 1 ? [logPage(s, t), logPage(s, t, lastOf(count))] : [logPage(s, t)]);
   const found = pages.flatMap((p) => p.entries).filter((e) => mentions(e, marker, object));
-  return { ex: first.ex, found };
+  return { ex: pages[0]!.ex, found };
 }
 
 /** At most this many pairs of count reads measure the drift (`countDrift`). */
-const DRIFT_PAIRS = 5;
+export const DRIFT_PAIRS = 5;
 
 /**
  * How many entries reading the count adds by itself (0 unless the server logs reads of the log),
@@ -100,19 +105,43 @@ export async function countDrift(s: Session, t: ClauseTestContext): Promise<{ dr
 export const COPIES = 5;
 
 /**
- * Entries the log gained while `copies` of the request went out at once, less what reading the
- * count adds by itself (`drift`): the count just before them and just after.
+ * Windows of the log's count one after another, each the entries the log gained while one
+ * window's requests went out, less what reading the count adds by itself (`drift`). Decision:
+ * the count read after a window is the count before the next when the run sends nothing between
+ * them, so each window still holds exactly one read of the count (the one that opens it);
+ * `restart` after requests sent outside a window. `start`: a count just read (countDrift's).
  */
-export async function entriesAdded(
-  s: Session,
-  t: ClauseTestContext,
-  drift: number,
-  send: () => Promise<Exchange>,
-  copies = 1,
-): Promise<{ ex: Exchange; added: number }> {
-  const before = await logCount(s, t);
-  const [ex] = await Promise.all(Array.from({ length: copies }, () => send()));
-  return { ex: ex!, added: (await logCount(s, t)) - before - drift };
+export class CountWindows {
+  readonly #s: Session;
+  readonly #t: ClauseTestContext;
+  readonly #drift: number;
+  #last: number | undefined;
+
+  constructor(s: Session, t: ClauseTestContext, drift: number, start?: number) {
+    this.#s = s;
+    this.#t = t;
+    this.#drift = drift;
+    this.#last = start;
+  }
+
+  async added<T>(send: () => Promise<T>): Promise<{ result: T; added: number }> {
+    const before = this.#last ?? (await logCount(this.#s, this.#t));
+    this.#last = undefined;
+    const result = await send();
+    const after = await logCount(this.#s, this.#t);
+    this.#last = after;
+    return { result, added: after - before - this.#drift };
+  }
+
+  /** `copies` of the request at once; the first reply. */
+  async copies(send: () => Promise<Exchange>, copies = 1): Promise<{ ex: Exchange; added: number }> {
+    const { result, added } = await this.added(() => Promise.all(Array.from({ length: copies }, () => send())));
+    return { ex: result[0]!, added };
+  }
+
+  restart(): void {
+    this.#last = undefined;
+  }
 }
 
 /**
