@@ -803,7 +803,10 @@ class EndpointSession implements EndpointCalls {
   async data(endpoints?: readonly Endpoint[]): Promise<EndpointData> {
     this.#data ??= this.#makeShared();
     const d = await this.#data;
-    for (const e of endpoints ?? []) await this.#ensure(d, kindsOf(e));
+    await this.#ensure(
+      d,
+      (endpoints ?? []).flatMap((e) => kindsOf(e)),
+    );
     return d;
   }
 
