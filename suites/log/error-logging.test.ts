@@ -62,8 +62,8 @@ clauseTest('LOG-03', 'leave requests that end in an error other than 401 out of 
   if (normal) requests.push(['GET /version/check_latest.json as a Normal user (403)', () => normal.client.get('/version/check_latest.json')]);
   const judged: string[] = [];
   let markerRefused = false;
-  const { drift, count } = await countDrift(s, t);
-  const windows = new CountWindows(s, t, drift, count);
+  const { drift, count } = await countDrift(s);
+  const windows = new CountWindows(s, drift, count);
   const refusal = (ex: Exchange) => {
     const status = ex.response?.status;
     return status === undefined || status < 400 || status === 401 ? undefined : status;
@@ -98,7 +98,7 @@ clauseTest('LOG-03', 'leave requests that end in an error other than 401 out of 
   t.observe('errors judged', judged);
   if (judged.length === 0) t.unverifiable('none of the requests ended in an error other than 401');
   if (!markerRefused) return;
-  const { ex, found } = await entriesMentioning(s, t, marker);
+  const { ex, found } = await entriesMentioning(s, marker);
   if (found.length > 0) violation(ex, `no log entry for the refused POST carrying ${marker}`, clip(JSON.stringify(found[0]), 300));
 });
 
@@ -155,8 +155,8 @@ clauseTest(
       ...(await hmacRefusals()),
     ];
     const judged: string[] = [];
-    const { drift, count } = await countDrift(s, t);
-    const windows = new CountWindows(s, t, drift, count);
+    const { drift, count } = await countDrift(s);
+    const windows = new CountWindows(s, drift, count);
     for (const [label, run, prepares] of refusals) {
       // A refusal that sends other requests around its own opens its window afresh, and so does the next.
       if (prepares) windows.restart();

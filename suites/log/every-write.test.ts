@@ -40,12 +40,12 @@ const everyWrite = (t: ClauseTestContext) => (writes ??= writeEach(t));
  * users' entries land between them (as countDrift); the page and the second count are then the
  * log before the first call.
  */
-async function readsAddNothing(t: ClauseTestContext, drift: number, count: number): Promise<LogRead | undefined> {
+async function readsAddNothing(drift: number, count: number): Promise<LogRead | undefined> {
   if (drift !== 0) return undefined;
   let before = count;
   for (let pair = 0; pair < DRIFT_PAIRS; pair++) {
-    const page = await logPage(s, t);
-    const after = await logCount(s, t);
+    const page = await logPage(s);
+    const after = await logCount(s);
     if (after === before) return { page, count: after };
     before = after;
   }
@@ -58,26 +58,26 @@ interface LogRead {
 }
 
 async function writeEach(t: ClauseTestContext): Promise<Write[]> {
-  await logPage(s, t);
+  await logPage(s);
   // Every call's objects are made before the first count, side by side: between two calls the
   // run sends nothing, so when reading adds nothing the log read after a call is the log before
   // the next one.
   const subjects = await calls.subjects(WRITING);
-  const { drift, count } = await countDrift(s, t);
-  let last = await readsAddNothing(t, drift, count);
+  const { drift, count } = await countDrift(s);
+  let last = await readsAddNothing(drift, count);
   const quiet = last !== undefined;
   // The log's first page and count, side by side when reading adds nothing, else in this order.
   const readLog = async (order: 'page first' | 'count first'): Promise<LogRead> => {
     if (quiet) {
-      const [page, count] = await Promise.all([logPage(s, t), logCount(s, t)]);
+      const [page, count] = await Promise.all([logPage(s), logCount(s)]);
       return { page, count };
     }
     if (order === 'page first') {
-      const page = await logPage(s, t);
-      return { page, count: await logCount(s, t) };
+      const page = await logPage(s);
+      return { page, count: await logCount(s) };
     }
-    const count = await logCount(s, t);
-    return { page: await logPage(s, t), count };
+    const count = await logCount(s);
+    return { page: await logPage(s), count };
   };
   const out: Write[] = [];
   const left: Record<string, string> = {};
