@@ -638,7 +638,7 @@ export interface EndpointCalls {
   /** Data for a successful call as the Admin: the shared objects, fresh ones where the entry changes them, after its `before` steps. A string says why there is none. */
   subject(e: Endpoint): Promise<EndpointData | string>;
   /**
-   * subject() of each entry, --concurrency at once (the shared objects made first, in turn), in
+   * subject() of each entry, --concurrency at once (the shared objects made first, side by side), in
    * the entries' order; a string entry is passed through as the reason there is none.
    */
   subjects(entries: ReadonlyArray<Endpoint | string>): Promise<Array<EndpointData | string>>;
@@ -787,28 +787,35 @@ class EndpointSession implements EndpointCalls {
     return undefined;
   }
 
-  /** Makes the shared objects of these kinds on first use: a file that needs no user makes none. */
+  /**
+   * Makes the shared objects of these kinds on first use: a file that needs no user makes none.
+   * They are made side by side: each needs only the shared project, made before them.
+   */
   async #ensure(d: EndpointData, kinds: readonly IdKind[]): Promise<void> {
     if (d !== this.#shared) return;
-    for (const kind of kinds) {
-      if (d.ids[kind] !== undefined || this.#unavailable.has(kind)) continue;
+    const wanted = [...new Set(kinds)].filter((kind) => d.ids[kind] === undefined && !this.#unavailable.has(kind));
+    await inOrder(wanted, inFlight(this.#s.config), async (kind) => {
       const id = await this.make(kind, d);
       if (id !== undefined) d.ids[kind] = id;
-    }
+    });
   }
 
   async data(endpoints?: readonly Endpoint[]): Promise<EndpointData> {
     this.#data ??= this.#makeShared();
     const d = await this.#data;
-    for (const e of endpoints ?? []) await this.#ensure(d, kindsOf(e));
+    await this.#ensure(
+      d,
+      (endpoints ?? []).flatMap((e) => kindsOf(e)),
+    );
     return d;
   }
 
   async #makeShared(): Promise<EndpointData> {
     const fixtures = this.#s.fixtures;
     const d = this.#base();
-    d.ids.project = await fixtures.createProject();
-    d.targetProjectId = await fixtures.createProject();
+    const [project, target] = await inOrder([0, 1], inFlight(this.#s.config), () => fixtures.createProject());
+    d.ids.project = project!;
+    d.targetProjectId = target!;
     d.passwordName = fixtures.name(NON_ASCII_LABEL);
     d.ids.password = await fixtures.createPassword(d.ids.project, { name: d.passwordName });
     this.#shared = d;
@@ -844,13 +851,13 @@ class EndpointSession implements EndpointCalls {
   }
 
   async subjects(entries: ReadonlyArray<Endpoint | string>): Promise<Array<EndpointData | string>> {
-    // The shared objects are made once, in turn; then each entry's own objects side by side.
+    // The shared objects are made once, side by side; then each entry's own objects side by side.
     const named = entries.filter((e): e is Endpoint => typeof e !== 'string' && !light(e));
     const d0 = named.length > 0 ? await this.data() : undefined;
-    for (const e of named)
+    if (d0)
       await this.#ensure(
-        d0!,
-        kindsOf(e).filter((k) => !e.fresh?.includes(k)),
+        d0,
+        named.flatMap((e) => kindsOf(e).filter((k) => !e.fresh?.includes(k))),
       );
     const run = (fn: (e: Endpoint, i: number) => Promise<EndpointData | string>) =>
       inOrder([...entries.keys()], inFlight(this.#s.config), (i) => {

@@ -56,3 +56,18 @@ export async function* ahead<T, R>(items: readonly T[], limit: number, fn: (item
     await Promise.allSettled(started.slice(consumed).filter((p): p is Promise<R> => p !== undefined));
   }
 }
+
+/**
+ * Promise.all of calls already started, except that a failure goes on only once every call has
+ * settled, so nothing a call started is left running behind the caller (a creation still in
+ * flight when the file's cleanup runs would be left behind).
+ */
+export async function together<T extends readonly unknown[] | []>(calls: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const settled: Array<PromiseSettledResult<unknown>> = await Promise.allSettled(calls as readonly unknown[]);
+  const values: unknown[] = [];
+  for (const r of settled) {
+    if (r.status === 'rejected') throw r.reason;
+    values.push(r.value);
+  }
+  return values as { -readonly [K in keyof T]: Awaited<T[K]> };
+}

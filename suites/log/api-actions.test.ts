@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Exchange } from '../../core/exchange.ts';
 import { violation } from '../harness/assert.ts';
-import { type ClauseTestContext, clauseTest } from '../harness/clause-test.ts';
+import { clauseTest } from '../harness/clause-test.ts';
+import { together } from '../harness/in-order.ts';
 import { useSession } from '../harness/session.ts';
 import { runsAlone } from '../harness/suite-api.ts';
 import { countDrift, entriesMentioning, logCount, logPage, originMarks, saysApi, saysWeb } from './log-reader.ts';
@@ -9,12 +10,22 @@ import { countDrift, entriesMentioning, logCount, logPage, originMarks, saysApi,
 runsAlone("it looks for its actions on the action log's first page");
 const s = useSession();
 
-/** A password created through the API under a name no other entry can hold. */
-async function createMarked(label: string): Promise<{ id: number; name: string; project: number }> {
-  const project = await s.fixtures.createProject();
-  const name = s.fixtures.name(`${label}-${randomBytes(4).toString('hex')}`);
-  return { id: await s.fixtures.createPassword(project, { name }), name, project };
-}
+/**
+ * A password created through the API under a name no other entry can hold, the log's growth with
+ * its creation (less what reading the count adds by itself), and the entries that named it right
+ * after: LOG-01, LOG-02, LOG-05 and LOG-07 judge this one creation. Its project is made side by
+ * side with a read of the log's first page (the log is served before the check goes on).
+ */
+let creation: Promise<{ created: { id: number; name: string }; added: number; ex: Exchange; found: unknown[] }> | undefined;
+const createdAndLogged = () =>
+  (creation ??= (async () => {
+    const [, project] = await together([logPage(s), s.fixtures.createProject()]);
+    const { drift, count: before } = await countDrift(s);
+    const name = s.fixtures.name(`log-created-${randomBytes(4).toString('hex')}`);
+    const created = { id: await s.fixtures.createPassword(project, { name }), name };
+    const after = await logCount(s);
+    return { created, added: after - before - drift, ...(await entriesMentioning(s, name, { kind: 'password', id: created.id }, after)) };
+  })());
 
 // "Every action caused by an API request is written to the action log". The log's fields are
 // not shown, so the entry is found by the unique name of the password it concerns or by its id
@@ -22,13 +33,7 @@ async function createMarked(label: string): Promise<{ id: number; name: string; 
 // An entry that names neither is not a violation while the log grew by the creation: what an
 // entry holds is not shown, so the check then cannot tell (one cause, one headline).
 clauseTest('LOG-01', 'write the creation of a password through the API to the action log', async (t) => {
-  await logPage(s, t);
-  const project = await s.fixtures.createProject();
-  const { drift, count: before } = await countDrift(s, t);
-  const name = s.fixtures.name(`log-created-${randomBytes(4).toString('hex')}`);
-  const created = { id: await s.fixtures.createPassword(project, { name }), name };
-  const added = (await logCount(s, t)) - before - drift;
-  const { ex, found } = await entriesMentioning(s, t, created.name, { kind: 'password', id: created.id });
+  const { created, added, ex, found } = await createdAndLogged();
   if (found.length === 0 && added > 0)
     t.unverifiable(
       `the log grew by ${added} entries with the creation of password ${created.id}, but no entry names it or its id: the fields of log entries are not shown`,
@@ -43,17 +48,8 @@ clauseTest('LOG-01', 'write the creation of a password through the API to the ac
 // value "api", counts; an entry with none of them is a warning, not a failure. A field named
 // origin or source must say API for this action (the product's values are "web", "api", …,
 // product facts §7): an API action logged with origin "web" is a warning too.
-/** A password created for LOG-02 and LOG-07, and the entries that named it right after. */
-let marked: Promise<{ created: { id: number; name: string }; ex: Exchange; found: unknown[] }> | undefined;
-const createdAndLogged = (t: ClauseTestContext) =>
-  (marked ??= (async () => {
-    await logPage(s, t);
-    const created = await createMarked('log-origin');
-    return { created, ...(await entriesMentioning(s, t, created.name, { kind: 'password', id: created.id })) };
-  })());
-
 clauseTest('LOG-02', 'record how the log resource marks an action that came from the API', async (t) => {
-  const { ex, found } = await createdAndLogged(t);
+  const { ex, found } = await createdAndLogged();
   if (found.length === 0) t.unverifiable('no log entry mentions the password just created (LOG-01)');
   const entry = found[0] as Record<string, unknown>;
   const marks = originMarks(entry);
@@ -68,9 +64,7 @@ clauseTest('LOG-02', 'record how the log resource marks an action that came from
 // The Origin column "tells whether an action came from the API": an API action whose origin reads
 // as the web interface goes against it. SHOULD, because what the column holds is not shown.
 clauseTest('LOG-05', 'not mark the creation of a password through the API as coming from the web interface', async (t) => {
-  await logPage(s, t);
-  const created = await createMarked('log-not-web');
-  const { ex, found } = await entriesMentioning(s, t, created.name, { kind: 'password', id: created.id });
+  const { ex, found } = await createdAndLogged();
   if (found.length === 0) t.unverifiable('no log entry mentions the password just created (LOG-01)');
   const web = originMarks(found[0]).filter(([, v]) => saysWeb(v) && !saysApi(v));
   if (web.length > 0)
@@ -83,14 +77,14 @@ clauseTest('LOG-05', 'not mark the creation of a password through the API as com
 
 // What counts as an action is not shown; the product writes a view of a password to the log
 // (product facts §7, action "view_password"). INFO: the entries that name the password are read
-// before and after one GET of it (the password LOG-02 made); a server that logs no views is
+// before and after one GET of it (the password LOG-01 made); a server that logs no views is
 // recorded, never failed.
 clauseTest('LOG-07', 'record whether a view of a password through the API is written to the action log', async (t) => {
-  const { created, ...before } = await createdAndLogged(t);
+  const { created, ...before } = await createdAndLogged();
   if (before.found.length === 0) t.unverifiable('no log entry mentions the password just created (LOG-01)');
   const view = await s.admin.get(`/passwords/${created.id}.json`);
   if (view.response?.status !== 200) t.unverifiable(`the show of password ${created.id} answered ${view.response?.status ?? view.error}`);
-  const after = await entriesMentioning(s, t, created.name, { kind: 'password', id: created.id });
+  const after = await entriesMentioning(s, created.name, { kind: 'password', id: created.id });
   t.observe('entries naming the password', { before: before.found.length, after: after.found.length });
   if (after.found.length <= before.found.length)
     violation(view, `a log entry for the view of password ${created.id} (the product logs views)`, `${after.found.length} entries name it, as before the view`);

@@ -3,31 +3,38 @@ import type { Exchange } from '../../core/exchange.ts';
 import { clip } from '../../core/redact.ts';
 import { violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
+import { inFlight } from '../harness/config.ts';
 import { UNKNOWN_ID } from '../harness/endpoints.ts';
+import { inOrder, together } from '../harness/in-order.ts';
 import { useSession } from '../harness/session.ts';
 import { runsAlone } from '../harness/suite-api.ts';
 import { oracleTest } from '../oracle/probe.ts';
 import { lazy, useCreations } from '../resources/resource-helpers.ts';
-import { COPIES, countDrift, entriesAdded, entriesMentioning } from './log-reader.ts';
+import { COPIES, CountWindows, countDrift, entriesMentioning } from './log-reader.ts';
 
 runsAlone("it counts the action log's entries before and after each refusal");
 const s = useSession();
 const create = useCreations(s);
 const project = lazy(() => s.fixtures.createProject());
 
-// "Requests that end in an error are not logged, except 401 Unauthorized, which is logged." Each
-// request is judged by the log's count just before and after it, less what reading the count
-// adds by itself. Decision: an entry that appears in that window is not yet blamed on the
-// request, since other users of an installation act while the run goes on, and a read of ours the
-// server logs (the oracle's look-up of a count, made once) can land between the two counts: the
-// request goes out again, COPIES times at once, and a server that logs it adds an entry for each.
+// "Requests that end in an error are not logged, except 401 Unauthorized, which is logged." The
+// requests are judged by the log's count just before and after them, less what reading the count
+// adds by itself. Decision: they go out side by side first; a window in which the log gained
+// nothing proves each of them unlogged. An entry that appears in a window is not yet blamed on
+// its requests, since other users of an installation act while the run goes on, and a read of
+// ours the server logs (the oracle's look-up of a count, made once) can land in it: the window's
+// refusals are halved and sent again, down to one request, which then goes out again COPIES
+// times at once; a server that logs it adds an entry for each, and is named with the request.
 clauseTest('LOG-03', 'leave requests that end in an error other than 401 out of the log', async (t) => {
   const marker = `pmv6-${s.config.runId}-unlogged-${randomBytes(4).toString('hex')}`;
-  const projectId = await project();
   // Writes to ids that do not exist name objects the run deleted itself: a guessed id may be someone's.
-  const goneProject = await s.fixtures.deletedId('project');
-  const gonePassword = await s.fixtures.deletedId('password', projectId);
-  const hmac = await s.adminHmac();
+  const [projectId, goneProject, gonePassword, hmac, normal] = await together([
+    project(),
+    s.fixtures.deletedId('project'),
+    project().then((id) => s.fixtures.deletedId('password', id)),
+    s.adminHmac(),
+    s.control && !s.config.readOnly ? s.user('normal user', { label: 'log03-normal-user' }) : undefined,
+  ]);
   const requests: Array<[string, () => Promise<Exchange>]> = [
     ['POST /passwords.json without name', () => create('password', { project_id: projectId, username: marker, access_info: marker })],
     ['GET of a password id that does not exist', () => s.admin.get(`/passwords/${UNKNOWN_ID}.json`)],
@@ -52,37 +59,51 @@ clauseTest('LOG-03', 'leave requests that end in an error other than 401 out of 
       ? ([['GET of a password id that does not exist, over HMAC', () => hmac.get(`/passwords/${UNKNOWN_ID}.json`)]] as Array<[string, () => Promise<Exchange>]>)
       : []),
   ];
-  if (s.control && !s.config.readOnly) {
-    const normal = await s.user('normal user', { label: 'log03-normal-user' });
-    requests.push(['GET /version/check_latest.json as a Normal user (403)', () => normal.client.get('/version/check_latest.json')]);
-  }
+  if (normal) requests.push(['GET /version/check_latest.json as a Normal user (403)', () => normal.client.get('/version/check_latest.json')]);
   const judged: string[] = [];
   let markerRefused = false;
-  const { drift } = await countDrift(s, t);
-  for (const [i, [label, send]] of requests.entries()) {
-    const once = await entriesAdded(s, t, drift, send);
-    const status = once.ex.response?.status;
-    if (status === undefined || status < 400 || status === 401) continue;
-    if (once.added !== 0) {
-      const { ex, added } = await entriesAdded(s, t, drift, send, COPIES);
-      if (added >= COPIES)
+  const { drift, count } = await countDrift(s);
+  const windows = new CountWindows(s, drift, count);
+  const refusal = (ex: Exchange) => {
+    const status = ex.response?.status;
+    return status === undefined || status < 400 || status === 401 ? undefined : status;
+  };
+  const judge = async (group: ReadonlyArray<[number, [string, () => Promise<Exchange>]]>): Promise<void> => {
+    const { result, added } = await windows.added(() => inOrder(group, inFlight(s.config), ([, [, send]]) => send()));
+    // Only the requests that ended in an error other than 401 are judged (and sent again).
+    const refused = group.flatMap((g, k) => (refusal(result[k]!) === undefined ? [] : [{ g, ex: result[k]! }]));
+    if (added !== 0 && refused.length > 1) {
+      const half = Math.ceil(refused.length / 2);
+      for (const part of [refused.slice(0, half), refused.slice(half)]) await judge(part.map((r) => r.g));
+      return;
+    }
+    if (added !== 0 && refused.length === 1 && group.length > 1) return judge([refused[0]!.g]);
+    if (added !== 0 && refused.length === 1) {
+      const [, [label, send]] = group[0]!;
+      const status = refusal(refused[0]!.ex);
+      const again = await windows.copies(send, COPIES);
+      if (again.added >= COPIES)
         violation(
-          ex,
+          again.ex,
           `no log entry for a request that ended in ${status} (${label})`,
-          `${once.added} new log entries, then ${added} while it was sent ${COPIES} times at once`,
+          `${added} new log entries, then ${again.added} while it was sent ${COPIES} times at once`,
         );
     }
-    judged.push(`${label}: ${status}`);
-    if (i === 0) markerRefused = true;
-  }
+    for (const { g, ex } of refused) {
+      judged.push(`${g[1][0]}: ${refusal(ex)}`);
+      if (g[0] === 0) markerRefused = true;
+    }
+  };
+  await judge([...requests.entries()]);
   t.observe('errors judged', judged);
   if (judged.length === 0) t.unverifiable('none of the requests ended in an error other than 401');
   if (!markerRefused) return;
-  const { ex, found } = await entriesMentioning(s, t, marker);
+  const { ex, found } = await entriesMentioning(s, marker);
   if (found.length > 0) violation(ex, `no log entry for the refused POST carrying ${marker}`, clip(JSON.stringify(found[0]), 300));
 });
 
-type Refusal = [string, (measure: (send: () => Promise<Exchange>) => Promise<void>) => Promise<void>];
+/** A refusal: its label, how it is sent to `measure`, and whether it sends other requests first. */
+type Refusal = [string, (measure: (send: () => Promise<Exchange>) => Promise<void>) => Promise<void>, 'prepares'?];
 
 const plainly = (label: string, send: () => Promise<Exchange>): Refusal => [label, (measure) => measure(send)];
 
@@ -111,6 +132,7 @@ async function hmacRefusals(): Promise<Refusal[]> {
           measure(() => client.post('/projects.json', { name: s.fixtures.name('log04-expired'), parent_id: 0 })),
         );
       },
+      'prepares',
     ]);
   }
   return out;
@@ -133,15 +155,18 @@ clauseTest(
       ...(await hmacRefusals()),
     ];
     const judged: string[] = [];
-    const { drift } = await countDrift(s, t);
-    for (const [label, run] of refusals) {
+    const { drift, count } = await countDrift(s);
+    const windows = new CountWindows(s, drift, count);
+    for (const [label, run, prepares] of refusals) {
+      // A refusal that sends other requests around its own opens its window afresh, and so does the next.
+      if (prepares) windows.restart();
       await run(async (send) => {
-        const once = await entriesAdded(s, t, drift, send);
+        const once = await windows.copies(send);
         if (once.ex.response?.status !== 401) return;
         // Decision: a window without the entry is measured again, COPIES at once, before it is
         // blamed on the server: the drift is the least of a few reads on a log others write to.
         if (once.added < 1) {
-          const { ex, added } = await entriesAdded(s, t, drift, send, COPIES);
+          const { ex, added } = await windows.copies(send, COPIES);
           if (added < 1)
             violation(
               ex,
@@ -151,6 +176,7 @@ clauseTest(
         }
         judged.push(label);
       });
+      if (prepares) windows.restart();
     }
     t.observe('401 replies judged', judged);
     if (judged.length === 0) t.unverifiable('no request ended in 401 (AUTH-12)');

@@ -1,32 +1,33 @@
 import type { Exchange } from '../../core/exchange.ts';
 import { clip } from '../../core/redact.ts';
-import { expectSchema, expectStatus, violation } from '../harness/assert.ts';
-import type { ClauseTestContext } from '../harness/clause-test.ts';
+import { expectSchema, expectStatus, precondition, violation } from '../harness/assert.ts';
 import type { Session } from '../harness/session.ts';
 
 // The log's path and fields are "not shown"; the reader uses the product's log resource
 // (product facts §6: GET log.json, paginated, Admin/IT only, newest first). A 404 or 405 there
-// makes the check unverifiable, never a violation (catalogue README).
+// makes the check unverifiable, never a violation (catalogue README). Decision: it is a failed
+// precondition, not the calling test's own skip, so every test that awaits a read shared between
+// tests (a file's one walk of its writes) ends unverifiable with the reason.
 export const LOG_PAGE_SIZE = 100;
 
-function unlessServed(t: ClauseTestContext, ex: Exchange, path: string): void {
+function unlessServed(ex: Exchange, path: string): void {
   const status = ex.response?.status;
-  if (status === 404 || status === 405) t.unverifiable(`GET ${path} (the product's log path; the spec shows none) answered ${status}`);
+  if (status === 404 || status === 405) precondition(`GET ${path} (the product's log path; the spec shows none) answered ${status}`);
 }
 
 /** num_items of GET /log/count.json. */
-export async function logCount(s: Session, t: ClauseTestContext): Promise<number> {
+export async function logCount(s: Session): Promise<number> {
   const ex = await s.admin.get('/log/count.json', { headers: { 'X-Page-Size': String(LOG_PAGE_SIZE) } });
-  unlessServed(t, ex, '/log/count.json');
+  unlessServed(ex, '/log/count.json');
   expectStatus(ex, 200);
   return (expectSchema(ex, 'count') as { num_items: number }).num_items;
 }
 
 /** One page of GET /log.json (page undefined) or /log/page/<n>.json, as an array. */
-export async function logPage(s: Session, t: ClauseTestContext, page?: number): Promise<{ ex: Exchange; entries: unknown[] }> {
+export async function logPage(s: Session, page?: number): Promise<{ ex: Exchange; entries: unknown[] }> {
   const path = page === undefined ? '/log.json' : `/log/page/${page}.json`;
   const ex = await s.admin.get(path, { headers: { 'X-Page-Size': String(LOG_PAGE_SIZE) } });
-  unlessServed(t, ex, path);
+  unlessServed(ex, path);
   expectStatus(ex, 200);
   if (!Array.isArray(ex.json)) violation(ex, `a JSON array of log entries from GET ${path}`, clip(JSON.stringify(ex.json), 200) ?? 'a body that is not JSON');
   return { ex, entries: ex.json as unknown[] };
@@ -54,24 +55,28 @@ export function mentions(entry: unknown, marker: string, object?: { kind: string
 
 /**
  * Entries of the first and the last page that name the object (`mentions`). Decision: both ends
- * are read because the order of the log is not shown (the product lists newest first).
+ * are read because the order of the log is not shown (the product lists newest first). The first
+ * page and the count go side by side (the count only tells which page is the last); `count`, a
+ * count the caller read after the action, saves that read.
  */
 export async function entriesMentioning(
   s: Session,
-  t: ClauseTestContext,
   marker: string,
   object?: { kind: string; id: number },
+  count?: number,
 ): Promise<{ ex: Exchange; found: unknown[] }> {
-  const first = await logPage(s, t);
-  const count = await logCount(s, t);
-  const lastPage = Math.ceil(count / LOG_PAGE_SIZE);
-  const pages = lastPage > 1 ? [first, await logPage(s, t, lastPage)] : [first];
+  const lastOf = (n: number) => Math.ceil(n / LOG_PAGE_SIZE);
+  let pages: Array<{ ex: Exchange; entries: unknown[] }>;
+  if (count === undefined) {
+    const [first, n] = await Promise.all([logPage(s), logCount(s)]);
+    pages = lastOf(n) > 1 ? [first, await logPage(s, lastOf(n))] : [first];
+  } else pages = await Promise.all(lastOf(count) > 1 ? [logPage(s), logPage(s, lastOf(count))] : [logPage(s)]);
   const found = pages.flatMap((p) => p.entries).filter((e) => mentions(e, marker, object));
-  return { ex: first.ex, found };
+  return { ex: pages[0]!.ex, found };
 }
 
 /** At most this many pairs of count reads measure the drift (`countDrift`). */
-const DRIFT_PAIRS = 5;
+export const DRIFT_PAIRS = 5;
 
 /**
  * How many entries reading the count adds by itself (0 unless the server logs reads of the log),
@@ -80,11 +85,11 @@ const DRIFT_PAIRS = 5;
  * drift is the least difference of consecutive reads: read again while it is above 0, at most
  * DRIFT_PAIRS times (one pair on a quiet log that does not log its reads).
  */
-export async function countDrift(s: Session, t: ClauseTestContext): Promise<{ drift: number; count: number }> {
-  let count = await logCount(s, t);
+export async function countDrift(s: Session): Promise<{ drift: number; count: number }> {
+  let count = await logCount(s);
   let drift = Number.POSITIVE_INFINITY;
   for (let pair = 0; pair < DRIFT_PAIRS && drift > 0; pair++) {
-    const next = await logCount(s, t);
+    const next = await logCount(s);
     drift = Math.min(drift, next - count);
     count = next;
   }
@@ -100,19 +105,41 @@ export async function countDrift(s: Session, t: ClauseTestContext): Promise<{ dr
 export const COPIES = 5;
 
 /**
- * Entries the log gained while `copies` of the request went out at once, less what reading the
- * count adds by itself (`drift`): the count just before them and just after.
+ * Windows of the log's count one after another, each the entries the log gained while one
+ * window's requests went out, less what reading the count adds by itself (`drift`). Decision:
+ * the count read after a window is the count before the next when the run sends nothing between
+ * them, so each window still holds exactly one read of the count (the one that opens it);
+ * `restart` after requests sent outside a window. `start`: a count just read (countDrift's).
  */
-export async function entriesAdded(
-  s: Session,
-  t: ClauseTestContext,
-  drift: number,
-  send: () => Promise<Exchange>,
-  copies = 1,
-): Promise<{ ex: Exchange; added: number }> {
-  const before = await logCount(s, t);
-  const [ex] = await Promise.all(Array.from({ length: copies }, () => send()));
-  return { ex: ex!, added: (await logCount(s, t)) - before - drift };
+export class CountWindows {
+  readonly #s: Session;
+  readonly #drift: number;
+  #last: number | undefined;
+
+  constructor(s: Session, drift: number, start?: number) {
+    this.#s = s;
+    this.#drift = drift;
+    this.#last = start;
+  }
+
+  async added<T>(send: () => Promise<T>): Promise<{ result: T; added: number }> {
+    const before = this.#last ?? (await logCount(this.#s));
+    this.#last = undefined;
+    const result = await send();
+    const after = await logCount(this.#s);
+    this.#last = after;
+    return { result, added: after - before - this.#drift };
+  }
+
+  /** `copies` of the request at once; the first reply. */
+  async copies(send: () => Promise<Exchange>, copies = 1): Promise<{ ex: Exchange; added: number }> {
+    const { result, added } = await this.added(() => Promise.all(Array.from({ length: copies }, () => send())));
+    return { ex: result[0]!, added };
+  }
+
+  restart(): void {
+    this.#last = undefined;
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { ahead, inOrder } from '../in-order.ts';
+import { ahead, inOrder, together } from '../in-order.ts';
 
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -82,5 +82,18 @@ describe('ahead', () => {
     await expect(loop).rejects.toThrow('violation on 2');
     expect(started).toEqual([1, 2, 3, 4]);
     expect(settled.sort()).toEqual([1, 2, 3, 4]);
+  });
+
+  test('together: the values in order; a failure goes on once every call has settled', async () => {
+    expect(await together([tick(3).then(() => 1), Promise.resolve('b')])).toEqual([1, 'b']);
+    let slowDone = false;
+    const failing = together([
+      Promise.reject(new Error('setup failed')),
+      tick(10).then(() => {
+        slowDone = true;
+      }),
+    ]);
+    await expect(failing).rejects.toThrow('setup failed');
+    expect(slowDone).toBe(true);
   });
 });
