@@ -22,6 +22,12 @@ export type FieldTarget = Target & {
   report(): Promise<FieldReport>;
 };
 
+/** The server's own time to answer, behind the proxy's delay. */
+export interface ServerTime {
+  ms: number;
+  slowest: Array<{ path: string; n: number; ms: number }>;
+}
+
 /** What the field installation measured of itself. */
 export interface FieldReport {
   /** requests in flight at the proxy every 10 ms since `mark` */
@@ -32,6 +38,8 @@ export interface FieldReport {
   requests: number;
   /** idle connections the proxy closed */
   idleClosed: number;
+  /** how long the server behind the proxy took to answer */
+  server: ServerTime;
   /** the other users' requests (busy installations) */
   actor?: ActorStats;
 }
@@ -134,6 +142,7 @@ export async function startFieldHere(base: Partial<BaseConfig> = {}, opts: Field
         peak: p.peak(),
         requests: p.requests(),
         idleClosed: p.idleClosed(),
+        server: p.serverTime(),
         ...(a ? { actor: a.stats() } : {}),
       }),
       close: async () => {
@@ -166,7 +175,7 @@ const ASK_DEADLINE_MS = 30_000;
  */
 async function startFieldProcess(spec: FieldSpec): Promise<FieldTarget> {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VITEST') && k !== 'NODE_OPTIONS' && k !== 'TEST'));
-  const child = fork(CHILD, [], { execArgv: BUILT ? [] : ['--import', 'tsx'], env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  const child = fork(CHILD, [], { execArgv: [...(BUILT ? [] : ['--import', 'tsx']), ...(process.env.FIELD_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : [])], env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => {
     stderr = (stderr + d.toString('utf8')).slice(-2_000);
@@ -298,6 +307,8 @@ export interface SlowProxy {
   requests(): number;
   /** idle connections it closed */
   idleClosed(): number;
+  /** how long the installation took to answer (to the response's head), in all and by path (ids as N), the slowest paths first */
+  serverTime(): ServerTime;
   close(): Promise<void>;
 }
 
@@ -315,6 +326,8 @@ export async function startSlowProxy(upstream: string, opts: { delayMs: number; 
   let peak = 0;
   let requests = 0;
   let idleClosed = 0;
+  let serverMs = 0;
+  const byPath = new Map<string, { n: number; ms: number }>();
   const idle = new Map<Socket, NodeJS.Timeout>();
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const socket = req.socket;
@@ -339,7 +352,16 @@ export async function startSlowProxy(upstream: string, opts: { delayMs: number; 
       );
     };
     res.on('close', finish);
+    const sent = performance.now();
     const out = httpRequest({ host: up.hostname, port: up.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      const took = performance.now() - sent;
+      serverMs += took;
+      const size = req.headers['x-page-size'];
+      const key = `${req.method} ${(req.url ?? '').replace(/^\/index\.php\/api\/v6/, '').replace(/\/\d+(?=[/.])/g, '/N').replace(/\/search\/[^/]+\.json/, '/search/Q.json')}${size === undefined ? '' : ` (${size} a page)`}`;
+      const k = byPath.get(key) ?? { n: 0, ms: 0 };
+      k.n++;
+      k.ms += took;
+      byPath.set(key, k);
       setTimeout(() => {
         const headers = { ...answer.headers };
         delete headers['keep-alive'];
@@ -366,6 +388,13 @@ export async function startSlowProxy(upstream: string, opts: { delayMs: number; 
     peak: () => peak,
     requests: () => requests,
     idleClosed: () => idleClosed,
+    serverTime: () => ({
+      ms: serverMs,
+      slowest: [...byPath]
+        .sort((a, b) => b[1].ms - a[1].ms)
+        .slice(0, 25)
+        .map(([path, { n, ms }]) => ({ path, n, ms })),
+    }),
     close: () =>
       new Promise<void>((resolve) => {
         for (const t of idle.values()) clearTimeout(t);

@@ -68,6 +68,7 @@ async function runAgainst(target: FieldTarget) {
       actor: report.actor,
       idleClosed: report.idleClosed,
       peak: report.peak,
+      server: report.server,
       cpuMs,
     };
   }
@@ -98,6 +99,10 @@ if (values.populated) {
       console.log(
         `  ${name}: ${t.outcome} ${t.clauses.join(',')} ${t.file.replace(/^suites\//, '')}: ${t.title.slice(0, 70)}: ${(t.failure?.message ?? '').split('\n')[0]?.slice(0, 200)} ${t.failure?.exchange ? `(${t.failure.exchange.request.method} ${t.failure.exchange.request.url.replace(/^https?:\/\/[^/]+/, '')})` : ''}`,
       );
+  for (const { name, run } of runs)
+    console.log(
+      `${name}: the server took ${(run.server.ms / 1000).toFixed(1)} s in all to answer (behind the delay); slowest paths: ${run.server.slowest.map((p) => `${p.path} ${p.n}× ${(p.ms / p.n).toFixed(1)} ms`).join(', ')}`,
+    );
   const same = empty.label === populated.label && empty.failing.join(' ') === populated.failing.join(' ');
   const requestRatio = populated.requests / Math.max(1, empty.requests);
   console.log(
