@@ -7,7 +7,20 @@ import type { ApiClient } from '../harness/client.ts';
 import { exactId } from '../harness/ownership.ts';
 import { checkProperty } from '../harness/property.ts';
 import { useSession } from '../harness/session.ts';
-import { ACTORS, type Actor, clauseOf, commandArbitraries, countShows, judgeLog, MEMBERS, type Model, OUTSIDERS, type Real, type Via } from './model.ts';
+import {
+  ACTORS,
+  type Actor,
+  clauseOf,
+  commandArbitraries,
+  countShows,
+  judgeGroup,
+  judgeLog,
+  MEMBERS,
+  type Model,
+  OUTSIDERS,
+  type Real,
+  type Via,
+} from './model.ts';
 
 // Random sequences of the v6 operations by users of every role, over HTTP Basic and HMAC, each
 // answer held to a model of what the installation must then contain (./model.ts, README.md).
@@ -86,10 +99,14 @@ async function group(): Promise<Real['group']> {
  * group and a shrunk counterexample holds the additions it needs; one the target did not
  * remove stays in the model of the next.
  */
-async function emptyGroup(sh: Shared): Promise<void> {
+async function emptyGroup(sh: Shared): Promise<boolean> {
+  let removed = false;
   for (const who of [...(sh.group?.members ?? [])]) {
-    if (isSuccess(await s.admin.put(`/groups/${sh.group!.id}/delete_user/${sh.people[who].id}.json`))) sh.group!.members.delete(who);
+    if (!isSuccess(await s.admin.put(`/groups/${sh.group!.id}/delete_user/${sh.people[who].id}.json`))) continue;
+    sh.group!.members.delete(who);
+    removed = true;
   }
+  return removed;
 }
 
 /** A sequence's model, empty: its passwords are its own, in the file's two projects (shared). */
@@ -117,12 +134,15 @@ function runModel(t: ClauseTestContext): Promise<Outcome> {
     t.observe('HMAC', sh.hmac ? 'every command over HMAC is signed' : 'HMAC not accepted (AUTH-03): the commands over HMAC go over Basic');
     const property = fc.asyncProperty(fc.commands(commandArbitraries(), { maxCommands: MAX_COMMANDS, size: 'max' }), async (cmds) => {
       let state: { model: Model; real: Real } | undefined;
+      let passed = false;
       try {
         await fc.asyncModelRun(() => (state = setup(sh)), cmds);
         // At the end of every sequence, the log of each of its passwords (LOG-01).
         for (const p of state?.model.passwords ?? []) await judgeLog(state!.model, state!.real, p);
+        passed = true;
       } finally {
-        await emptyGroup(sh);
+        // The members it added removed, and read back as a client does (OPS-07).
+        if ((await emptyGroup(sh)) && passed && state) await judgeGroup(state.real, 'basic');
       }
     });
     const stop = countShows();

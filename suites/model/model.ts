@@ -53,8 +53,11 @@ export interface Pw {
   favoriteCalls: number;
   /** Log searches for the marker so far (a server that logs reads may log them too). */
   logReads: number;
-  /** Password searches for the marker so far, answered or not (a server that logs reads may log them with their text). */
-  searches: number;
+  /**
+   * Password searches for the marker so far, by anyone in this process (`countShows`; the
+   * oracle sends some again over Basic), answered or not: a server that logs reads may log them with their text.
+   */
+  readonly searches: number;
 }
 
 /** A project of the sequence's own, made by the Admin with one password in it. */
@@ -123,12 +126,18 @@ export interface Real {
 
 /** Successful GET /passwords/<id>.json of this process, by id: every show a server may log. */
 const shows = new Map<number, number>();
+/** GET /passwords/search/<text>… of this process (pages and counts too), by text: every search a server may log. */
+const searches = new Map<string, number>();
 
-/** Counts the shows of every request this process sends (the model's, the fixtures', the oracle's); returns the function that stops it. */
+/** Counts the shows and password searches of every request this process sends (the model's, the fixtures', the oracle's); returns the function that stops it. */
 export function countShows(): () => void {
   shows.clear();
+  searches.clear();
   return onExchange(({ exchange }) => {
-    const m = /\/passwords\/(\d+)\.json$/.exec(exchange.request.url.split('?')[0] ?? '');
+    const path = exchange.request.url.split('?')[0] ?? '';
+    const text = exchange.request.method === 'GET' ? /\/passwords\/search\/([^/]+?)(?:\/page\/\d+|\/count)?\.json$/.exec(path)?.[1] : undefined;
+    if (text !== undefined) searches.set(decodeURIComponent(text), (searches.get(decodeURIComponent(text)) ?? 0) + 1);
+    const m = /\/passwords\/(\d+)\.json$/.exec(path);
     const status = exchange.response?.status;
     if (exchange.request.method === 'GET' && m && status !== undefined && status >= 200 && status < 300)
       shows.set(Number(m[1]), (shows.get(Number(m[1])) ?? 0) + 1);
@@ -240,7 +249,9 @@ export class Create extends Step {
       },
       favoriteCalls: 0,
       logReads: 0,
-      searches: 0,
+      get searches() {
+        return searches.get(marker) ?? 0;
+      },
     };
     m.passwords.push(p);
     // The creation read back at once, as a client does: the answer holds what was sent (EP-07).
@@ -474,7 +485,6 @@ export class Search extends Step {
   }
   async find(r: Real, p: Pw): Promise<void> {
     const who = `the ${this.actor} over ${this.via}`;
-    p.searches++;
     const ex = await r.clients[this.actor][this.via].get(`/passwords/search/${p.marker}.json`, { headers: PAGE });
     const outsider = this.actor !== 'viewer';
     // A search the server does not offer (404/405 with no list) says nothing here.
@@ -744,7 +754,7 @@ export class Membership extends Step {
  * no other of the file's users is (OPS-07: add user to group, delete user from group). Only the
  * membership: what a member may see through a group neither the spec nor the product facts say.
  */
-async function judgeGroup(r: Real, via: Via): Promise<void> {
+export async function judgeGroup(r: Real, via: Via): Promise<void> {
   const g = r.group!;
   const ex = await r.clients.admin[via].get(`/groups/${g.id}.json`);
   framed(ex);
