@@ -4,7 +4,6 @@ import { SetupError, ViolationError } from '../harness/assert.ts';
 import { isSuccess } from '../harness/checks.ts';
 import { type ClauseTestContext, clauseTest } from '../harness/clause-test.ts';
 import type { ApiClient } from '../harness/client.ts';
-import { exactId } from '../harness/ownership.ts';
 import { checkProperty } from '../harness/property.ts';
 import { useSession } from '../harness/session.ts';
 import {
@@ -13,7 +12,8 @@ import {
   clauseOf,
   commandArbitraries,
   countShows,
-  judgeGroup,
+  emptyGroup,
+  endProjects,
   judgeLog,
   MEMBERS,
   type Model,
@@ -37,7 +37,7 @@ interface Shared {
   hmac: boolean;
   projects: Real['projects'];
   pool: Real['pool'];
-  group: Real['group'];
+  groups: Real['groups'];
   people: Real['people'];
 }
 
@@ -82,43 +82,19 @@ async function shared(): Promise<Shared | string> {
   }
   clients.viewer = pair(viewer.client, viewer.hmacClient);
   const people = Object.fromEntries(MEMBERS.map((who) => [who, who === 'viewer' ? viewer : users[who]])) as Real['people'];
-  return { clients, hmac, projects: { main, other }, pool: { live: 0 }, group: await group(), people };
-}
-
-/** The file's group (POST groups.json, the product's path), empty; undefined when the target makes none. */
-async function group(): Promise<Real['group']> {
-  const name = s.fixtures.name('model-group');
-  const ex = await s.admin.post('/groups.json', { name });
-  const id = ex.response?.status === 201 ? exactId(ex) : undefined;
-  if (id === undefined || !(await s.fixtures.track('group', id, name, { creation: ex, lazy: true }))) return undefined;
-  return { id: Number(id), members: new Set() };
-}
-
-/**
- * The members a sequence added are removed at its end, so every sequence starts with an empty
- * group and a shrunk counterexample holds the additions it needs; one the target did not
- * remove stays in the model of the next.
- */
-async function emptyGroup(sh: Shared): Promise<boolean> {
-  let removed = false;
-  for (const who of [...(sh.group?.members ?? [])]) {
-    if (!isSuccess(await s.admin.put(`/groups/${sh.group!.id}/delete_user/${sh.people[who].id}.json`))) continue;
-    sh.group!.members.delete(who);
-    removed = true;
-  }
-  return removed;
+  return { clients, hmac, projects: { main, other }, pool: { live: 0 }, groups: {}, people };
 }
 
 /** A sequence's model, empty: its passwords are its own, in the file's two projects (shared). */
 function setup(sh: Shared): { model: Model; real: Real } {
   return {
-    model: { passwords: [], projects: [], users: [], favorites: {}, generated: [], ...(sh.group ? { group: { members: new Set(sh.group.members) } } : {}) },
+    model: { passwords: [], projects: [], users: [], favorites: {}, generated: [], groupsOffered: sh.groups.offered !== false },
     real: {
       s,
       clients: sh.clients,
       projects: sh.projects,
       pool: sh.pool,
-      group: sh.group,
+      groups: sh.groups,
       people: sh.people,
       sameAdmin: s.config.hmac !== undefined,
       prefix: `m${randomBytes(4).toString('hex')}`,
@@ -134,16 +110,12 @@ function runModel(t: ClauseTestContext): Promise<Outcome> {
     t.observe('HMAC', sh.hmac ? 'every command over HMAC is signed' : 'HMAC not accepted (AUTH-03): the commands over HMAC go over Basic');
     const property = fc.asyncProperty(fc.commands(commandArbitraries(), { maxCommands: MAX_COMMANDS, size: 'max' }), async (cmds) => {
       let state: { model: Model; real: Real } | undefined;
-      let passed = false;
-      try {
-        await fc.asyncModelRun(() => (state = setup(sh)), cmds);
-        // At the end of every sequence, the log of each of its passwords (LOG-01).
-        for (const p of state?.model.passwords ?? []) await judgeLog(state!.model, state!.real, p);
-        passed = true;
-      } finally {
-        // The members it added removed, and read back as a client does (OPS-07).
-        if ((await emptyGroup(sh)) && passed && state) await judgeGroup(state.real, 'basic');
-      }
+      await fc.asyncModelRun(() => (state = setup(sh)), cmds);
+      // At the end of every sequence, the log of each of its passwords (LOG-01), its group emptied
+      // (OPS-07) and its projects deleted (OPS-01, SIZE-10), each read back.
+      for (const p of state?.model.passwords ?? []) await judgeLog(state!.model, state!.real, p);
+      if (state) await emptyGroup(state.model, state.real);
+      if (state) await endProjects(state.model, state.real);
     });
     const stop = countShows();
     try {

@@ -93,8 +93,10 @@ export interface Model {
   passwords: Pw[];
   projects: Prj[];
   users: Usr[];
-  /** The file's group and its members as the Admin made them; undefined: the target made no group. */
-  group?: { members: Set<Member> };
+  /** The sequence's group (made by its first membership command) and its members; undefined: none yet. */
+  group?: { id: number; members: Set<Member> };
+  /** False once the target refused to make a group (POST groups.json: 404 or 405). */
+  groupsOffered: boolean;
   /** Passwords each user made favorite (indices into passwords), by favKey. */
   favorites: Record<string, Set<number>>;
   /** Generator answers so far. */
@@ -115,8 +117,8 @@ export interface Real {
   pool: { live: number };
   /** Whether the Admin over HMAC is the run's Admin (its own keys) or another Admin made for HMAC. */
   sameAdmin: boolean;
-  /** The file's group (made once), its members kept across sequences; undefined: none. */
-  group: { id: number; members: Set<Member> } | undefined;
+  /** Whether the target makes groups, once known: shared by every sequence of the file. */
+  groups: { offered?: boolean };
   /** The users a group command adds and removes. */
   people: Record<Member, { id: number; username: string }>;
   /** Unique per run: names and markers. */
@@ -730,23 +732,54 @@ export class Membership extends Step {
   }
   /** Adds one of the users not in the group, removes one of those in it: `back` counts among them. */
   private pickWho(m: Readonly<Model>): Member | undefined {
-    const among = MEMBERS.filter((w) => m.group!.members.has(w) !== this.on);
+    const among = MEMBERS.filter((w) => (m.group?.members.has(w) ?? false) !== this.on);
     return among.length === 0 ? undefined : among[among.length - 1 - (this.back % among.length)];
   }
-  check = (m: Readonly<Model>) => m.group !== undefined && this.pickWho(m) !== undefined;
+  check = (m: Readonly<Model>) => m.groupsOffered && this.pickWho(m) !== undefined;
   async run(m: Model, r: Real): Promise<void> {
     const who = this.pickWho(m)!;
     this.who = who;
-    const ex = await r.clients.admin[this.via].put(`/groups/${r.group!.id}/${this.on ? 'add_user' : 'delete_user'}/${r.people[who].id}.json`);
+    const g = m.group ?? (await makeGroup(m, r));
+    if (!g) return;
+    const ex = await r.clients.admin[this.via].put(`/groups/${g.id}/${this.on ? 'add_user' : 'delete_user'}/${r.people[who].id}.json`);
     framed(ex);
     if (!isSuccess(ex)) return;
-    for (const set of [m.group!.members, r.group!.members]) {
-      if (this.on) set.add(who);
-      else set.delete(who);
-    }
-    await judgeGroup(r, this.via);
+    if (this.on) g.members.add(who);
+    else g.members.delete(who);
+    await judgeGroup(r, this.via, g);
   }
   toString = () => `${this.on ? 'addToGroup' : 'removeFromGroup'}(${this.who ?? `-${this.back}`}, ${this.via})`;
+}
+
+/**
+ * The sequence's group (POST groups.json, the product's path), empty. Decision: one group per
+ * sequence, so sequences side by side (--concurrency) never change each other's members.
+ */
+async function makeGroup(m: Model, r: Real): Promise<Model['group']> {
+  const name = r.s.fixtures.name('model-group');
+  const ex = await r.s.admin.post('/groups.json', { name });
+  if (ex.response?.status === 404 || ex.response?.status === 405) {
+    r.groups.offered = m.groupsOffered = false;
+    return undefined;
+  }
+  const id = ex.response?.status === 201 ? createdId(ex) : undefined;
+  if (id === undefined || !(await r.s.fixtures.track('group', id, name, { creation: ex, lazy: true }))) return undefined;
+  r.groups.offered = true;
+  m.group = { id, members: new Set() };
+  return m.group;
+}
+
+/**
+ * At the end of a sequence, the users it added to its group removed, and the group read back
+ * (OPS-07), as a client that leaves things as it found them does.
+ */
+export async function emptyGroup(m: Model, r: Real): Promise<void> {
+  const g = m.group;
+  if (!g || g.members.size === 0) return;
+  for (const who of [...g.members]) {
+    if (isSuccess(await r.s.admin.put(`/groups/${g.id}/delete_user/${r.people[who].id}.json`))) g.members.delete(who);
+  }
+  await judgeGroup(r, 'basic', g);
 }
 
 /**
@@ -754,8 +787,7 @@ export class Membership extends Step {
  * no other of the file's users is (OPS-07: add user to group, delete user from group). Only the
  * membership: what a member may see through a group neither the spec nor the product facts say.
  */
-export async function judgeGroup(r: Real, via: Via): Promise<void> {
-  const g = r.group!;
+async function judgeGroup(r: Real, via: Via, g: NonNullable<Model['group']>): Promise<void> {
   const ex = await r.clients.admin[via].get(`/groups/${g.id}.json`);
   framed(ex);
   // A show the server does not offer (the product's path) says nothing here.
@@ -930,6 +962,22 @@ async function judgeProjects(m: Model, r: Real, via: Via, all: boolean): Promise
   held(ids, lex, 'GET /projects.json', 'GEN-08');
 }
 
+/**
+ * At the end of a sequence, its projects deleted by the Admin, and the sequence's search and its
+ * count read again (OPS-01, SIZE-10): what the file's cleanup would delete later, deleted here,
+ * so that every sequence that made a project sees one deleted. Their passwords go with them or
+ * to the cleanup.
+ */
+export async function endProjects(m: Model, r: Real): Promise<void> {
+  let deleted = false;
+  for (const p of m.projects.filter((q) => !q.deleted)) {
+    if (!isSuccess(await r.s.admin.delete(`/projects/${p.id}.json`))) continue;
+    p.deleted = deleted = true;
+    r.s.fixtures.forget('project', p.id);
+  }
+  if (deleted) await judgeProjects(m, r, 'basic', false);
+}
+
 const labelU = (u: Usr) => `user ${u.id} (${u.username})`;
 const pickU = (m: Model, back: number): Usr | undefined => {
   const live = m.users.filter((u) => !u.deleted);
@@ -1093,6 +1141,16 @@ export function commandArbitraries(): Array<fc.Arbitrary<Step>> {
   const favorites = fc.tuple(inside, via).map(([a, v]) => new Favorites(a, v));
   const membership = fc.tuple(fc.boolean(), back, via).map(([on, b, v]) => new Membership(on, b, v));
   const projectWrite = fc.tuple(fc.constantFrom('update', 'delete', 'delete', 'archive', 'unarchive'), via, back).map(([k, v, b]) => new ProjectWrite(k, v, b));
+  const project = fc.oneof(
+    via.map((v) => new ProjectCreate(v)),
+    projectWrite,
+    fc.tuple(via, fc.boolean()).map(([v, all]) => new Projects(v, all)),
+  );
+  const user = fc.oneof(
+    via.map((v) => new UserCreate(v)),
+    fc.tuple(fc.constantFrom('update', 'deactivate', 'activate', 'delete'), via, back).map(([k, v, b]) => new UserWrite(k, v, b)),
+    fc.tuple(outsider, via, fc.constantFrom('update', 'deactivate', 'delete'), back).map(([a, v, k, b]) => new UserIntrude(a, v, k, b)),
+  );
   const search = fc.tuple(fc.constantFrom<Search['actor']>('viewer', 'viewer', ...OUTSIDERS), via, back).map(([a, v, b]) => new Search(a, v, b));
   return [
     ...[create, create],
@@ -1108,12 +1166,9 @@ export function commandArbitraries(): Array<fc.Arbitrary<Step>> {
     fc.tuple(fc.constantFrom(...ACTORS), via).map(([a, v]) => new Generate(a, v)),
     fc.tuple(fc.constantFrom('admin', 'viewer', ...OUTSIDERS), via).map(([a, v]) => new CheckLatest(a, v)),
     ...[logCheck, logCheck],
-    ...[membership, membership, membership],
-    via.map((v) => new ProjectCreate(v)),
-    ...[projectWrite, projectWrite],
-    fc.tuple(via, fc.boolean()).map(([v, all]) => new Projects(v, all)),
-    via.map((v) => new UserCreate(v)),
-    fc.tuple(fc.constantFrom('update', 'deactivate', 'activate', 'delete'), via, back).map(([k, v, b]) => new UserWrite(k, v, b)),
-    fc.tuple(outsider, via, fc.constantFrom('update', 'deactivate', 'delete'), back).map(([a, v, k, b]) => new UserIntrude(a, v, k, b)),
+    // Groups, projects and users: a share of the same commands, one choice each (issue 26's request budget).
+    membership,
+    project,
+    user,
   ];
 }
