@@ -1124,11 +1124,12 @@ export class UserIntrude extends Step {
 }
 
 /**
- * One choice among the commands on the sequence's projects: a creation while the sequence has
- * none (or when chosen), else the write or read chosen; archive unarchives an archived project.
+ * One choice among the commands on the sequence's projects: create, or the write or read chosen
+ * on one of its projects (archive unarchives an archived one). Decision (the same number of
+ * commands): while the sequence has no project, the command creates one first, then acts on it.
  */
 export class ProjectStep extends Step {
-  private done: Step | undefined;
+  private done: Step[] = [];
   constructor(
     readonly kind: 'create' | 'update' | 'delete' | 'archive' | 'read',
     readonly via: Via,
@@ -1138,25 +1139,32 @@ export class ProjectStep extends Step {
     super();
   }
   check = () => true;
-  run(m: Model, r: Real): Promise<void> {
+  async run(m: Model, r: Real): Promise<void> {
+    this.done = [];
+    if (this.kind === 'create' || !pickP(m, this.back)) {
+      this.done.push(new ProjectCreate(this.via));
+      await this.done[0]!.run(m, r);
+      if (this.kind === 'create') return;
+    }
     const p = pickP(m, this.back);
-    this.done =
-      !p || this.kind === 'create'
-        ? new ProjectCreate(this.via)
-        : this.kind === 'read'
-          ? new Projects(this.via, this.all)
-          : new ProjectWrite(this.kind === 'archive' && p.archived ? 'unarchive' : this.kind, this.via, this.back);
-    return this.done.run(m, r);
+    if (!p) return;
+    const next =
+      this.kind === 'read'
+        ? new Projects(this.via, this.all)
+        : new ProjectWrite(this.kind === 'archive' && p.archived ? 'unarchive' : this.kind, this.via, this.back);
+    this.done.push(next);
+    await next.run(m, r);
   }
-  toString = () => this.done?.toString() ?? `project(${this.kind}, ${this.via}, -${this.back})`;
+  toString = () => (this.done.length > 0 ? this.done.map(String).join('+') : `project(${this.kind}, ${this.via}, -${this.back})`);
 }
 
 /**
- * One choice among the commands on the sequence's users: a creation while the sequence has none
- * (or when chosen), else the Admin's write or another role's; deactivate activates an inactive user.
+ * One choice among the commands on the sequence's users: create, or the Admin's write chosen
+ * (deactivate activates an inactive user), or another role's write. Decision (the same number of
+ * commands): while the sequence has no user, the command creates one first, then acts on it.
  */
 export class UserStep extends Step {
-  private done: Step | undefined;
+  private done: Step[] = [];
   constructor(
     readonly kind: 'create' | 'update' | 'deactivate' | 'delete' | 'intrude',
     readonly via: Via,
@@ -1167,17 +1175,23 @@ export class UserStep extends Step {
     super();
   }
   check = () => true;
-  run(m: Model, r: Real): Promise<void> {
+  async run(m: Model, r: Real): Promise<void> {
+    this.done = [];
+    if (this.kind === 'create' || !pickU(m, this.back)) {
+      this.done.push(new UserCreate(this.via));
+      await this.done[0]!.run(m, r);
+      if (this.kind === 'create') return;
+    }
     const u = pickU(m, this.back);
-    this.done =
-      !u || this.kind === 'create'
-        ? new UserCreate(this.via)
-        : this.kind === 'intrude'
-          ? new UserIntrude(this.intruder, this.via, this.intrusion, this.back)
-          : new UserWrite(this.kind === 'deactivate' && !u.active ? 'activate' : this.kind, this.via, this.back);
-    return this.done.run(m, r);
+    if (!u) return;
+    const next =
+      this.kind === 'intrude'
+        ? new UserIntrude(this.intruder, this.via, this.intrusion, this.back)
+        : new UserWrite(this.kind === 'deactivate' && !u.active ? 'activate' : this.kind, this.via, this.back);
+    this.done.push(next);
+    await next.run(m, r);
   }
-  toString = () => this.done?.toString() ?? `user(${this.kind}, ${this.via}, -${this.back})`;
+  toString = () => (this.done.length > 0 ? this.done.map(String).join('+') : `user(${this.kind}, ${this.via}, -${this.back})`);
 }
 
 const via = fc.constantFrom<Via>('basic', 'hmac');
