@@ -961,6 +961,8 @@ async function judgeProjects(m: Model, r: Real, via: Via, all: boolean): Promise
   }
   if (!all) return;
   const { ex: lex, ids } = await allIds(c, '/projects', 'GEN-08', `GET /projects.json for ${who}`);
+  // Decision: an installation of more projects than the 20 pages read is not judged for missing ones.
+  if (ids.size >= 20 * 1000) return;
   held(ids, lex, 'GET /projects.json', 'GEN-08');
 }
 
