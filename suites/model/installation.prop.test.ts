@@ -6,7 +6,21 @@ import { type ClauseTestContext, clauseTest } from '../harness/clause-test.ts';
 import type { ApiClient } from '../harness/client.ts';
 import { checkProperty } from '../harness/property.ts';
 import { useSession } from '../harness/session.ts';
-import { ACTORS, type Actor, clauseOf, commandArbitraries, countShows, judgeLog, type Model, OUTSIDERS, type Real, type Via } from './model.ts';
+import {
+  ACTORS,
+  type Actor,
+  clauseOf,
+  commandArbitraries,
+  countShows,
+  emptyGroup,
+  endProjects,
+  judgeLog,
+  MEMBERS,
+  type Model,
+  OUTSIDERS,
+  type Real,
+  type Via,
+} from './model.ts';
 
 // Random sequences of the v6 operations by users of every role, over HTTP Basic and HMAC, each
 // answer held to a model of what the installation must then contain (./model.ts, README.md).
@@ -23,6 +37,8 @@ interface Shared {
   hmac: boolean;
   projects: Real['projects'];
   pool: Real['pool'];
+  groups: Real['groups'];
+  people: Real['people'];
 }
 
 type Outcome = { ok: true } | { ok: false; clause: string | undefined; error: unknown } | { ok: 'unverifiable'; reason: string };
@@ -65,18 +81,21 @@ async function shared(): Promise<Shared | string> {
     if (status === undefined || status < 200 || status > 299) throw new SetupError(`granting the viewer read access to project ${p}: got ${status}`);
   }
   clients.viewer = pair(viewer.client, viewer.hmacClient);
-  return { clients, hmac, projects: { main, other }, pool: { live: 0 } };
+  const people = Object.fromEntries(MEMBERS.map((who) => [who, who === 'viewer' ? viewer : users[who]])) as Real['people'];
+  return { clients, hmac, projects: { main, other }, pool: { live: 0 }, groups: {}, people };
 }
 
 /** A sequence's model, empty: its passwords are its own, in the file's two projects (shared). */
 function setup(sh: Shared): { model: Model; real: Real } {
   return {
-    model: { passwords: [], favorites: {}, generated: [] },
+    model: { passwords: [], projects: [], users: [], favorites: {}, generated: [], groupsOffered: sh.groups.offered !== false },
     real: {
       s,
       clients: sh.clients,
       projects: sh.projects,
       pool: sh.pool,
+      groups: sh.groups,
+      people: sh.people,
       sameAdmin: s.config.hmac !== undefined,
       prefix: `m${randomBytes(4).toString('hex')}`,
       counter: { n: 0 },
@@ -92,8 +111,11 @@ function runModel(t: ClauseTestContext): Promise<Outcome> {
     const property = fc.asyncProperty(fc.commands(commandArbitraries(), { maxCommands: MAX_COMMANDS, size: 'max' }), async (cmds) => {
       let state: { model: Model; real: Real } | undefined;
       await fc.asyncModelRun(() => (state = setup(sh)), cmds);
-      // At the end of every sequence, the log of each of its passwords (LOG-01).
+      // At the end of every sequence, the log of each of its passwords (LOG-01), its group emptied
+      // (OPS-07) and its projects deleted (OPS-01, SIZE-10), each read back.
       for (const p of state?.model.passwords ?? []) await judgeLog(state!.model, state!.real, p);
+      if (state) await emptyGroup(state.model, state.real);
+      if (state) await endProjects(state.model, state.real);
     });
     const stop = countShows();
     try {
@@ -126,7 +148,7 @@ function modelTest(id: string, behaviour: string): void {
   );
 }
 
-const OF = `in random sequences of creates, updates, archives, locks, moves, favorites, deletes, shows, lists, counts, searches, generator and log reads by users of every role (${ACTORS.join(', ')}), over HTTP Basic and HMAC`;
+const OF = `in random sequences of creates, updates, archives, locks, moves, favorites, deletes, shows, lists, counts, searches, generator and log reads, group memberships, projects and users by users of every role (${ACTORS.join(', ')}), over HTTP Basic and HMAC`;
 
 const FIRST = 'EP-03';
 modelTest(FIRST, `list every password the user can access and no deleted one, ${OF}`);
@@ -139,4 +161,10 @@ modelTest('OPS-08', `never return the same generated password twice, ${OF}`);
 modelTest('EP-11', `answer check_latest for the Admin and refuse it to every role but IT and Admin, ${OF}`);
 modelTest('LOG-01', `write each action to the log once, shows included when the server logs shows, ${OF}`);
 modelTest('OPS-02', `find a password by the text of its name while it exists, and not once deleted, ${OF}`);
+modelTest('OPS-07', `list in a group's show the users added to it and not those removed, ${OF}`);
+modelTest('OPS-01', `show and find a project with its current name while it exists, and neither it nor its password once deleted, ${OF}`);
+modelTest('OPS-06', `show a user with its current name while it exists, and not once deleted, ${OF}`);
+modelTest('GEN-07', `let a user activated again call the API with their own credentials, ${OF}`);
+modelTest('GEN-15', `refuse the credentials of a user deactivated with a 2XX, ${OF}`);
+modelTest('GEN-08', `list to the Admin every project the Admin made and did not delete, ${OF}`);
 modelTest('GEN-03', `send every JSON body as sent, without a byte order mark and with a JSON media type, error bodies included, ${OF}`);

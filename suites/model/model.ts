@@ -6,14 +6,16 @@
  * Only the run's own objects are modelled: an installation holds others, so a list is checked for
  * the presence or absence of the run's objects only, by a user who sees nothing but them.
  */
+import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { type Exchange, headerValue } from '../../core/exchange.ts';
-import { clip } from '../../core/redact.ts';
+import { clip, registerCredentials } from '../../core/redact.ts';
 import { expectResponse, expectSchema, type ViolationError, violation } from '../harness/assert.ts';
 import { isSuccess } from '../harness/checks.ts';
 import type { ApiClient } from '../harness/client.ts';
 import type { Role } from '../harness/control.ts';
 import { UNLOCK_REASON } from '../harness/fixtures.ts';
+import { exactId } from '../harness/ownership.ts';
 import type { Count } from '../harness/pages.ts';
 import type { Session } from '../harness/session.ts';
 import { onExchange } from '../harness/traffic.ts';
@@ -51,12 +53,50 @@ export interface Pw {
   favoriteCalls: number;
   /** Log searches for the marker so far (a server that logs reads may log them too). */
   logReads: number;
-  /** Password searches for the marker so far, answered or not (a server that logs reads may log them with their text). */
-  searches: number;
+  /**
+   * Password searches for the marker so far, by anyone in this process (`countShows`; the
+   * oracle sends some again over Basic), answered or not: a server that logs reads may log them with their text.
+   */
+  readonly searches: number;
 }
+
+/** A project of the sequence's own, made by the Admin with one password in it. */
+export interface Prj {
+  id: number;
+  /** In every name the project has: the sequence's search finds its projects by the sequence's prefix. */
+  marker: string;
+  name: string;
+  deleted: boolean;
+  archived: boolean;
+  /** Archived at some point: lists are not judged on it (transitions: not shown). */
+  changedState: boolean;
+  /** The password made in it, while it is the run's to delete. */
+  password: number | undefined;
+}
+
+/** A user of the sequence's own, made by the Admin through POST users.json (a Normal user). */
+export interface Usr {
+  id: number;
+  username: string;
+  name: string;
+  active: boolean;
+  deleted: boolean;
+  /** The user's own credentials over HTTP Basic. */
+  client: ApiClient;
+}
+
+/** The users of the file a group command adds and removes: users of every role but Admin. */
+export const MEMBERS = ['it', 'project manager', 'normal user', 'read only', 'viewer'] as const;
+export type Member = (typeof MEMBERS)[number];
 
 export interface Model {
   passwords: Pw[];
+  projects: Prj[];
+  users: Usr[];
+  /** The sequence's group (made by its first membership command) and its members; undefined: none yet. */
+  group?: { id: number; members: Set<Member> };
+  /** False once the target refused to make a group (POST groups.json: 404 or 405). */
+  groupsOffered: boolean;
   /** Passwords each user made favorite (indices into passwords), by favKey. */
   favorites: Record<string, Set<number>>;
   /** Generator answers so far. */
@@ -77,6 +117,10 @@ export interface Real {
   pool: { live: number };
   /** Whether the Admin over HMAC is the run's Admin (its own keys) or another Admin made for HMAC. */
   sameAdmin: boolean;
+  /** Whether the target makes groups, once known: shared by every sequence of the file. */
+  groups: { offered?: boolean };
+  /** The users a group command adds and removes. */
+  people: Record<Member, { id: number; username: string }>;
   /** Unique per run: names and markers. */
   prefix: string;
   counter: { n: number };
@@ -84,12 +128,18 @@ export interface Real {
 
 /** Successful GET /passwords/<id>.json of this process, by id: every show a server may log. */
 const shows = new Map<number, number>();
+/** GET /passwords/search/<text>… of this process (pages and counts too), by text: every search a server may log. */
+const searches = new Map<string, number>();
 
-/** Counts the shows of every request this process sends (the model's, the fixtures', the oracle's); returns the function that stops it. */
+/** Counts the shows and password searches of every request this process sends (the model's, the fixtures', the oracle's); returns the function that stops it. */
 export function countShows(): () => void {
   shows.clear();
+  searches.clear();
   return onExchange(({ exchange }) => {
-    const m = /\/passwords\/(\d+)\.json$/.exec(exchange.request.url.split('?')[0] ?? '');
+    const path = exchange.request.url.split('?')[0] ?? '';
+    const text = exchange.request.method === 'GET' ? /\/passwords\/search\/([^/]+?)(?:\/page\/\d+|\/count)?\.json$/.exec(path)?.[1] : undefined;
+    if (text !== undefined) searches.set(decodeURIComponent(text), (searches.get(decodeURIComponent(text)) ?? 0) + 1);
+    const m = /\/passwords\/(\d+)\.json$/.exec(path);
     const status = exchange.response?.status;
     if (exchange.request.method === 'GET' && m && status !== undefined && status >= 200 && status < 300)
       shows.set(Number(m[1]), (shows.get(Number(m[1])) ?? 0) + 1);
@@ -201,7 +251,9 @@ export class Create extends Step {
       },
       favoriteCalls: 0,
       logReads: 0,
-      searches: 0,
+      get searches() {
+        return searches.get(marker) ?? 0;
+      },
     };
     m.passwords.push(p);
     // The creation read back at once, as a client does: the answer holds what was sent (EP-07).
@@ -435,7 +487,6 @@ export class Search extends Step {
   }
   async find(r: Real, p: Pw): Promise<void> {
     const who = `the ${this.actor} over ${this.via}`;
-    p.searches++;
     const ex = await r.clients[this.actor][this.via].get(`/passwords/search/${p.marker}.json`, { headers: PAGE });
     const outsider = this.actor !== 'viewer';
     // A search the server does not offer (404/405 with no list) says nothing here.
@@ -623,7 +674,9 @@ export async function judgeLog(m: Model, r: Real, p: Pw): Promise<void> {
         `at most ${p.writes + p.views + besides} log entries naming ${label(p)}: one for each action (${counts})`,
         `${e} entries: ${clip(JSON.stringify(found), 600)}`,
       );
-    if (e > p.writes + besides && e < p.writes + p.views) {
+    // Decision: not for a password ever locked or archived: a show of a locked one without a
+    // reason gives basic data only (product facts §3), which a server may not log as a view.
+    if (!p.changedState && e > p.writes + besides && e < p.writes + p.views) {
       fail(
         'LOG-01',
         ex,
@@ -632,6 +685,515 @@ export async function judgeLog(m: Model, r: Real, p: Pw): Promise<void> {
       );
     }
   }
+}
+
+/** The id of a 201's object, as a number (an id sent as a string of digits too). */
+function createdId(ex: Exchange): number | undefined {
+  const id = exactId(ex);
+  return id === undefined ? undefined : Number(id);
+}
+
+/** The ids of every object in a body but the body itself, as text: a record names its members by reference. */
+function nestedIds(value: unknown, top = true): Set<string> {
+  const out = new Set<string>();
+  const walk = (v: unknown, root: boolean) => {
+    if (Array.isArray(v)) for (const x of v) walk(x, false);
+    else if (v !== null && typeof v === 'object') {
+      const id = (v as { id?: unknown }).id;
+      if (!root && (typeof id === 'number' || (typeof id === 'string' && /^\d+$/.test(id)))) out.add(String(id));
+      for (const x of Object.values(v)) walk(x, false);
+    }
+  };
+  walk(value, top);
+  return out;
+}
+
+/**
+ * Decision (fields of a group: not shown): a group's show lists a user when the body holds the
+ * user's username anywhere, or an object other than the group itself with the user's id (a
+ * reference by id only). The show's other references (created_by, updated_by) name the Admin,
+ * never one of the members.
+ */
+function namesUser(body: unknown, user: { id: number; username: string }): boolean {
+  return stringsIn(body).includes(user.username) || nestedIds(body).has(String(user.id));
+}
+
+/**
+ * PUT groups/<id>/add_user/<uid>.json and delete_user (product facts §6) by the Admin, on the
+ * file's group and the file's users; the model follows a 2XX, read back through the group's show.
+ */
+export class Membership extends Step {
+  /** The user the command acted on, once run. */
+  private who: Member | undefined;
+  constructor(
+    readonly on: boolean,
+    readonly back: number,
+    readonly via: Via,
+  ) {
+    super();
+  }
+  /** Adds one of the users not in the group, removes one of those in it: `back` counts among them. */
+  private pickWho(m: Readonly<Model>): Member | undefined {
+    const among = MEMBERS.filter((w) => (m.group?.members.has(w) ?? false) !== this.on);
+    return among.length === 0 ? undefined : among[among.length - 1 - (this.back % among.length)];
+  }
+  check = (m: Readonly<Model>) => m.groupsOffered && this.pickWho(m) !== undefined;
+  async run(m: Model, r: Real): Promise<void> {
+    const who = this.pickWho(m)!;
+    this.who = who;
+    const g = m.group ?? (await makeGroup(m, r));
+    if (!g) return;
+    const ex = await r.clients.admin[this.via].put(`/groups/${g.id}/${this.on ? 'add_user' : 'delete_user'}/${r.people[who].id}.json`);
+    framed(ex);
+    if (!isSuccess(ex)) return;
+    if (this.on) g.members.add(who);
+    else g.members.delete(who);
+    await judgeGroup(r, this.via, g);
+  }
+  toString = () => `${this.on ? 'addToGroup' : 'removeFromGroup'}(${this.who ?? `-${this.back}`}, ${this.via})`;
+}
+
+/**
+ * The sequence's group (POST groups.json, the product's path), empty. Decision: one group per
+ * sequence, so sequences side by side (--concurrency) never change each other's members.
+ */
+async function makeGroup(m: Model, r: Real): Promise<Model['group']> {
+  const name = r.s.fixtures.name('model-group');
+  const ex = await r.s.admin.post('/groups.json', { name });
+  if (ex.response?.status === 404 || ex.response?.status === 405) {
+    r.groups.offered = m.groupsOffered = false;
+    return undefined;
+  }
+  const id = ex.response?.status === 201 ? createdId(ex) : undefined;
+  if (id === undefined || !(await r.s.fixtures.track('group', id, name, { creation: ex, lazy: true }))) return undefined;
+  r.groups.offered = true;
+  m.group = { id, members: new Set() };
+  return m.group;
+}
+
+/**
+ * At the end of a sequence, the users it added to its group removed, and the group read back
+ * (OPS-07), as a client that leaves things as it found them does.
+ */
+export async function emptyGroup(m: Model, r: Real): Promise<void> {
+  const g = m.group;
+  if (!g || g.members.size === 0) return;
+  for (const who of [...g.members]) {
+    if (isSuccess(await r.s.admin.put(`/groups/${g.id}/delete_user/${r.people[who].id}.json`))) g.members.delete(who);
+  }
+  await judgeGroup(r, 'basic', g);
+}
+
+/**
+ * GET groups/<id>.json by the Admin: every user added with a 2XX and not removed since is listed,
+ * no other of the file's users is (OPS-07: add user to group, delete user from group). Only the
+ * membership: what a member may see through a group neither the spec nor the product facts say.
+ */
+async function judgeGroup(r: Real, via: Via, g: NonNullable<Model['group']>): Promise<void> {
+  const ex = await r.clients.admin[via].get(`/groups/${g.id}.json`);
+  framed(ex);
+  // A show the server does not offer (the product's path) says nothing here.
+  if (ex.response?.status !== 200 || ex.json === null || typeof ex.json !== 'object') return;
+  for (const who of MEMBERS) {
+    const shown = namesUser(ex.json, r.people[who]);
+    const user = `the ${who} user ${r.people[who].id} (${r.people[who].username})`;
+    if (g.members.has(who) && !shown) fail('OPS-07', ex, `${user} in the show of group ${g.id}: added with a 2XX and not removed since`, 'not listed');
+    if (!g.members.has(who) && shown)
+      fail('OPS-07', ex, `${user} not in the show of group ${g.id}: removed with a 2XX, or never added`, clip(JSON.stringify(ex.json), 300) ?? 'listed');
+  }
+}
+
+const labelP = (p: Prj) => `project ${p.id} (${p.marker})`;
+const pickP = (m: Model, back: number): Prj | undefined => {
+  const live = m.projects.filter((p) => !p.deleted);
+  return live.length === 0 ? undefined : live[live.length - 1 - (back % live.length)];
+};
+
+/** POST /projects.json by the Admin (§4: 201 Created, object with id), and one password in the new project. */
+export class ProjectCreate extends Step {
+  constructor(readonly via: Via) {
+    super();
+  }
+  check = () => true;
+  async run(m: Model, r: Real): Promise<void> {
+    const marker = `${r.prefix}j${++r.counter.n}z`;
+    const name = `${r.s.fixtures.name('model')}-${marker}-v0`;
+    const c = r.clients.admin[this.via];
+    const ex = await c.post('/projects.json', { name, parent_id: 0 });
+    const id = ex.response?.status === 201 ? createdId(ex) : undefined;
+    if (id === undefined || !(await r.s.fixtures.track('project', id, name, { creation: ex, reader: c, lazy: true }))) return;
+    const p: Prj = { id, marker, name, deleted: false, archived: false, changedState: false, password: undefined };
+    m.projects.push(p);
+    const pname = `${r.s.fixtures.name('model')}-${marker}-pw`;
+    const pex = await c.post('/passwords.json', { name: pname, project_id: id });
+    const pid = pex.response?.status === 201 ? createdId(pex) : undefined;
+    if (pid !== undefined && (await r.s.fixtures.track('password', pid, pname, { creation: pex, reader: c, lazy: true }))) p.password = pid;
+    // Read back, as a client does.
+    await judgeProject(r, this.via, p);
+  }
+  toString = () => `createProject(${this.via})`;
+}
+
+/** A write to a project of the sequence by the Admin (the product's paths); the model follows a 2XX. */
+export class ProjectWrite extends Step {
+  constructor(
+    readonly kind: 'update' | 'archive' | 'unarchive' | 'delete',
+    readonly via: Via,
+    readonly back: number,
+  ) {
+    super();
+  }
+  check(m: Readonly<Model>): boolean {
+    const p = pickP(m as Model, this.back);
+    if (!p) return false;
+    if (this.kind === 'archive') return !p.archived;
+    if (this.kind === 'unarchive') return p.archived;
+    return true;
+  }
+  async run(m: Model, r: Real): Promise<void> {
+    const p = pickP(m, this.back)!;
+    const c = r.clients.admin[this.via];
+    const name = `${r.s.fixtures.name('model')}-${p.marker}-v1`;
+    const ex =
+      this.kind === 'delete'
+        ? await c.delete(`/projects/${p.id}.json`)
+        : this.kind === 'update'
+          ? await c.put(`/projects/${p.id}.json`, { name })
+          : await c.put(`/projects/${p.id}/${this.kind}.json`);
+    framed(ex);
+    if (!isSuccess(ex)) return;
+    if (this.kind === 'delete') {
+      p.deleted = true;
+      r.s.fixtures.forget('project', p.id);
+      // Read back, as a client does: neither the project nor its password is shown, the search finds it no more.
+      await judgeProject(r, this.via, p);
+      await judgeProjects(m, r, this.via, false);
+    } else if (this.kind === 'update') {
+      p.name = name;
+      await judgeProject(r, this.via, p);
+    } else {
+      p.archived = this.kind === 'archive';
+      p.changedState = true;
+    }
+  }
+  toString = () => `${this.kind}Project(${this.via}, -${this.back})`;
+}
+
+/**
+ * GET projects/<id>.json by the Admin: 200 OK with the project's current name while it exists
+ * (the value is looked for anywhere in the body), an error once deleted (OPS-01), and then
+ * its password is not shown either (RES-10).
+ */
+async function judgeProject(r: Real, via: Via, p: Prj): Promise<void> {
+  const ex = await r.clients.admin[via].get(`/projects/${p.id}.json`);
+  expectResponse(ex, `an answer to GET /projects/${p.id}.json`);
+  framed(ex);
+  const who = `the Admin over ${via}`;
+  if (!p.deleted) {
+    if (ex.response.status !== 200) fail('OPS-01', ex, `200 OK and ${labelP(p)} for ${who}`, `status ${ex.response.status}`);
+    if (!stringsIn(ex.json).includes(p.name))
+      fail(
+        'OPS-01',
+        ex,
+        `the project's current name ${p.name} (its last update answered 2XX) in the show body for ${who}`,
+        clip(JSON.stringify(ex.json), 300) ?? 'no body',
+      );
+    return;
+  }
+  if (isSuccess(ex))
+    fail('OPS-01', ex, `an error for ${labelP(p)}, deleted with a 2XX earlier in the sequence, shown to ${who}`, `status ${ex.response.status}`);
+  if (p.password === undefined) return;
+  const pex = await r.clients.admin[via].get(`/passwords/${p.password}.json`);
+  framed(pex);
+  if (isSuccess(pex))
+    fail(
+      'RES-10',
+      pex,
+      `an error for password ${p.password}, made in ${labelP(p)}, deleted with a 2XX earlier in the sequence`,
+      `status ${pex.response?.status}`,
+    );
+  r.s.fixtures.forget('password', p.password);
+  p.password = undefined;
+}
+
+/**
+ * The Admin's search of projects by the sequence's prefix (GET projects/search/<prefix>.json,
+ * product facts §6), which only the sequence's projects can match: every project of the sequence
+ * that exists and was never archived, none deleted (OPS-01); its count.json at the same
+ * X-Page-Size counts what the search lists (SIZE-10). With `all`, the Admin's GET projects.json
+ * too: every such project, none deleted ("a user with the Admin role sees all resources", GEN-08).
+ */
+export class Projects extends Step {
+  constructor(
+    readonly via: Via,
+    readonly all: boolean,
+  ) {
+    super();
+  }
+  check = (m: Readonly<Model>) => m.projects.length > 0;
+  run(m: Model, r: Real): Promise<void> {
+    return judgeProjects(m, r, this.via, this.all);
+  }
+  toString = () => `projects(${this.via}${this.all ? ', list' : ''})`;
+}
+
+async function judgeProjects(m: Model, r: Real, via: Via, all: boolean): Promise<void> {
+  const c = r.clients.admin[via];
+  const who = `the Admin over ${via}`;
+  const must = m.projects.filter((p) => !p.deleted && !p.changedState);
+  const held = (ids: Set<number>, ex: Exchange, what: string, clause: string) => {
+    const gone = m.projects.filter((p) => p.deleted && ids.has(p.id));
+    if (gone.length > 0) fail('OPS-01', ex, `no deleted project in ${what} for ${who}`, `${gone.map(labelP).join(', ')} listed after a DELETE answered 2XX`);
+    const missing = must.filter((p) => !ids.has(p.id));
+    if (missing.length > 0) fail(clause, ex, `every project of the sequence that exists in ${what} for ${who}`, `${missing.map(labelP).join(', ')} missing`);
+  };
+  const base = `/projects/search/${r.prefix}`;
+  const ex = await c.get(`${base}.json`, { headers: PAGE });
+  // A search the server does not offer (404/405 with no list) says nothing here.
+  if (!((ex.response?.status === 404 || ex.response?.status === 405) && !Array.isArray(ex.json))) {
+    const ids = listed(ex, 'OPS-01', `GET ${base}.json for ${who}`);
+    held(ids, ex, `GET ${base}.json`, 'OPS-01');
+    const cex = await c.get(`${base}/count.json`, { headers: PAGE });
+    framed(cex);
+    const n = cex.response?.status === 200 ? (cex.json as Partial<Count> | undefined)?.num_items : undefined;
+    if (typeof n === 'number' && n !== ids.size)
+      fail('SIZE-10', cex, `num_items ${ids.size}: the projects GET ${base}.json lists ${who} at the same X-Page-Size`, `num_items ${n}`);
+  }
+  if (!all) return;
+  const { ex: lex, ids } = await allIds(c, '/projects', 'GEN-08', `GET /projects.json for ${who}`);
+  // Decision: an installation of more projects than the 20 pages read is not judged for missing ones.
+  if (ids.size >= 20 * 1000) return;
+  held(ids, lex, 'GET /projects.json', 'GEN-08');
+}
+
+/**
+ * At the end of a sequence, its projects deleted by the Admin, and the sequence's search and its
+ * count read again (OPS-01, SIZE-10): what the file's cleanup would delete later, deleted here,
+ * so that every sequence that made a project sees one deleted. Their passwords go with them or
+ * to the cleanup.
+ */
+export async function endProjects(m: Model, r: Real): Promise<void> {
+  let deleted = false;
+  for (const p of m.projects.filter((q) => !q.deleted)) {
+    if (!isSuccess(await r.s.admin.delete(`/projects/${p.id}.json`))) continue;
+    p.deleted = deleted = true;
+    r.s.fixtures.forget('project', p.id);
+  }
+  if (deleted) await judgeProjects(m, r, 'basic', false);
+}
+
+const labelU = (u: Usr) => `user ${u.id} (${u.username})`;
+const pickU = (m: Model, back: number): Usr | undefined => {
+  const live = m.users.filter((u) => !u.deleted);
+  return live.length === 0 ? undefined : live[live.length - 1 - (back % live.length)];
+};
+
+/** POST users.json by the Admin (product facts §6): a Normal user of the sequence's own, read back through its show. */
+export class UserCreate extends Step {
+  constructor(readonly via: Via) {
+    super();
+  }
+  check = () => true;
+  async run(m: Model, r: Real): Promise<void> {
+    const username = r.s.fixtures.name('model-user');
+    const password = `${randomBytes(12).toString('base64url')}-Aa1`;
+    registerCredentials(username, password, `password of ${username}`);
+    const c = r.clients.admin[this.via];
+    const ex = await c.post('/users.json', { username, email_address: `${username}@example.invalid`, name: username, role: 'normal user', password });
+    const id = ex.response?.status === 201 ? createdId(ex) : undefined;
+    if (id === undefined || !(await r.s.fixtures.track('user', id, username, { creation: ex, reader: c, lazy: true }))) return;
+    const u: Usr = { id, username, name: username, active: true, deleted: false, client: r.s.admin.withAuth({ kind: 'basic', user: username, password }) };
+    m.users.push(u);
+    await judgeUser(r, this.via, u);
+  }
+  toString = () => `createUser(${this.via})`;
+}
+
+/** A write to a user of the sequence by the Admin (the product's paths); the model follows a 2XX. */
+export class UserWrite extends Step {
+  constructor(
+    readonly kind: 'update' | 'deactivate' | 'activate' | 'delete',
+    readonly via: Via,
+    readonly back: number,
+  ) {
+    super();
+  }
+  check(m: Readonly<Model>): boolean {
+    const u = pickU(m as Model, this.back);
+    if (!u) return false;
+    if (this.kind === 'deactivate') return u.active;
+    if (this.kind === 'activate') return !u.active;
+    return true;
+  }
+  async run(m: Model, r: Real): Promise<void> {
+    const u = pickU(m, this.back)!;
+    const c = r.clients.admin[this.via];
+    const name = `${u.username}-renamed-${r.counter.n++}`;
+    const ex =
+      this.kind === 'delete'
+        ? await c.delete(`/users/${u.id}.json`)
+        : this.kind === 'update'
+          ? await c.put(`/users/${u.id}.json`, { name })
+          : await c.put(`/users/${u.id}/${this.kind}.json`);
+    framed(ex);
+    if (!isSuccess(ex)) return;
+    if (this.kind === 'delete') {
+      u.deleted = true;
+      r.s.fixtures.forget('user', u.id);
+      await judgeUser(r, this.via, u);
+    } else if (this.kind === 'update') {
+      u.name = name;
+      await judgeUser(r, this.via, u);
+    } else {
+      u.active = this.kind === 'activate';
+      await judgeSignIn(u);
+    }
+  }
+  toString = () => `${this.kind}User(${this.via}, -${this.back})`;
+}
+
+/** GET users/<id>.json by the Admin: 200 OK with the username and the current name while the user exists, an error once deleted (OPS-06). */
+async function judgeUser(r: Real, via: Via, u: Usr): Promise<void> {
+  const ex = await r.clients.admin[via].get(`/users/${u.id}.json`);
+  expectResponse(ex, `an answer to GET /users/${u.id}.json`);
+  framed(ex);
+  const who = `the Admin over ${via}`;
+  if (u.deleted) {
+    if (isSuccess(ex))
+      fail('OPS-06', ex, `an error for ${labelU(u)}, deleted with a 2XX earlier in the sequence, shown to ${who}`, `status ${ex.response.status}`);
+    return;
+  }
+  if (ex.response.status !== 200) fail('OPS-06', ex, `200 OK and ${labelU(u)} for ${who}`, `status ${ex.response.status}`);
+  const strings = stringsIn(ex.json);
+  if (!strings.includes(u.username) || !strings.includes(u.name))
+    fail(
+      'OPS-06',
+      ex,
+      `the username ${u.username} and the current name ${u.name} (its last update answered 2XX) in the show body for ${who}`,
+      clip(JSON.stringify(ex.json), 300) ?? 'no body',
+    );
+}
+
+/**
+ * The user's own credentials once (de)activated with a 2XX: GET /version.json answers an active
+ * user ("Any active user can use the API with their own credentials", GEN-07) and refuses a
+ * deactivated one (GEN-15).
+ */
+async function judgeSignIn(u: Usr): Promise<void> {
+  const ex = await u.client.get('/version.json');
+  expectResponse(ex, 'an answer to GET /version.json');
+  framed(ex);
+  if (u.active && !isSuccess(ex))
+    fail('GEN-07', ex, `an answer to ${labelU(u)}, activated with a 2XX, over HTTP Basic with their own credentials`, `status ${ex.response.status}`);
+  if (!u.active && isSuccess(ex))
+    fail('GEN-15', ex, `a refusal of ${labelU(u)}, deactivated with a 2XX, over HTTP Basic with their own credentials`, `status ${ex.response.status}`);
+}
+
+/**
+ * A write to a user of the sequence by a user of another role given no access to it: never a 2XX
+ * (GEN-09, as for passwords). Decision: only writes to an existing user of the run; a creation
+ * by such a role is not judged, the spec's words do not forbid it (only the product's table).
+ */
+export class UserIntrude extends Step {
+  constructor(
+    readonly actor: (typeof OUTSIDERS)[number],
+    readonly via: Via,
+    readonly kind: 'update' | 'deactivate' | 'delete',
+    readonly back: number,
+  ) {
+    super();
+  }
+  check = (m: Readonly<Model>) => pickU(m as Model, this.back) !== undefined;
+  async run(m: Model, r: Real): Promise<void> {
+    const u = pickU(m, this.back)!;
+    const c = r.clients[this.actor][this.via];
+    const ex =
+      this.kind === 'delete'
+        ? await c.delete(`/users/${u.id}.json`)
+        : this.kind === 'update'
+          ? await c.put(`/users/${u.id}.json`, { name: `${u.name}-intruded` })
+          : await c.put(`/users/${u.id}/deactivate.json`);
+    framed(ex);
+    if (isSuccess(ex))
+      fail(
+        'GEN-09',
+        ex,
+        `a refusal of ${this.kind} of ${labelU(u)} by the ${this.actor} over ${this.via}, who was given no access to it`,
+        `status ${ex.response?.status}`,
+      );
+  }
+  toString = () => `intrudeUser(${this.actor}, ${this.via}, ${this.kind}, -${this.back})`;
+}
+
+/**
+ * One choice among the commands on the sequence's projects: create, or the write or read chosen
+ * on one of its projects (archive unarchives an archived one). Decision (the same number of
+ * commands): while the sequence has no project, the command creates one first, then acts on it.
+ */
+export class ProjectStep extends Step {
+  private done: Step[] = [];
+  constructor(
+    readonly kind: 'create' | 'update' | 'delete' | 'archive' | 'read',
+    readonly via: Via,
+    readonly back: number,
+    readonly all: boolean,
+  ) {
+    super();
+  }
+  check = () => true;
+  async run(m: Model, r: Real): Promise<void> {
+    this.done = [];
+    if (this.kind === 'create' || !pickP(m, this.back)) {
+      this.done.push(new ProjectCreate(this.via));
+      await this.done[0]!.run(m, r);
+      if (this.kind === 'create') return;
+    }
+    const p = pickP(m, this.back);
+    if (!p) return;
+    const next =
+      this.kind === 'read'
+        ? new Projects(this.via, this.all)
+        : new ProjectWrite(this.kind === 'archive' && p.archived ? 'unarchive' : this.kind, this.via, this.back);
+    this.done.push(next);
+    await next.run(m, r);
+  }
+  toString = () => (this.done.length > 0 ? this.done.map(String).join('+') : `project(${this.kind}, ${this.via}, -${this.back})`);
+}
+
+/**
+ * One choice among the commands on the sequence's users: create, or the Admin's write chosen
+ * (deactivate activates an inactive user), or another role's write. Decision (the same number of
+ * commands): while the sequence has no user, the command creates one first, then acts on it.
+ */
+export class UserStep extends Step {
+  private done: Step[] = [];
+  constructor(
+    readonly kind: 'create' | 'update' | 'deactivate' | 'delete' | 'intrude',
+    readonly via: Via,
+    readonly back: number,
+    readonly intruder: (typeof OUTSIDERS)[number],
+    readonly intrusion: UserIntrude['kind'],
+  ) {
+    super();
+  }
+  check = () => true;
+  async run(m: Model, r: Real): Promise<void> {
+    this.done = [];
+    if (this.kind === 'create' || !pickU(m, this.back)) {
+      this.done.push(new UserCreate(this.via));
+      await this.done[0]!.run(m, r);
+      if (this.kind === 'create') return;
+    }
+    const u = pickU(m, this.back);
+    if (!u) return;
+    const next =
+      this.kind === 'intrude'
+        ? new UserIntrude(this.intruder, this.via, this.intrusion, this.back)
+        : new UserWrite(this.kind === 'deactivate' && !u.active ? 'activate' : this.kind, this.via, this.back);
+    this.done.push(next);
+    await next.run(m, r);
+  }
+  toString = () => (this.done.length > 0 ? this.done.map(String).join('+') : `user(${this.kind}, ${this.via}, -${this.back})`);
 }
 
 const via = fc.constantFrom<Via>('basic', 'hmac');
@@ -652,6 +1214,13 @@ export function commandArbitraries(): Array<fc.Arbitrary<Step>> {
   const outsiderShow = fc.tuple(outsider, via, back).map(([a, v, b]) => new Show(a, v, b));
   const favorite = fc.tuple(inside, via, fc.boolean(), back).map(([a, v, on, b]) => new Favorite(a, v, on, b));
   const favorites = fc.tuple(inside, via).map(([a, v]) => new Favorites(a, v));
+  const membership = fc.tuple(fc.boolean(), back, via).map(([on, b, v]) => new Membership(on, b, v));
+  const project = fc
+    .tuple(fc.constantFrom('create', 'update', 'delete', 'archive', 'read'), via, back, fc.boolean())
+    .map(([k, v, b, all]) => new ProjectStep(k, v, b, all));
+  const user = fc
+    .tuple(fc.constantFrom('create', 'update', 'deactivate', 'delete', 'intrude'), via, back, outsider, fc.constantFrom('update', 'deactivate', 'delete'))
+    .map(([k, v, b, a, i]) => new UserStep(k, v, b, a, i));
   const search = fc.tuple(fc.constantFrom<Search['actor']>('viewer', 'viewer', ...OUTSIDERS), via, back).map(([a, v, b]) => new Search(a, v, b));
   return [
     ...[create, create],
@@ -667,5 +1236,9 @@ export function commandArbitraries(): Array<fc.Arbitrary<Step>> {
     fc.tuple(fc.constantFrom(...ACTORS), via).map(([a, v]) => new Generate(a, v)),
     fc.tuple(fc.constantFrom('admin', 'viewer', ...OUTSIDERS), via).map(([a, v]) => new CheckLatest(a, v)),
     ...[logCheck, logCheck],
+    // Groups, projects and users: a share of the same commands, one choice each (issue 26's request budget).
+    membership,
+    project,
+    user,
   ];
 }
