@@ -169,15 +169,16 @@ export async function startContainerTarget(opts: ContainerOptions): Promise<Cont
   // half-way (created but not started, started but its ports never bound).
   const runLabel = randomBytes(8).toString('hex');
   const docker = client.container.dockerode;
-  const sweep = async () => {
-    const left = await docker.listContainers({ all: true, filters: { label: [`${RUN_LABEL}=${runLabel}`] } });
-    await Promise.all(left.map((c) => docker.getContainer(c.Id).remove({ force: true })));
-  };
+  const sweep = () =>
+    within(ENGINE_DEADLINE_MS, 'removing the containers of this start', async () => {
+      const left = await docker.listContainers({ all: true, filters: { label: [`${RUN_LABEL}=${runLabel}`] } });
+      await Promise.all(left.map((c) => docker.getContainer(c.Id).remove({ force: true })));
+    });
 
   // Docker's default network is "bridge"; an engine started with --bridge=none has none, and a
   // container created there runs without network, its port never published (testcontainers then
   // waits 10 s and says only that the ports were not bound).
-  if (!opts.network && !(await docker.listNetworks()).some((n) => n.Name === 'bridge')) {
+  if (!opts.network && !(await within(ENGINE_DEADLINE_MS, "listing the engine's networks", () => docker.listNetworks())).some((n) => n.Name === 'bridge')) {
     throw new ContainerError(
       `the container engine has no "bridge" network (dockerd --bridge=none?), so no port of the container can be published: add --network host`,
     );
@@ -202,7 +203,7 @@ export async function startContainerTarget(opts: ContainerOptions): Promise<Cont
     closed ??= (async () => {
       await Promise.race([starting.catch(() => {}), new Promise((r) => setTimeout(r, 15_000).unref())]);
       try {
-        if (running) await running.stop({ remove: true, timeout: 2_000 }).catch(() => {});
+        if (running) await within(ENGINE_DEADLINE_MS, 'stopping the container', () => running!.stop({ remove: true, timeout: 2_000 })).catch(() => {});
         await sweep();
       } catch {
         removeByLabel(runLabel);
@@ -228,7 +229,7 @@ export async function startContainerTarget(opts: ContainerOptions): Promise<Cont
     const waitUrl = `${origin}${opts.waitPath ?? `${basePath}index.php/api/v6/version.json`}`;
     log(`container ${id.slice(0, 12)} of ${opts.image}${reference ? ' (pmv6 reference server)' : ''}: waiting for ${waitUrl}`);
     await waitForHttp(waitUrl, opts.startupTimeoutMs ?? 60_000, async () => {
-      const info = await client.container.getById(id).inspect();
+      const info = await within(ENGINE_DEADLINE_MS, 'inspecting the container', () => client.container.getById(id).inspect());
       if (info.State.Running) return undefined;
       const tail = await logTail(client.container.getById(id));
       return `the container exited with code ${info.State.ExitCode}${tail ? `; its last output: ${tail}` : ''}`;
@@ -274,7 +275,9 @@ async function waitForHttp(url: string, timeoutMs: number, exited: () => Promise
 
 async function logTail(container: { logs(opts: { stdout: boolean; stderr: boolean; tail: number; follow: false }): Promise<Buffer> }): Promise<string> {
   try {
-    const buf = await container.logs({ stdout: true, stderr: true, tail: 5, follow: false });
+    const buf = await within(ENGINE_DEADLINE_MS, "reading the container's output", () =>
+      container.logs({ stdout: true, stderr: true, tail: 5, follow: false }),
+    );
     // Without a TTY the stream is multiplexed: 8-byte frame headers before each chunk.
     let text = '';
     for (let i = 0; i + 8 <= buf.length; ) {
@@ -349,6 +352,23 @@ function removeOnExit(runLabel: string): { onSignal(close: () => Promise<void>):
 }
 
 /** Synchronously, through the docker CLI (best effort: at exit, or when the engine's API failed). */
+/** The deadline of one call to the container engine that is not the start itself. */
+const ENGINE_DEADLINE_MS = 30_000;
+
+/** `fn`'s result, or an error naming `what` when the engine has not answered within `ms`. */
+async function within<T>(ms: number, what: string, fn: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ContainerError(`the container engine did not answer within ${ms / 1000} s (${what})`)), ms);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([fn(), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 function removeByLabel(runLabel: string): void {
   const ids = spawnSync('docker', ['ps', '-aq', '--filter', `label=${RUN_LABEL}=${runLabel}`], { encoding: 'utf8', timeout: 30_000 }).stdout ?? '';
   const list = ids.split('\n').filter(Boolean);
