@@ -175,7 +175,11 @@ const ASK_DEADLINE_MS = 30_000;
  */
 async function startFieldProcess(spec: FieldSpec): Promise<FieldTarget> {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VITEST') && k !== 'NODE_OPTIONS' && k !== 'TEST'));
-  const child = fork(CHILD, [], { execArgv: [...(BUILT ? [] : ['--import', 'tsx']), ...(process.env.FIELD_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : [])], env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  const child = fork(CHILD, [], {
+    execArgv: [...(BUILT ? [] : ['--import', 'tsx']), ...(process.env.FIELD_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : [])],
+    env,
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => {
     stderr = (stderr + d.toString('utf8')).slice(-2_000);
@@ -357,7 +361,10 @@ export async function startSlowProxy(upstream: string, opts: { delayMs: number; 
       const took = performance.now() - sent;
       serverMs += took;
       const size = req.headers['x-page-size'];
-      const key = `${req.method} ${(req.url ?? '').replace(/^\/index\.php\/api\/v6/, '').replace(/\/\d+(?=[/.])/g, '/N').replace(/\/search\/[^/]+\.json/, '/search/Q.json')}${size === undefined ? '' : ` (${size} a page)`}`;
+      const key = `${req.method} ${(req.url ?? '')
+        .replace(/^\/index\.php\/api\/v6/, '')
+        .replace(/\/\d+(?=[/.])/g, '/N')
+        .replace(/\/search\/[^/]+\.json/, '/search/Q.json')}${size === undefined ? '' : ` (${size} a page)`}`;
       const k = byPath.get(key) ?? { n: 0, ms: 0 };
       k.n++;
       k.ms += took;
