@@ -14,6 +14,7 @@ import {
 } from './assert.ts';
 import { getRunConfig, type RunConfig } from './config.ts';
 import { toCurl } from './curl.ts';
+import { OwnershipError } from './ownership.ts';
 import type { FailureRecord, TestMeta } from './results.ts';
 import { declareTest, type SuiteTestContext, TestSkipped } from './suite-api.ts';
 
@@ -111,6 +112,9 @@ export function failureRecord(e: unknown): FailureRecord {
     return record;
   }
   if (e instanceof SetupError) return { kind: 'setup', message: scrub(e.message) };
+  // A write the run's ledger refused (an object the run did not make and verify): the harness's
+  // own decision, said in one line; a stack would only show where the guard sits.
+  if (e instanceof OwnershipError) return { kind: 'harness', message: scrub(e.message) };
   const err = e as Error;
   return {
     kind: 'harness',

@@ -638,7 +638,7 @@ export interface EndpointCalls {
   /** Data for a successful call as the Admin: the shared objects, fresh ones where the entry changes them, after its `before` steps. A string says why there is none. */
   subject(e: Endpoint): Promise<EndpointData | string>;
   /**
-   * subject() of each entry, --concurrency at once (the shared objects made first, side by side), in
+   * subject() of each entry, --concurrency at once (the shared objects made first, in turn), in
    * the entries' order; a string entry is passed through as the reason there is none.
    */
   subjects(entries: ReadonlyArray<Endpoint | string>): Promise<Array<EndpointData | string>>;
@@ -788,16 +788,18 @@ class EndpointSession implements EndpointCalls {
   }
 
   /**
-   * Makes the shared objects of these kinds on first use: a file that needs no user makes none.
-   * They are made side by side: each needs only the shared project, made before them.
+   * Makes the shared objects of these kinds on first use, in turn: a file that needs no user
+   * makes none. Decision: not side by side; the file is uploaded to the shared password, whose
+   * id the run must have verified as its own first (a target that answers a creation with the id
+   * of an object it already held gets no write to that object: suites/harness/ownership.ts).
    */
   async #ensure(d: EndpointData, kinds: readonly IdKind[]): Promise<void> {
     if (d !== this.#shared) return;
-    const wanted = [...new Set(kinds)].filter((kind) => d.ids[kind] === undefined && !this.#unavailable.has(kind));
-    await inOrder(wanted, inFlight(this.#s.config), async (kind) => {
+    for (const kind of new Set(kinds)) {
+      if (d.ids[kind] !== undefined || this.#unavailable.has(kind)) continue;
       const id = await this.make(kind, d);
       if (id !== undefined) d.ids[kind] = id;
-    });
+    }
   }
 
   async data(endpoints?: readonly Endpoint[]): Promise<EndpointData> {
@@ -851,7 +853,7 @@ class EndpointSession implements EndpointCalls {
   }
 
   async subjects(entries: ReadonlyArray<Endpoint | string>): Promise<Array<EndpointData | string>> {
-    // The shared objects are made once, side by side; then each entry's own objects side by side.
+    // The shared objects are made once, in turn; then each entry's own objects side by side.
     const named = entries.filter((e): e is Endpoint => typeof e !== 'string' && !light(e));
     const d0 = named.length > 0 ? await this.data() : undefined;
     if (d0)
