@@ -13,7 +13,7 @@ import { WHOLE_PAGES } from '../resources/resource-helpers.ts';
 // Decision: beside other files. Their writes and other users' move the Admin's lists while they
 // are read: a count is held to its pages, and a password to the Admin's list, only when it holds
 // again on a second read with the target to itself (the gate's exclusive section: no write of the
-// run in flight) between two equal counts (other users).
+// run in flight) between two equal counts and two equal readings of the list (other users).
 const s = useSession();
 const PAGE = 1000;
 
@@ -101,7 +101,8 @@ clauseTest('GEN-09', 'hide from a new Normal user, Read only user and Project ma
  * list is refused. The list's count.json for the same user must agree with what the list shows
  * (SIZE-10): a count of everything for a user who sees less breaks §4 rule 8 as much as a leak
  * breaks §1. Decision: other users of the installation may write to the list while it is read
- * (the Admin's lists), so the count is held to the pages only when a count read after them says
+ * (the Admin's lists), so the count is held to the pages only when a second reading of the pages
+ * holds the same items and a count read after them says
  * what the count read before them said; a list that moved is read again, at most TRIES times,
  * and then its count is not judged (`moving`).
  */
@@ -117,8 +118,15 @@ async function idsOfList(client: ApiClient, base: string, moving: Set<string>, a
     // it was): the list is read again with the target to itself, where only other users of the
     // installation can move it.
     if (!activeGate()?.holding() && activeGate() !== undefined) return exclusive(() => idsOfList(client, base, moving, attempt + 1));
+    // Other users may create and delete between two counts that agree: the finding stands only
+    // when the list's items read a second time are the same items and the count after still
+    // says what the count before said.
+    const again = await client.get(`${base}.json`, { headers });
+    const second = await pagesOf(client, base, again, before.count);
     const after = await countOf(client, base);
-    if (after.count?.num_items === n) violation(before.ex, `num_items ${listed.ids.size}: the items ${base}.json shows this user`, `num_items ${n}`);
+    const sameItems = second.ids.size === listed.ids.size && [...second.ids].every((id) => listed.ids.has(id));
+    if (after.count?.num_items === n && sameItems)
+      violation(before.ex, `num_items ${listed.ids.size}: the items ${base}.json shows this user`, `num_items ${n}`);
     if (attempt >= TRIES) {
       moving.add(base);
       return listed;
