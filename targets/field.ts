@@ -42,6 +42,8 @@ export interface FieldReport {
   server: ServerTime;
   /** the other users' requests (busy installations) */
   actor?: ActorStats;
+  /** since `mark`: the share of the installation's time its event loop was busy (server, proxy and other users), and its CPU time */
+  busy: { utilization: number; cpuMs: number };
 }
 
 /** How much an installation holds before a run (bulk, through the store). */
@@ -125,6 +127,8 @@ export async function startFieldHere(base: Partial<BaseConfig> = {}, opts: Field
     const a = actor;
     let samples: number[] = [];
     let sampler: NodeJS.Timeout | undefined;
+    let elu = performance.eventLoopUtilization();
+    let cpu = process.cpuUsage();
     return {
       kind: 'field',
       label,
@@ -136,6 +140,8 @@ export async function startFieldHere(base: Partial<BaseConfig> = {}, opts: Field
         clearInterval(sampler);
         sampler = setInterval(() => samples.push(p.inFlight()), 10);
         sampler.unref();
+        elu = performance.eventLoopUtilization();
+        cpu = process.cpuUsage();
       },
       report: async () => ({
         inFlight: [...samples],
@@ -144,6 +150,10 @@ export async function startFieldHere(base: Partial<BaseConfig> = {}, opts: Field
         idleClosed: p.idleClosed(),
         server: p.serverTime(),
         ...(a ? { actor: a.stats() } : {}),
+        busy: {
+          utilization: performance.eventLoopUtilization(elu).utilization,
+          cpuMs: ((c) => (c.user + c.system) / 1000)(process.cpuUsage(cpu)),
+        },
       }),
       close: async () => {
         clearInterval(sampler);

@@ -58,6 +58,8 @@ const LISTS: Array<{ kind: FixtureKind; lists: string[] }> = [
 ];
 const PAGE_SIZE = 1000;
 const MAX_PAGES = 200;
+/** Pages of one list the sweep reads at once after a full first page. */
+const PAGES_AT_ONCE = 4;
 
 function clientsOf(config: RunConfig, limits?: CleanupLimits): { admin: ApiClient; control: ControlClient | undefined } {
   const opts = {
@@ -162,7 +164,11 @@ export function restoreCommand(settings: SettingsRestore): string | undefined {
 
 type Listed = { kind: FixtureKind; id: string; name: string };
 
-/** Every item of the kind's lists whose name carries the prefix, or why a list could not be read. */
+/**
+ * Every item of the kind's lists whose name carries the prefix, or why a list could not be read.
+ * Page 1 first; after a full page the next pages `PAGES_AT_ONCE` at a time (a populated
+ * installation's passwords are tens of pages of 1000), read in order up to the first short page.
+ */
 async function listNamed(
   admin: ApiClient,
   kind: FixtureKind,
@@ -172,23 +178,15 @@ async function listNamed(
 ): Promise<{ found: Listed[]; unknown: Unknown[] }> {
   const found = new Map<string, Listed>();
   const unknown: Unknown[] = [];
+  const read = (list: string, page: number) =>
+    admin.get(`${list}/page/${page}.json`, { headers: { 'X-Page-Size': String(PAGE_SIZE) } }).catch((e: unknown) => ({ error: firstLine(e) }) as const);
   for (const list of lists) {
-    for (let page = 1; ; page++) {
-      if (page > MAX_PAGES) {
-        unknown.push({ list, reason: `more than ${MAX_PAGES} pages of ${PAGE_SIZE}: not read to the end` });
-        break;
-      }
-      if (outOfTime(limits)) {
-        unknown.push({ list, reason: `not read: ${OUT_OF_TIME}` });
-        break;
-      }
-      const ex = await admin
-        .get(`${list}/page/${page}.json`, { headers: { 'X-Page-Size': String(PAGE_SIZE) } })
-        .catch((e: unknown) => ({ error: firstLine(e) }) as const);
+    // Whether the list ends at this page (an unreadable page ends it too, as unknown).
+    const ends = (page: number, ex: Awaited<ReturnType<typeof read>>): boolean => {
       const status = 'response' in ex ? ex.response?.status : undefined;
       if (!('request' in ex) || status !== 200 || !Array.isArray(ex.json)) {
         // Past the last page a list may answer 404 (product facts): the end, when page 1 was read.
-        if (page > 1 && status === 404) break;
+        if (page > 1 && status === 404) return true;
         const why =
           status === undefined
             ? `no answer (${'error' in ex ? ex.error : 'unknown error'})`
@@ -196,7 +194,7 @@ async function listNamed(
               ? `answered ${status}`
               : 'answered with no JSON array';
         unknown.push({ list, reason: `GET ${list}/page/${page}.json ${why}` });
-        break;
+        return true;
       }
       const items = ex.json as Array<{ name?: unknown; username?: unknown } | null>;
       const ids = exactItemIds(ex);
@@ -205,18 +203,42 @@ async function listNamed(
         const id = ids[i];
         if (id !== undefined && typeof name === 'string' && name.includes(prefix)) found.set(id, { kind, id, name });
       }
-      if (items.length < PAGE_SIZE) break;
+      return items.length < PAGE_SIZE;
+    };
+    if (outOfTime(limits)) {
+      unknown.push({ list, reason: `not read: ${OUT_OF_TIME}` });
+      continue;
+    }
+    if (ends(1, await read(list, 1))) continue;
+    for (let first = 2; ; first += PAGES_AT_ONCE) {
+      if (first > MAX_PAGES) {
+        unknown.push({ list, reason: `more than ${MAX_PAGES} pages of ${PAGE_SIZE}: not read to the end` });
+        break;
+      }
+      if (outOfTime(limits)) {
+        unknown.push({ list, reason: `not read: ${OUT_OF_TIME}` });
+        break;
+      }
+      const pages = Array.from({ length: Math.min(PAGES_AT_ONCE, MAX_PAGES - first + 1) }, (_, i) => first + i);
+      const replies = await Promise.all(pages.map((page) => read(list, page)));
+      if (pages.some((page, i) => ends(page, replies[i]!))) break;
     }
   }
   return { found: [...found.values()], unknown };
 }
 
 /**
- * The final sweep: deletes what the ledger holds of the run and has not deleted, and what the
- * target lists under this run's name prefix (`pmv6-<run>-`, names for projects, passwords,
- * personal passwords and groups, usernames for users) once read back showing it; then lists
- * again, and reports as left over what the target still holds. A list it could not read is
- * unknown, never "nothing found". Never throws.
+ * The final sweep: deletes what the ledger holds of the run and has not deleted; then reads the
+ * target's lists for what they hold under this run's name prefix (`pmv6-<run>-`, names for
+ * projects, passwords, personal passwords and groups, usernames for users). What they hold that
+ * the ledger did not (a creation whose reply was lost) is deleted once read back showing the
+ * name, and the lists are read again; what the last reading holds is left over. A list it could
+ * not read is unknown, never "nothing found". Never throws.
+ *
+ * Decision: the lists are read after the deletes, not before and after. Every reading walks
+ * whole lists (tens of pages on a populated installation); when the ledger held everything, as
+ * in a run that lost no reply, one reading says both that nothing was missed and that nothing is
+ * left.
  */
 export async function sweep(config: RunConfig, ledger: Ledger | undefined, limits?: CleanupLimits): Promise<SweepReport> {
   const report: SweepReport = { deleted: [], leftovers: [], unknown: [] };
@@ -225,66 +247,96 @@ export async function sweep(config: RunConfig, ledger: Ledger | undefined, limit
   const { admin, control } = clientsOf(config, limits);
   await control?.close();
   const failed = new Map<string, string>();
+  /** Every object the sweep tried to delete or to read back (kind:id). */
+  const tried = new Set<string>();
+  const key = (kind: FixtureKind, id: string) => `${kind}:${id}`;
+  const listsOf = (kind: FixtureKind) => LISTS.find((l) => l.kind === kind)?.lists ?? [];
+  const remove = async (kind: FixtureKind, items: Iterable<Listed>) => {
+    for (const item of items) {
+      tried.add(key(kind, item.id));
+      if (outOfTime(limits)) {
+        failed.set(key(kind, item.id), `not deleted: ${OUT_OF_TIME}`);
+        continue;
+      }
+      const ex = await admin
+        .delete(deletePath(kind, item.id), kind === 'password' ? { headers: { 'X-Unlock-Reason': UNLOCK_REASON } } : {})
+        .catch((e: unknown) => ({ error: firstLine(e) }) as const);
+      const status = 'response' in ex ? ex.response?.status : undefined;
+      if (status !== undefined && ((status >= 200 && status < 300) || status === 404)) {
+        // 404: gone already (a password inside a project deleted just before).
+        if (status !== 404) report.deleted.push({ kind, id: reportId(item.id), name: item.name });
+        ledger?.markDeleted(kind, item.id);
+        failed.delete(key(kind, item.id));
+      } else {
+        failed.set(key(kind, item.id), status === undefined ? `no response: ${'error' in ex ? ex.error : 'unknown error'}` : `DELETE answered ${status}`);
+        // Not listable (files): what the run could not delete stays a leftover.
+        if (listsOf(kind).length === 0) report.leftovers.push({ kind, id: reportId(item.id), name: item.name, reason: failed.get(key(kind, item.id))! });
+      }
+    }
+  };
+  /** Every list read once: what each kind's lists hold under the prefix. A list that could not be read is unknown and not asked again. */
+  const readLists = async () => {
+    const found: Listed[] = [];
+    for (const { kind, lists: all } of LISTS) {
+      // A hung target costs a deadline for each list asked.
+      const lists = all.filter((l) => !report.unknown.some((u) => u.list === l));
+      const read = await listNamed(admin, kind, lists, prefix, limits);
+      found.push(...read.found);
+      report.unknown.push(...read.unknown);
+    }
+    return found;
+  };
   try {
-    // Files first (their containers may not be the run's to delete); then the listed kinds.
+    // Files first (their containers may not be the run's to delete); then the listed kinds, in
+    // the fixtures' deletion order.
     const kinds: FixtureKind[] = ['file', ...LISTS.map((l) => l.kind)];
     for (const kind of kinds) {
-      const lists = LISTS.find((l) => l.kind === kind)?.lists ?? [];
       // Creations still pending (read back only when needed, suites/harness/ownership.ts) of a
       // kind no list shows: read back now, else the sweep would not know them.
-      if (lists.length === 0 && ledger) {
+      if (listsOf(kind).length === 0 && ledger) {
         for (const p of ledger.pendingOf(kind)) {
           if (outOfTime(limits)) break;
           await verifyCreated(ledger, admin, p, { deferred: true }).catch(() => undefined);
         }
       }
-      const held = new Map((ledger?.live() ?? []).filter((o) => o.kind === kind).map((o) => [o.id, o as Listed]));
-      const { found, unknown } = lists.length > 0 ? await listNamed(admin, kind, lists, prefix, limits) : { found: [], unknown: [] };
-      report.unknown.push(...unknown);
-      for (const item of found) {
-        if (held.has(item.id) || outOfTime(limits)) continue;
-        // Listed under the run's name but not in the ledger (a creation whose reply was lost):
-        // the run's once read back showing the name.
-        const back = await admin.get(showPath(kind, item.id)).catch(() => undefined);
-        const shown = (back?.json as { name?: unknown; username?: unknown } | undefined) ?? {};
-        const name = kind === 'user' ? shown.username : shown.name;
-        if (back?.response?.status === 200 && typeof name === 'string' && name.includes(prefix)) {
-          ledger?.record(kind, item.id, item.name);
-          held.set(item.id, item);
-        } else failed.set(`${kind}:${item.id}`, "listed under the run's name, but its read-back did not show it: not touched");
-      }
-      for (const item of held.values()) {
-        if (outOfTime(limits)) {
-          failed.set(`${kind}:${item.id}`, `not deleted: ${OUT_OF_TIME}`);
-          continue;
-        }
-        const ex = await admin
-          .delete(deletePath(kind, item.id), kind === 'password' ? { headers: { 'X-Unlock-Reason': UNLOCK_REASON } } : {})
-          .catch((e: unknown) => ({ error: firstLine(e) }) as const);
-        const status = 'response' in ex ? ex.response?.status : undefined;
-        if (status !== undefined && ((status >= 200 && status < 300) || status === 404)) {
-          // 404: gone already (a password inside a project deleted just before).
-          if (status !== 404) report.deleted.push({ kind, id: reportId(item.id), name: item.name });
-          ledger?.markDeleted(kind, item.id);
-        } else {
-          failed.set(`${kind}:${item.id}`, status === undefined ? `no response: ${'error' in ex ? ex.error : 'unknown error'}` : `DELETE answered ${status}`);
-          // Not listable (files): what the run could not delete stays a leftover.
-          if (lists.length === 0) report.leftovers.push({ kind, id: reportId(item.id), name: item.name, reason: failed.get(`${kind}:${item.id}`)! });
-        }
-      }
+      await remove(
+        kind,
+        (ledger?.live() ?? []).filter((o) => o.kind === kind).map((o) => o as Listed),
+      );
     }
-    // What the target holds afterwards: the lists read again (not what the run believes it deleted).
-    for (const { kind, lists: all } of LISTS) {
-      // A list that could not be read is unknown already: not asked again (a hung target costs a deadline each).
-      const lists = all.filter((l) => !report.unknown.some((u) => u.list === l));
-      const { found, unknown } = await listNamed(admin, kind, lists, prefix, limits);
-      for (const u of unknown)
-        if (!report.unknown.some((k) => k.list === u.list))
-          report.unknown.push({ list: u.list, reason: `read again after the sweep: ${u.reason.replace(/^not read: /, '')}` });
-      for (const item of found) {
-        report.leftovers.push({ kind, id: reportId(item.id), name: item.name, reason: failed.get(`${kind}:${item.id}`) ?? 'still listed after the sweep' });
+    let found = await readLists();
+    // What the lists hold and the ledger did not: once (a second round only for what the first
+    // one's deletes uncovered, such as an object whose container the first round deleted).
+    for (let round = 0; round < 2; round++) {
+      const untried = found.filter((item) => !tried.has(key(item.kind, item.id)));
+      if (untried.length === 0) break;
+      for (const kind of kinds) {
+        const take: Listed[] = [];
+        for (const item of untried.filter((i) => i.kind === kind)) {
+          tried.add(key(kind, item.id));
+          if (outOfTime(limits)) continue;
+          // Listed under the run's name but not in the ledger (a creation whose reply was lost):
+          // the run's once read back showing the name.
+          const back = await admin.get(showPath(kind, item.id)).catch(() => undefined);
+          const shown = (back?.json as { name?: unknown; username?: unknown } | undefined) ?? {};
+          const name = kind === 'user' ? shown.username : shown.name;
+          if (back?.response?.status === 200 && typeof name === 'string' && name.includes(prefix)) {
+            ledger?.record(kind, item.id, item.name);
+            take.push(item);
+          } else failed.set(key(kind, item.id), "listed under the run's name, but its read-back did not show it: not touched");
+        }
+        await remove(kind, take);
       }
+      found = await readLists();
     }
+    // What the target holds afterwards: the last reading (not what the run believes it deleted).
+    for (const item of found)
+      report.leftovers.push({
+        kind: item.kind,
+        id: reportId(item.id),
+        name: item.name,
+        reason: failed.get(key(item.kind, item.id)) ?? 'still listed after the sweep',
+      });
   } finally {
     await admin.close();
   }

@@ -69,6 +69,7 @@ async function runAgainst(target: FieldTarget) {
       idleClosed: report.idleClosed,
       peak: report.peak,
       server: report.server,
+      busy: report.busy,
       cpuMs,
     };
   }
@@ -101,7 +102,7 @@ if (values.populated) {
       );
   for (const { name, run } of runs)
     console.log(
-      `${name}: the server took ${(run.server.ms / 1000).toFixed(1)} s in all to answer (behind the delay); slowest paths: ${run.server.slowest.map((p) => `${p.path} ${p.n}× ${(p.ms / p.n).toFixed(1)} ms`).join(', ')}`,
+      `${name}: the installation's process was busy ${(run.busy.utilization * 100).toFixed(0)}% of the run (CPU ${(run.busy.cpuMs / 1000).toFixed(1)} s); its server took ${(run.server.ms / 1000).toFixed(1)} s in all to answer, requests overlapping (behind the delay); slowest paths: ${run.server.slowest.map((p) => `${p.path} ${p.n}× ${(p.ms / p.n).toFixed(1)} ms`).join(', ')}`,
     );
   const same = empty.label === populated.label && empty.failing.join(' ') === populated.failing.join(' ');
   const requestRatio = populated.requests / Math.max(1, empty.requests);

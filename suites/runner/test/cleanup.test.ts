@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { formatDateTime } from '../../../fixtures/reference-server/src/context.ts';
+import type { ReferenceServer } from '../../../fixtures/reference-server/src/index.ts';
 import { type EmbeddedTarget, startEmbeddedTarget } from '../../../targets/embedded.ts';
 import { ApiClient } from '../../harness/client.ts';
 import type { RunConfig } from '../../harness/config.ts';
 import { ControlClient } from '../../harness/control.ts';
 import { Ledger } from '../../harness/ownership.ts';
 import { sendJson, startStub } from '../../harness/test/stub-server.ts';
+import { onExchange } from '../../harness/traffic.ts';
 import { cleanupText, mergeCleanup, restoreSettings, settingsAlarm, snapshotSettings, sweep } from '../cleanup.ts';
 
 describe('runner cleanup: settings restore and the final sweep', () => {
@@ -97,6 +100,43 @@ describe('runner cleanup: settings restore and the final sweep', () => {
     const text = cleanupText(merged, { restored: ['maintenance_mode'] });
     expect(text).toMatch(/^cleanup: deleted 2 objects created by the run; 1 left over:\n {2}user 3 pmv6-r-c: DELETE users\/3\.json answered 405\n/);
     expect(text).toMatch(/settings: put back maintenance_mode/);
+  });
+});
+
+describe('the sweep on a populated installation', () => {
+  test('reads a list of many pages to its end, several pages at a time, and reads the lists once when the ledger held everything; a creation the ledger missed costs a second reading', async () => {
+    let server: ReferenceServer | undefined;
+    const t = await startEmbeddedTarget({ runId: 'pop123' }, { http: true, mutate: (s) => (server = s) });
+    const admin = new ApiClient({ target: t.config.target, auth: { kind: 'basic', user: t.config.user, password: t.config.password } });
+    const pages: string[] = [];
+    const stop = onExchange((o) => {
+      const m = /\/passwords\/page\/(\d+)\.json$/.exec(new URL(o.exchange.request.url).pathname);
+      if (m) pages.push(m[1]!);
+    });
+    try {
+      const project = (await admin.post('/projects.json', { name: 'customer-project', parent_id: 0 })).json as { id: number };
+      // 5,500 passwords of others, named to sort before the run's: the run's are on page 6 of 1000.
+      server!.store.passwords.seed(project.id, 5500, server!.adminId, formatDateTime(Date.now()), () => null, 'aaa-');
+      const ledger = new Ledger('pop123');
+      const held = (await admin.post('/passwords.json', { name: `${ledger.prefix}password-1`, project_id: project.id })).json as { id: number };
+      ledger.record('password', String(held.id), `${ledger.prefix}password-1`);
+      const first = await sweep(t.config, ledger);
+      expect(first).toEqual({ deleted: [{ kind: 'password', id: held.id, name: `${ledger.prefix}password-1` }], leftovers: [], unknown: [] });
+      // One reading: page 1, then pages 2–5 and 6–9 at once (past the end a list answers an empty page).
+      expect(pages.map(Number).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      pages.length = 0;
+      // A creation whose reply was lost: only the lists know it; it is read back, deleted, and the lists read again.
+      const lost = (await admin.post('/passwords.json', { name: `${ledger.prefix}password-2`, project_id: project.id })).json as { id: number };
+      const second = await sweep(t.config, ledger);
+      expect(second).toEqual({ deleted: [{ kind: 'password', id: lost.id, name: `${ledger.prefix}password-2` }], leftovers: [], unknown: [] });
+      expect(pages.filter((p) => p === '6')).toHaveLength(2);
+      expect((await admin.get(`/passwords/${lost.id}.json`)).response?.status).toBe(404);
+      expect((await admin.get('/passwords/count.json')).json).toMatchObject({ num_items: 5500 });
+    } finally {
+      stop();
+      await admin.close();
+      await t.close();
+    }
   });
 });
 
