@@ -1,4 +1,4 @@
-import { request } from 'undici';
+import { Client, request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { basicAuthorization } from '../../core/signers.ts';
 import { startFieldTarget } from '../field.ts';
@@ -36,6 +36,35 @@ describe('the field installation in a process of its own', () => {
       await target.close();
     }
     await expect(get(`${target.config.target}/index.php/api/v6/version.json`, 'x')).rejects.toThrow();
+  });
+
+  it('reads the next request of a connection after a reply that came before the body had been read (a 413)', async () => {
+    const target = await startFieldTarget({ seed: 1 }, { data: false, delayMs: 5 });
+    // One connection, as a client's keep-alive pool reuses it.
+    const client = new Client(target.config.target, { pipelining: 1, keepAliveTimeout: 30_000 });
+    try {
+      const auth = basicAuthorization(target.config.user, target.config.password);
+      const big = await client.request({
+        method: 'POST',
+        path: '/index.php/api/v6/passwords.json',
+        headers: { authorization: auth, 'content-type': 'application/json; charset=utf-8' },
+        body: JSON.stringify({ name: 'x'.repeat(4 * 1024 * 1024), project_id: 1 }),
+        signal: AbortSignal.timeout(10_000),
+      });
+      expect(big.statusCode).toBe(413);
+      await big.body.text();
+      const next = await client.request({
+        method: 'GET',
+        path: '/index.php/api/v6/version.json',
+        headers: { authorization: auth, 'content-type': 'application/json; charset=utf-8' },
+        signal: AbortSignal.timeout(5_000),
+      });
+      expect(next.statusCode).toBe(200);
+      await next.body.text();
+    } finally {
+      await client.close();
+      await target.close();
+    }
   });
 
   it('stops its installation when the process that started it goes away', async () => {
