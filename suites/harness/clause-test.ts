@@ -36,7 +36,7 @@ export function clauseTest(
   ids: string | string[],
   behaviour: string,
   fn: (t: ClauseTestContext) => Promise<void> | void,
-  options: { timeout?: number } = {},
+  options: { timeout?: number; afterOthers?: true } = {},
 ): void {
   const list = Array.isArray(ids) ? ids : [ids];
   const clauses = list.map((id) => {
@@ -90,7 +90,13 @@ export function clauseTest(
       throw e;
     }
   };
-  declareTest({ title, meta: { clauses: list, level, behaviour }, body, ...(options.timeout ? { timeoutMs: options.timeout } : {}) });
+  declareTest({
+    title,
+    meta: { clauses: list, level, behaviour },
+    body,
+    ...(options.timeout ? { timeoutMs: options.timeout } : {}),
+    ...(options.afterOthers ? { afterOthers: true } : {}),
+  });
 }
 
 function cancelledRecord(reason: unknown, e: unknown): FailureRecord {

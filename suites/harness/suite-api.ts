@@ -28,6 +28,12 @@ export interface DeclaredCase {
   /** absent for a test declared as skipped */
   body?: TestBody;
   timeoutMs?: number;
+  /**
+   * In a file whose tests run side by side (`testsSideBySide`): the test starts when every test
+   * declared before it has ended, and those after it start when it has ended (a test that judges
+   * what the others sent, oracleTest).
+   */
+  afterOthers?: true;
 }
 
 export interface SuiteDeclarations {
@@ -36,6 +42,8 @@ export interface SuiteDeclarations {
   afterAll: FileHook[];
   /** Why the file runs alone (see `runsAlone`); absent: it runs side by side with others. */
   alone?: string;
+  /** Why the file's tests may run side by side (see `testsSideBySide`); absent: one after another. */
+  testsTogether?: string;
 }
 
 /** Thrown by `skip()`: the test ends skipped, not failed. */
@@ -84,6 +92,16 @@ export function declareTest(test: DeclaredCase): void {
  */
 export function runsAlone(reason: string): void {
   current('runsAlone').alone = reason;
+}
+
+/**
+ * Declares that the file's tests run side by side, sharing --concurrency: none writes what
+ * another reads (they read what the file made once, in a shared promise). A test declared
+ * `afterOthers` waits for those before it. Files whose tests compare one state (the log files,
+ * the relations) keep them one after another.
+ */
+export function testsSideBySide(reason: string): void {
+  current('testsSideBySide').testsTogether = reason;
 }
 
 /** Runs once before the file's first test (not at all when every test of the file is skipped). */

@@ -27,5 +27,6 @@ export function expectOracleClean(ids: readonly string[]): void {
  * clause's own behaviour in the title).
  */
 export function oracleTest(ids: string[], behaviour: string): void {
-  for (const id of ids) clauseTest(id, `${clauseById(id)?.behaviour ?? id}: ${behaviour}`, () => expectOracleClean([id]));
+  // In a file whose tests run side by side, after every test declared before it.
+  for (const id of ids) clauseTest(id, `${clauseById(id)?.behaviour ?? id}: ${behaviour}`, () => expectOracleClean([id]), { afterOthers: true });
 }

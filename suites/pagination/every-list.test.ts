@@ -8,7 +8,7 @@ import { ahead, inOrder } from '../harness/in-order.ts';
 import { type Count, getPage, itemCount, itemIds, links, relSet, sameItems } from '../harness/pages.ts';
 import { validate } from '../harness/schemas.ts';
 import { useSession } from '../harness/session.ts';
-import { runsAlone } from '../harness/suite-api.ts';
+import { runsAlone, testsSideBySide } from '../harness/suite-api.ts';
 import { holdsBetweenCounts } from '../oracle/lists.ts';
 import { oracleTest } from '../oracle/probe.ts';
 
@@ -23,6 +23,7 @@ import { oracleTest } from '../oracle/probe.ts';
 // the list as a whole. The exhaustive walks (page-walk.prop.test.ts) stay on passwords.
 
 runsAlone('it reads every list as the Admin and holds each page to the count it read before');
+testsSideBySide('after the lists are grown once (the shared probe), every test only reads them');
 const s = useSession();
 const calls = useEndpoints(s);
 const SIZE = 5;
@@ -565,13 +566,6 @@ clauseTest(['SIZE-03', 'PAG-11'], 'serve X-Page-Size and the page-too-high 404 o
   leftOut(t, moving, 0);
 });
 
-// Every page and count fetched above, whatever test fetched it, held to the rules the response
-// oracle judges on every response (suites/oracle/).
-oracleTest(
-  ['PAG-08', 'GEN-06', 'GEN-03', 'GEN-04', 'STAT-05', 'SIZE-09', 'SIZE-10', 'RES-11'],
-  'every page and count of every paginated list fetched in this file',
-);
-
 clauseTest('SIZE-01', 'put 20 items a page by default on every paginated list, as its count.json says', async (t) => {
   const settings = await s.control!.getSettings();
   if (settings.num_items_lists !== 20) t.unverifiable(`NUM_ITEMS_LISTS is ${settings.num_items_lists}, not the default 20`);
@@ -612,3 +606,10 @@ clauseTest('SIZE-11', 'not honour X-Page-Size 4 or 2000 in any paginated list or
     }
   }
 });
+
+// Every page and count fetched in this file, whatever test fetched it, held to the rules the response
+// oracle judges on every response (suites/oracle/).
+oracleTest(
+  ['PAG-08', 'GEN-06', 'GEN-03', 'GEN-04', 'STAT-05', 'SIZE-09', 'SIZE-10', 'RES-11'],
+  'every page and count of every paginated list fetched in this file',
+);

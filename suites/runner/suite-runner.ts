@@ -167,20 +167,40 @@ async function runFile(file: string, declared: SuiteDeclarations, options: FileR
   } catch (e) {
     run.setupError = errorText(e);
   }
-  for (const t of declared.tests) {
-    if (!t.body) run.cases.push(done(notRun(t, t.meta.note), options));
-    else if (run.setupError !== undefined) run.cases.push(done(notRun(t), options));
-    else if (options.signal?.aborted) {
+  const caseOf = async (t: DeclaredCase): Promise<CaseRun> => {
+    if (!t.body) return done(notRun(t, t.meta.note), options);
+    if (run.setupError !== undefined) return done(notRun(t), options);
+    if (options.signal?.aborted) {
       const reason: unknown = options.signal.reason;
-      run.cases.push(
-        done(
-          reason instanceof TargetStopped
-            ? { ...notRun(t), state: 'failed', error: `not run: ${reason.message}` }
-            : notRun(t, 'not run: the run was interrupted'),
-          options,
-        ),
+      return done(
+        reason instanceof TargetStopped
+          ? { ...notRun(t), state: 'failed', error: `not run: ${reason.message}` }
+          : notRun(t, 'not run: the run was interrupted'),
+        options,
       );
-    } else run.cases.push(done(await runCase(t, t.body, options), options));
+    }
+    return done(await runCase(t, t.body, options), options);
+  };
+  if (declared.testsTogether === undefined) for (const t of declared.tests) run.cases.push(await caseOf(t));
+  else {
+    // Side by side between the tests declared `afterOthers`, each of which runs on its own;
+    // reported in the order declared.
+    const cases: CaseRun[] = [];
+    let group: number[] = [];
+    const flush = async () => {
+      await Promise.all(group.map(async (i) => (cases[i] = await caseOf(declared.tests[i]!))));
+      group = [];
+    };
+    for (const [i, t] of declared.tests.entries()) {
+      if (!t.afterOthers) {
+        group.push(i);
+        continue;
+      }
+      await flush();
+      cases[i] = await caseOf(t);
+    }
+    await flush();
+    run.cases.push(...cases);
   }
   for (const hook of [...declared.afterAll].reverse()) {
     try {

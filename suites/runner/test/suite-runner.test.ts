@@ -27,6 +27,38 @@ describe('suite runner', () => {
     expect(run.cases.map((c) => c.state)).toEqual(['passed', 'passed']);
   });
 
+  test('a file whose tests run side by side: they start together, a test declared afterOthers waits for those before it, and the cases are reported in the order declared', async () => {
+    const order: string[] = [];
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const declared: SuiteDeclarations = {
+      beforeAll: [],
+      afterAll: [],
+      testsTogether: 'they only read',
+      tests: [
+        runnable('slow', async () => {
+          order.push('slow start');
+          await sleep(60);
+          order.push('slow end');
+        }),
+        runnable('fast', async () => {
+          order.push('fast start');
+          await sleep(10);
+          order.push('fast end');
+        }),
+        { ...runnable('judge', () => void order.push('judge')), afterOthers: true },
+        runnable('last', () => void order.push('last')),
+      ],
+    };
+    const run = await runSuiteFile('f', declared, options);
+    expect(order).toEqual(['slow start', 'fast start', 'fast end', 'slow end', 'judge', 'last']);
+    expect(run.cases.map((c) => c.title)).toEqual(['slow', 'fast', 'judge', 'last']);
+    // Without the declaration, one after another.
+    order.length = 0;
+    const { testsTogether: _, ...inTurn } = declared;
+    await runSuiteFile('f', inTurn, options);
+    expect(order).toEqual(['slow start', 'slow end', 'fast start', 'fast end', 'judge', 'last']);
+  });
+
   test('a failed beforeAll: the tests do not run (skipped, no note), the afterAll hooks still run', async () => {
     const order: string[] = [];
     const declared: SuiteDeclarations = {
