@@ -25,6 +25,24 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  */
 const sections = new AsyncLocalStorage<symbol>();
 
+/** Set while a test runs beside the other tests of its file (suites/harness/suite-api.ts testsSideBySide). */
+const beside = new AsyncLocalStorage<true>();
+
+/** Runs fn as a test beside the others of its file: it may open no exclusive section. */
+export function runBeside<T>(fn: () => T): T {
+  return beside.run(true, fn);
+}
+
+/**
+ * The tests of a file that runs alone share its section: one of them changing a setting would
+ * change it under the others (measured: pages read at NUM_ITEMS_LISTS 5 against a count read at
+ * 20). Such a test is declared to run on its own (afterOthers).
+ */
+function refuseBeside(): void {
+  if (beside.getStore())
+    throw new Error('harness: an exclusive section (a setting, a fault) in a test that runs beside the other tests of its file: declare the test afterOthers');
+}
+
 interface Waiter {
   kind: 'shared' | 'exclusive';
   wake: () => void;
@@ -66,6 +84,13 @@ export class Gate {
 
   /** Runs fn with the target to itself: nothing else in flight while it runs. Re-entrant. */
   async exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    // The tests of a file that runs alone share its section: one of them changing a setting
+    // would change it under the others (measured: pages read at NUM_ITEMS_LISTS 5 against a
+    // count read at 20). Such a test is declared to run on its own (afterOthers).
+    if (beside.getStore())
+      throw new Error(
+        'harness: an exclusive section (a setting, a fault) in a test that runs beside the other tests of its file: declare the test afterOthers',
+      );
     if (this.#closed || this.holding()) return fn();
     if (this.#holder !== undefined || this.#queue.length > 0 || this.#inFlight > 0) {
       await new Promise<void>((wake) => this.#queue.push({ kind: 'exclusive', wake }));
@@ -127,5 +152,6 @@ export function openGate(gate: Gate | undefined): void {
 
 /** Runs fn as an exclusive section of the open gate (just fn when no gate is open). */
 export function exclusive<T>(fn: () => Promise<T>): Promise<T> {
+  refuseBeside();
   return open ? open.exclusive(fn) : fn();
 }

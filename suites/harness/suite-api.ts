@@ -29,9 +29,9 @@ export interface DeclaredCase {
   body?: TestBody;
   timeoutMs?: number;
   /**
-   * In a file whose tests run side by side (`testsSideBySide`): the test starts when every test
-   * declared before it has ended, and those after it start when it has ended (a test that judges
-   * what the others sent, oracleTest).
+   * In a file whose tests run side by side (`testsSideBySide`): the test runs on its own, when
+   * every test declared before it has ended and before those after it start (a test that judges
+   * what the others sent, oracleTest; a test that changes a setting).
    */
   afterOthers?: true;
 }
@@ -97,8 +97,9 @@ export function runsAlone(reason: string): void {
 /**
  * Declares that the file's tests run side by side, sharing --concurrency: none writes what
  * another reads (they read what the file made once, in a shared promise). A test declared
- * `afterOthers` waits for those before it. Files whose tests compare one state (the log files,
- * the relations) keep them one after another.
+ * `afterOthers` runs on its own; a test beside others that opens an exclusive section (a
+ * setting) is a harness error (suites/harness/gate.ts). Files whose tests compare one state
+ * (the log files, the relations) keep them one after another.
  */
 export function testsSideBySide(reason: string): void {
   current('testsSideBySide').testsTogether = reason;

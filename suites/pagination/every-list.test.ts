@@ -483,38 +483,6 @@ clauseTest(
   },
 );
 
-// NUM_ITEMS_LISTS 5 makes every list of 12 items three pages long without X-Page-Size: the first,
-// middle and last pages of every list at the default size (the oracle judges their relations),
-// and every list's count.json says 5.
-clauseTest('SIZE-02', 'use NUM_ITEMS_LISTS 5 as the page size of every paginated list and count without X-Page-Size, on every page', async (t) => {
-  const lists = steady(await countedLists(t));
-  await s.withSettings({ num_items_lists: 5 }, async () => {
-    const read = async (l: Counted) => {
-      const c = await defaultCount(l.base);
-      const last = Math.max(1, Math.ceil((c?.count.num_items ?? l.count.num_items) / 5));
-      const pages = await Promise.all([...new Set([1, last])].map((page) => s.admin.get(page === 1 ? `${l.base}.json` : `${l.base}/page/${page}.json`)));
-      return { c, pages };
-    };
-    await heldEach(t, lists, read, (l, { c, pages }) => {
-      if (c && c.count.num_items_per_page !== 5)
-        violation(
-          c.ex,
-          `num_items_per_page 5 without X-Page-Size (NUM_ITEMS_LISTS 5; ${label(l.endpoint)})`,
-          `num_items_per_page ${c.count.num_items_per_page}`,
-        );
-      const n = c?.count.num_items ?? l.count.num_items;
-      const last = Math.max(1, Math.ceil(n / 5));
-      for (const [j, page] of [...new Set([1, last])].entries()) {
-        const ex = pages[j]!;
-        const want = n === 0 ? 0 : page < last ? 5 : n - (last - 1) * 5;
-        const got = itemCount(ex);
-        if (got !== want)
-          violation(ex, `${want} items on page ${page} of ${last} without X-Page-Size (NUM_ITEMS_LISTS 5; ${label(l.endpoint)}, ${n} items)`, `${got} items`);
-      }
-    });
-  });
-});
-
 // The log lists are left out of the checks above that hold reads to each other, but a large
 // X-Page-Size must be honoured there too (the log is often the only list past 100 items).
 // Decision: the log only grows while the run reads it (every action writes to it, §1 rule 5;
@@ -606,6 +574,44 @@ clauseTest('SIZE-11', 'not honour X-Page-Size 4 or 2000 in any paginated list or
     }
   }
 });
+
+// NUM_ITEMS_LISTS 5 makes every list of 12 items three pages long without X-Page-Size: the first,
+// middle and last pages of every list at the default size (the oracle judges their relations),
+// and every list's count.json says 5.
+// It changes a setting: it runs on its own, after the tests above.
+clauseTest(
+  'SIZE-02',
+  'use NUM_ITEMS_LISTS 5 as the page size of every paginated list and count without X-Page-Size, on every page',
+  async (t) => {
+    const lists = steady(await countedLists(t));
+    await s.withSettings({ num_items_lists: 5 }, async () => {
+      const read = async (l: Counted) => {
+        const c = await defaultCount(l.base);
+        const last = Math.max(1, Math.ceil((c?.count.num_items ?? l.count.num_items) / 5));
+        const pages = await Promise.all([...new Set([1, last])].map((page) => s.admin.get(page === 1 ? `${l.base}.json` : `${l.base}/page/${page}.json`)));
+        return { c, pages };
+      };
+      await heldEach(t, lists, read, (l, { c, pages }) => {
+        if (c && c.count.num_items_per_page !== 5)
+          violation(
+            c.ex,
+            `num_items_per_page 5 without X-Page-Size (NUM_ITEMS_LISTS 5; ${label(l.endpoint)})`,
+            `num_items_per_page ${c.count.num_items_per_page}`,
+          );
+        const n = c?.count.num_items ?? l.count.num_items;
+        const last = Math.max(1, Math.ceil(n / 5));
+        for (const [j, page] of [...new Set([1, last])].entries()) {
+          const ex = pages[j]!;
+          const want = n === 0 ? 0 : page < last ? 5 : n - (last - 1) * 5;
+          const got = itemCount(ex);
+          if (got !== want)
+            violation(ex, `${want} items on page ${page} of ${last} without X-Page-Size (NUM_ITEMS_LISTS 5; ${label(l.endpoint)}, ${n} items)`, `${got} items`);
+        }
+      });
+    });
+  },
+  { afterOthers: true },
+);
 
 // Every page and count fetched in this file, whatever test fetched it, held to the rules the response
 // oracle judges on every response (suites/oracle/).

@@ -10,6 +10,7 @@
 import { readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { runBeside } from '../harness/gate.ts';
 import type { TestMeta } from '../harness/results.ts';
 import { collectDeclarations, type DeclaredCase, type FileMeta, type SuiteDeclarations, TestSkipped } from '../harness/suite-api.ts';
 import { childScope, currentScope, inScope, type TrafficScope } from '../harness/traffic.ts';
@@ -188,7 +189,7 @@ async function runFile(file: string, declared: SuiteDeclarations, options: FileR
     const cases: CaseRun[] = [];
     let group: number[] = [];
     const flush = async () => {
-      await Promise.all(group.map(async (i) => (cases[i] = await caseOf(declared.tests[i]!))));
+      await Promise.all(group.map(async (i) => (cases[i] = await runBeside(() => caseOf(declared.tests[i]!)))));
       group = [];
     };
     for (const [i, t] of declared.tests.entries()) {

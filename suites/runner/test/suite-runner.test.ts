@@ -5,6 +5,7 @@ import type { Exchange } from '../../../core/exchange.ts';
 import { expectStatus } from '../../harness/assert.ts';
 import { clauseTest } from '../../harness/clause-test.ts';
 import { setRunConfig } from '../../harness/config.ts';
+import { exclusive } from '../../harness/gate.ts';
 import type { TestMeta } from '../../harness/results.ts';
 import { collectDeclarations, type DeclaredCase, type SuiteDeclarations, type TestBody } from '../../harness/suite-api.ts';
 import { currentScope } from '../../harness/traffic.ts';
@@ -57,6 +58,19 @@ describe('suite runner', () => {
     const { testsTogether: _, ...inTurn } = declared;
     await runSuiteFile('f', inTurn, options);
     expect(order).toEqual(['slow start', 'slow end', 'fast start', 'fast end', 'judge', 'last']);
+  });
+
+  test('a test beside the others of its file that opens an exclusive section (a setting) is a harness error; declared afterOthers, it runs', async () => {
+    const section = () => exclusive(async () => {});
+    const declared: SuiteDeclarations = {
+      beforeAll: [],
+      afterAll: [],
+      testsTogether: 'they only read',
+      tests: [runnable('reads', () => {}), runnable('changes a setting', section), { ...runnable('on its own', section), afterOthers: true }],
+    };
+    const run = await runSuiteFile('f', declared, options);
+    expect(run.cases.map((c) => c.state)).toEqual(['passed', 'failed', 'passed']);
+    expect(run.cases[1]?.error).toMatch(/harness: an exclusive section .* declare the test afterOthers/);
   });
 
   test('a failed beforeAll: the tests do not run (skipped, no note), the afterAll hooks still run', async () => {
