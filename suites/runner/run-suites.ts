@@ -27,7 +27,8 @@ export const CLEANUP_REQUEST_MS = 2_000;
 export const CLEANUP_BUDGET_MS = 6_000;
 /**
  * Decision (the hang bound): this many request deadlines (--timeout) in a row, with no answer
- * between them, mean the target stopped answering. The run then stops like an interrupt: no test
+ * between them and each for a request sent after the one before had passed its deadline (requests
+ * in flight together wait together), mean the target stopped answering. The run then stops like an interrupt: no test
  * starts, the rest are harness errors ("the target stopped answering"), and the cleanup runs
  * under the interrupt's limits. A run against a target that stops answering ends within
  * HANG_DEADLINES × --timeout after its last answer, plus INTERRUPT_GRACE_MS, CLEANUP_BUDGET_MS and
@@ -136,11 +137,21 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
   const oracle = new Oracle(config);
   ledger.onForeign = (f) => oracle.foreignCreation(f);
   const stopObserving = onExchange((o) => oracle.observe(o));
-  // The hang bound: HANG_DEADLINES request deadlines in a row, no answer between them.
+  // The hang bound: HANG_DEADLINES request deadlines in a row, no answer between them. Requests
+  // sent together wait together: a deadline counts only for a request sent after the last one
+  // that counted had passed its own (8 requests in flight to paths that hang are one wait, not 8).
   let deadlines = 0;
+  let countedAt = Number.NEGATIVE_INFINITY;
   const stopWatching = onExchange((o) => {
-    if (o.exchange.response) deadlines = 0;
-    else if (/timed out/.test(o.exchange.error ?? '') && ++deadlines >= HANG_DEADLINES && hung === undefined) {
+    if (o.exchange.response) {
+      deadlines = 0;
+      countedAt = Number.NEGATIVE_INFINITY;
+    } else if (!/timed out/.test(o.exchange.error ?? '') || (o.mark.at ?? Number.POSITIVE_INFINITY) < countedAt) return;
+    else {
+      countedAt = performance.now();
+      deadlines++;
+    }
+    if (deadlines >= HANG_DEADLINES && hung === undefined) {
       hung = `the target stopped answering: ${HANG_DEADLINES} requests in a row got no answer within --timeout (${config.timeoutMs} ms)`;
       collector.harnessError(hung);
       stop(new TargetStopped(hung), hung);
