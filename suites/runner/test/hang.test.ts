@@ -4,6 +4,18 @@ import { sendJson, startStub, stopsAnswering } from '../../harness/test/stub-ser
 import { cleanupText } from '../cleanup.ts';
 import { hangBoundMs, runSuites } from '../run-suites.ts';
 
+/** A run against a stub: 300 ms deadlines, at the given concurrency. */
+const configFor = (target: string, runId: string, concurrency: number): RunConfig => ({
+  target,
+  user: 'admin',
+  password: 'pw-hang-0123',
+  runId,
+  seed: 1,
+  readOnly: false,
+  timeoutMs: 300,
+  concurrency,
+});
+
 // The hang bound: a target that stops answering mid-run ends the run within hangBoundMs after
 // its last answer; the tests left are harness errors, and the cleanup report says what it could
 // not tell instead of "0 left over".
@@ -34,16 +46,7 @@ describe('a target that stops answering mid-run', () => {
       ),
     );
     try {
-      const config: RunConfig = {
-        target: stub.url,
-        user: 'admin',
-        password: 'pw-hang-0123',
-        runId: 'hang1',
-        seed: 1,
-        readOnly: false,
-        timeoutMs: 300,
-        concurrency: 1,
-      };
+      const config = configFor(stub.url, 'hang1', 1);
       const result = await runSuites(config, { files: { include: ['suites/runner/test/hang/slow.hang-suite.ts'], exclude: [] } });
       const ended = Date.now();
       expect(made).toBe(1);
@@ -71,16 +74,7 @@ describe('a target that hangs on some paths', () => {
       sendJson(res, 200, { version: '1' });
     });
     try {
-      const config: RunConfig = {
-        target: stub.url,
-        user: 'admin',
-        password: 'pw-hang-0123',
-        runId: 'hang2',
-        seed: 1,
-        readOnly: false,
-        timeoutMs: 300,
-        concurrency: 8,
-      };
+      const config = configFor(stub.url, 'hang2', 8);
       const result = await runSuites(config, { files: { include: ['suites/runner/test/hang/together.hang-suite.ts'], exclude: [] } });
       expect(result.stopped).toBeUndefined();
       expect(result.harnessErrors).toEqual([]);
