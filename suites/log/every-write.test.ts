@@ -87,7 +87,9 @@ async function writeEach(t: ClauseTestContext): Promise<Write[]> {
       left[label(endpoint)] = subject;
       continue;
     }
-    const { page: pageBefore, count: before } = (quiet ? last : undefined) ?? (await readLog('page first'));
+    // Nothing was sent since the last reading of the log: its page (read after its count) is the
+    // page before this call; when reading may add entries, only a fresh count follows it.
+    const { page: pageBefore, count: before } = quiet && last ? last : last ? { page: last.page, count: await logCount(s) } : await readLog('page first');
     const seen = new Set(pageBefore.entries.map((e) => JSON.stringify(e)));
     const ex = await calls.call(s.admin, endpoint, subject);
     last = await readLog('count first');
