@@ -5,7 +5,7 @@ import type { ApiClient } from '../harness/client.ts';
 import { inFlight } from '../harness/config.ts';
 import { activeGate, exclusive } from '../harness/gate.ts';
 import { ahead } from '../harness/in-order.ts';
-import { type Count, itemIds } from '../harness/pages.ts';
+import { type Count, itemIds, sameItems } from '../harness/pages.ts';
 import { useSession } from '../harness/session.ts';
 import { holdsBetweenCounts } from '../oracle/lists.ts';
 import { WHOLE_PAGES } from '../resources/resource-helpers.ts';
@@ -124,8 +124,7 @@ async function idsOfList(client: ApiClient, base: string, moving: Set<string>, a
     const again = await client.get(`${base}.json`, { headers });
     const second = await pagesOf(client, base, again, before.count);
     const after = await countOf(client, base);
-    const sameItems = second.ids.size === listed.ids.size && [...second.ids].every((id) => listed.ids.has(id));
-    if (after.count?.num_items === n && sameItems)
+    if (after.count?.num_items === n && sameItems([...second.ids], [...listed.ids]))
       violation(before.ex, `num_items ${listed.ids.size}: the items ${base}.json shows this user`, `num_items ${n}`);
     if (attempt >= TRIES) {
       moving.add(base);
