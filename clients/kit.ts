@@ -4,18 +4,21 @@
  * clauses, and answers with a scenario when one is switched on. Its own control endpoints live at
  * {base}/__clients/ (control.ts), beside the reference server's {base}/__control/.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { queryCredentials, registerCredentials, registerSecret } from '../core/redact.ts';
 import { computeRequestHash, DEFAULT_HMAC_WINDOW_SECONDS, signedUri } from '../fixtures/reference-server/src/auth/hmac.ts';
 import { randomHexKey, SecretBox } from '../fixtures/reference-server/src/crypto.ts';
 import { createReferenceServer, type ReferenceServer, type ReferenceServerOptions } from '../fixtures/reference-server/src/index.ts';
+import { JSON_CONTENT_TYPE } from '../fixtures/reference-server/src/errors.ts';
 import { installControl } from './control.ts';
 import { CountPairing } from './count-pairing.ts';
 import { credentialsOf, type KitReply, type KitSnapshot, Ledger, PROBE_HEADER } from './ledger.ts';
 import { pathOf, type ReceivedRequest, single } from './request.ts';
 import { checkRequest, isReadinessProbe } from './rules.ts';
 import {
+  CUT_BODY,
+  CUT_BODY_LENGTH,
   cannedReply,
   describeScenario,
   isCount,
@@ -46,7 +49,11 @@ export interface ClientKit {
   setScenario(s: ScenarioSetting | undefined): void;
   /** Resolves when a client asks the kit to stop (POST {base}/__clients/stop). */
   stopRequested: Promise<void>;
-  /** Tells `listener` of every API request a client sent, once answered; returns the unsubscribe. */
+  /**
+   * Tells `listener` of every API request a client sends, when it arrives; the exchange it gets is
+   * live: its body, status, reply and end are filled in as they come (a request the kit still holds
+   * has status null). Returns the unsubscribe.
+   */
   observe(listener: (ex: KitExchange) => void): () => void;
 }
 
@@ -58,10 +65,21 @@ export interface KitExchange {
   rawUrl: string;
   /** Relative to /index.php/api/v6, without the query. */
   apiPath: string;
+  /** null until the kit answers (a request held under `slow`, or one the client gave up on). */
   status: number | null;
   /** The reply's headers and body as the client got them. */
   reply: KitReply | undefined;
   probe: boolean;
+  /** SHA-256 of the body, once the kit has read it; undefined when it answered before reading it. */
+  bodyDigest?: string;
+  /** The request's Content-Length as sent (for a body the kit never read). */
+  contentLength?: string;
+  /** When the exchange ended: answered, or the connection closed (the client gave up, or the kit cut it). */
+  endedAt?: number;
+  /** The connection closed before the kit answered: the client gave up on it. */
+  abandoned?: boolean;
+  /** The kit cut the connection mid-body (scenario connection-closed). */
+  cut?: boolean;
 }
 
 const API_MARK = '/index.php/api/v6';
@@ -154,13 +172,14 @@ export async function createClientKit(opts: ClientKitOptions): Promise<ClientKit
 
   const listeners = new Set<(ex: KitExchange) => void>();
   const received = new WeakMap<FastifyRequest, ReceivedRequest & { probe: boolean; status: number | null; reply?: KitReply }>();
+  const live = new WeakMap<FastifyRequest, KitExchange>();
   const underScenario = new WeakMap<FastifyRequest, ScenarioSetting>();
   let seq = 0;
 
   const isInner = (req: FastifyRequest) => req.headers[innerHeader] === innerToken;
   const isInternal = (raw: string) => internal.some((p) => raw.startsWith(p));
 
-  app.addHook('onRequest', (req, _reply, done) => {
+  app.addHook('onRequest', (req, reply, done) => {
     const raw = req.raw.url ?? req.url;
     if (isInner(req) || isInternal(raw)) return done();
     const rec: ReceivedRequest = {
@@ -176,12 +195,36 @@ export async function createClientKit(opts: ClientKitOptions): Promise<ClientKit
       body: undefined,
     };
     received.set(req, { ...rec, probe: req.headers[PROBE_HEADER] !== undefined, status: null });
+    const apiPath = apiPathOf(raw, basePath);
+    if (apiPath !== undefined && listeners.size > 0) {
+      const length = req.headers['content-length'];
+      const ex: KitExchange = {
+        seq: rec.seq,
+        at: rec.at,
+        method: rec.method,
+        rawUrl: raw,
+        apiPath,
+        status: null,
+        reply: undefined,
+        probe: req.headers[PROBE_HEADER] !== undefined,
+        ...(typeof length === 'string' ? { contentLength: length } : {}),
+      };
+      live.set(req, ex);
+      reply.raw.once('close', () => {
+        if (ex.endedAt !== undefined) return;
+        ex.endedAt = now();
+        if (ex.status === null) ex.abandoned = true;
+      });
+      for (const l of listeners) l(ex);
+    }
     done();
   });
 
   app.addHook('preHandler', (req, _reply, done) => {
     const rec = received.get(req);
     if (rec !== undefined && Buffer.isBuffer(req.body)) rec.body = req.body;
+    const ex = live.get(req);
+    if (ex !== undefined) ex.bodyDigest = createHash('sha256').update(Buffer.isBuffer(req.body) ? req.body : '').digest('hex');
     if (!isInner(req)) registerSent(req.raw.url ?? req.url, req.body);
     done();
   });
@@ -192,18 +235,11 @@ export async function createClientKit(opts: ClientKitOptions): Promise<ClientKit
     try {
       rec.status = reply.statusCode;
       const apiPath = apiPathOf(rec.rawUrl, basePath);
-      if (apiPath !== undefined) {
-        const ex: KitExchange = {
-          seq: rec.seq,
-          at: rec.at,
-          method: rec.method,
-          rawUrl: rec.rawUrl,
-          apiPath,
-          status: rec.status,
-          reply: rec.reply,
-          probe: rec.probe,
-        };
-        for (const l of listeners) l(ex);
+      const ex = live.get(req);
+      if (ex !== undefined && !ex.cut && !ex.abandoned) {
+        ex.status = rec.status;
+        ex.reply = rec.reply;
+        ex.endedAt ??= now();
       }
       const client = ledger.client(
         single(rec.headers, 'user-agent'),
@@ -237,7 +273,35 @@ export async function createClientKit(opts: ClientKitOptions): Promise<ClientKit
     if (apiPath === undefined || (s.path !== undefined && !apiPath.startsWith(s.path))) return done();
     if (s.times !== undefined && --s.times <= 0) setScenario(undefined);
     if (s.name === 'slow') {
-      setTimeout(done, s.delayMs ?? SLOW_DEFAULT_MS);
+      // A client that gives up closes its connection: the hold ends there (the request then goes
+      // on as a server would go on with it), so held requests do not outlive their clients.
+      let held = true;
+      const release = () => {
+        if (!held) return;
+        held = false;
+        clearTimeout(timer);
+        done();
+      };
+      const timer = setTimeout(release, s.delayMs ?? SLOW_DEFAULT_MS);
+      reply.raw.once('close', release);
+      return;
+    }
+    if (s.name === 'connection-closed') {
+      // Headers and the start of a body promised longer, then the connection is gone: what a
+      // client sees when a proxy or the server dies mid-reply.
+      reply.hijack();
+      const ex = live.get(req);
+      if (ex !== undefined) {
+        ex.status = 200;
+        ex.cut = true;
+        ex.reply = { headers: { 'content-type': JSON_CONTENT_TYPE, 'content-length': String(CUT_BODY_LENGTH) }, body: CUT_BODY };
+      }
+      const res = reply.raw;
+      res.writeHead(200, { 'content-type': JSON_CONTENT_TYPE, 'content-length': String(CUT_BODY_LENGTH) });
+      res.write(CUT_BODY, () => {
+        if (ex !== undefined) ex.endedAt = now();
+        res.destroy();
+      });
       return;
     }
     const canned = cannedReply(s, apiPath, req.headers['x-page-size']);

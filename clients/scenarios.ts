@@ -18,6 +18,11 @@ export const SCENARIOS = {
   'server-error': 'every request answers 500 with a JSON body describing the error',
   slow: 'every request is answered after delayMs (default 2000, at most 30000)',
   'page-size-refused': 'every request that carries X-Page-Size answers 400 with the error object',
+  'proxy-502': 'every request answers 502 with an HTML page, as a proxy in front of the installation sends it',
+  'proxy-503': 'every request answers 503 with an HTML page, as a proxy in front of the installation sends it',
+  'proxy-504': 'every request answers 504 with an HTML page, as a proxy in front of the installation sends it',
+  'error-extra-fields': 'every request answers 400 with an error object that has extra fields and a type no client knows',
+  'connection-closed': 'every request gets 200 and the start of a body, then the connection closes mid-body',
 } as const;
 
 export type ScenarioName = keyof typeof SCENARIOS;
@@ -38,7 +43,24 @@ export const SLOW_MAX_MS = 30_000;
 export const SCENARIO_MESSAGES = {
   unsupportedMediaType: 'Content-Type must be "application/json; charset=utf-8"',
   pageSizeRefused: 'X-Page-Size is not accepted by this installation',
+  extraFields: 'The request was refused by a rule of this installation',
 } as const;
+
+/** Scenario connection-closed: the start of a body, and the length it promised. */
+export const CUT_BODY = '[{"id":1,"name":"pmv6-client-kit-cut","project":{"id":1,"na';
+export const CUT_BODY_LENGTH = 4096;
+
+const PROXY_TITLES = { 502: '502 Bad Gateway', 503: '503 Service Temporarily Unavailable', 504: '504 Gateway Time-out' } as const;
+
+/** The error page of a proxy (nginx's, as it sends it), for the proxy-50x scenarios. */
+function proxyPage(status: 502 | 503 | 504): CannedReply {
+  const title = PROXY_TITLES[status];
+  return {
+    status,
+    body: `<html>\r\n<head><title>${title}</title></head>\r\n<body>\r\n<center><h1>${title}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`,
+    headers: { 'content-type': 'text/html', server: 'nginx' },
+  };
+}
 
 /** A scenario from JSON (control protocol or flag); a string is the one-line reason it is refused. */
 export function parseScenario(value: unknown): ScenarioSetting | string {
@@ -104,6 +126,28 @@ export function cannedReply(s: ScenarioSetting, apiPath: string, pageSizeHeader:
       return canned(415, SCENARIO_MESSAGES.unsupportedMediaType);
     case 'server-error':
       return canned(500, MESSAGES.internal);
+    case 'proxy-502':
+      return proxyPage(502);
+    case 'proxy-503':
+      return proxyPage(503);
+    case 'proxy-504':
+      return proxyPage(504);
+    case 'error-extra-fields':
+      // Decision: 400 (a client error, §2's error object) with a type that is no status's
+      // description and fields the spec does not list; a client reads the message and passes on
+      // what it does not know.
+      return {
+        status: 400,
+        body: JSON.stringify({
+          error: true,
+          type: 'Rule Violation',
+          message: SCENARIO_MESSAGES.extraFields,
+          code: 4711,
+          details: { rule: 'pmv6-client-kit', fields: ['name'] },
+          trace_id: 'pmv6-0000000000000000',
+        }),
+        headers: { 'content-type': JSON_CONTENT_TYPE },
+      };
     case 'page-size-refused':
       return pageSizeHeader === undefined ? undefined : canned(400, SCENARIO_MESSAGES.pageSizeRefused);
     case 'page-too-high':

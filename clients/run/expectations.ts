@@ -27,6 +27,11 @@ export const DEFAULT_EXPECTATIONS: Readonly<Record<ScenarioName, Expectation>> =
   'server-error': 'fails-cleanly',
   slow: 'gives-up',
   'page-size-refused': 'any',
+  'proxy-502': 'fails-cleanly',
+  'proxy-503': 'fails-cleanly',
+  'proxy-504': 'fails-cleanly',
+  'error-extra-fields': 'fails-cleanly',
+  'connection-closed': 'fails-cleanly',
 };
 
 /** The scenarios a run goes through when none are named. */
@@ -38,10 +43,19 @@ export const DEFAULT_SCENARIOS: readonly ScenarioName[] = [
   'api-off',
   'unauthorized',
   'server-error',
+  'proxy-502',
+  'proxy-503',
+  'proxy-504',
+  'error-extra-fields',
+  'connection-closed',
   'slow',
 ];
 
-/** Decision: this many identical requests (method and URL) in one scenario is a request loop. */
+/**
+ * Decision: this many identical requests in one scenario is a request loop. Identical is the
+ * whole request: method, URL and body (its digest; for a body the kit answered before reading,
+ * its length), so creating many different objects is no loop.
+ */
 export const LOOP_THRESHOLD = 30;
 
 /**
@@ -58,8 +72,10 @@ const TRACES: ReadonlyArray<[string, RegExp]> = [
   ['PHP fatal error', /^PHP (?:Fatal error|Stack trace):/m],
 ];
 
-export function crashTrace(output: string): string | undefined {
-  return TRACES.find(([, re]) => re.test(output))?.[0];
+/** The first kind of crash trace in the output: its name and the pattern of its first line. */
+export function crashTrace(output: string): { name: string; re: RegExp } | undefined {
+  const found = TRACES.find(([, re]) => re.test(output));
+  return found ? { name: found[0], re: found[1] } : undefined;
 }
 
 /** One GET of a list page the kit answered 200, as the walk check needs it. */
@@ -104,15 +120,35 @@ export function unwalkedLists(reads: readonly ListRead[]): Array<{ list: string;
 }
 
 /**
- * A credential written as a key and its value in the command's output (`"password": "…"`,
- * `password=…`, `private_key: …`), quoted JSON-escaped or not. A value the kit never saw (a body
- * it refused before reading it, as the error scenarios do) is still a secret the client printed.
+ * A credential written as a key and its value in the command's output, in a form that proves it
+ * is one: a quoted value beside a credential key (`"password": "…"`, `'password': '…'`,
+ * `password='…'`, `Password:"…"`) or a form or query value (`password=…` after `?`, `&`, a space
+ * or the line's start). Free text (`failed to find password: This installation…`), an unquoted
+ * struct dump (`Password: ExpiryDate:…`) and an empty value prove nothing; nothing spans a line.
+ * A value the kit never saw (a body it refused before reading it, as the error scenarios do) is
+ * still a secret the client printed.
  */
-const KEYED = /(["']?)(password|new_password|password_confirm|private_key|privatekey|x-request-hash|token|secret)\1(\s*[:=]\s*)(\\?["']?)([^\s"'\\,;&}]{4,})/gi;
+const KEYS = 'password|new_password|password_confirm|private_key|privatekey|x-request-hash|token|secret';
+const QUOTED = new RegExp(`(\\\\?["']?)\\b(${KEYS})\\1([ \\t]*[:=][ \\t]*)(\\\\?["'])([^"'\\\\\\n]{4,})(?=\\\\?["'])`, 'gi');
+const FORM = new RegExp(`(^|[?&\\s])(${KEYS})(=)([^\\s"'&,;)}\\]]{4,})`, 'gim');
+/** Values that stand in for a credential rather than being one. */
+const PLACEHOLDER = /^(?:\*+|•+|x{4,}|null|none|nil|undefined|redacted|hidden|secret|«.*)$/i;
 
-/** The output with every secret hidden: the kit's registered secrets and keyed credentials. */
+/** The output with every secret hidden: the kit's registered secrets and credentials in a provable form. */
 export function hideSecrets(text: string): string {
-  return scrub(text).replace(KEYED, (m, q: string, key: string, sep: string, open: string, value: string) =>
-    value.startsWith('«') ? m : `${q}${key}${q}${sep}${open}«redacted»`,
-  );
+  return scrub(text)
+    .replace(QUOTED, (m, q: string, key: string, sep: string, open: string, value: string) =>
+      PLACEHOLDER.test(value) ? m : `${q}${key}${q}${sep}${open}«redacted»`,
+    )
+    .replace(FORM, (m, lead: string, key: string, sep: string, value: string) => (PLACEHOLDER.test(value) ? m : `${lead}${key}${sep}«redacted»`));
+}
+
+/** The lines of `text` that hold a secret (1-based numbers), each as the report shows it (redacted). */
+export function secretLines(text: string): Array<{ n: number; text: string }> {
+  const out: Array<{ n: number; text: string }> = [];
+  text.split('\n').forEach((line, i) => {
+    const hidden = hideSecrets(line);
+    if (hidden !== line) out.push({ n: i + 1, text: hidden });
+  });
+  return out;
 }

@@ -9,9 +9,11 @@
  * - `no-timeout`: waits for a reply for ever;
  * - `swallow-errors`: an error answer is an empty list, exit 0;
  * - `first-page-only`: takes the first page for the whole list;
- * - `secret-in-error`: prints the body it sent (the new password) in its error message.
+ * - `secret-in-error`: prints the body it sent (the new password) in its error message;
+ * - `crash-on-odd-replies`: trusts every reply to be whole JSON with a known error type (crashes
+ *   on a proxy's HTML page, an unknown error `type`, a body cut mid-way).
  */
-const BUGS = ['crash-on-missing-next', 'no-timeout', 'swallow-errors', 'first-page-only', 'secret-in-error'] as const;
+const BUGS = ['crash-on-missing-next', 'no-timeout', 'swallow-errors', 'first-page-only', 'secret-in-error', 'crash-on-odd-replies'] as const;
 type Bug = (typeof BUGS)[number];
 
 const arg = process.argv.indexOf('--bug');
@@ -26,6 +28,17 @@ const auth = `Basic ${Buffer.from(`${process.env.PMV6_USER}:${process.env.PMV6_P
 
 class ApiError extends Error {}
 
+/** The error types this client maps to its own errors (the bug crash-on-odd-replies knows no other). */
+const KNOWN_TYPES: Record<string, string> = {
+  'Bad Request': 'invalid request',
+  Unauthorized: 'not signed in',
+  Forbidden: 'forbidden',
+  'Not Found': 'not found',
+  'Unsupported Media Type': 'unsupported media type',
+  'Internal Server Error': 'server error',
+  'Service Unavailable': 'unavailable',
+};
+
 async function call(method: string, url: string, body?: unknown): Promise<{ status: number; link: string; json: unknown }> {
   const res = await fetch(url, {
     method,
@@ -33,8 +46,23 @@ async function call(method: string, url: string, body?: unknown): Promise<{ stat
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     ...(bug === 'no-timeout' ? {} : { signal: AbortSignal.timeout(5_000) }),
   });
-  const text = await res.text();
-  const json = text === '' ? undefined : (JSON.parse(text) as unknown);
+  if (bug === 'crash-on-odd-replies') {
+    const json = JSON.parse(await res.text()) as { type?: string; message?: string } | undefined;
+    if (res.status >= 400) throw new ApiError(`${method} ${url.slice(api.length)}: ${KNOWN_TYPES[json!.type!]!.toUpperCase()}: ${json!.message}`);
+    return { status: res.status, link: res.headers.get('link') ?? '', json };
+  }
+  let text: string;
+  try {
+    text = await res.text();
+  } catch (e) {
+    throw new ApiError(`${method} ${url.slice(api.length)}: ${res.status}, the reply was cut off: ${(e as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = text === '' ? undefined : (JSON.parse(text) as unknown);
+  } catch {
+    throw new ApiError(`${method} ${url.slice(api.length)}: HTTP ${res.status} ${res.statusText}, not JSON (${res.headers.get('content-type') ?? 'no content type'})`);
+  }
   if (res.status >= 400) {
     const message = (json as { message?: string } | undefined)?.message ?? `HTTP ${res.status}`;
     throw new ApiError(`${method} ${url.slice(api.length)}: ${res.status} ${message}`);

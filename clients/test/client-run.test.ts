@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { crashTrace, hideSecrets, listRead, unwalkedLists } from '../run/expectations.ts';
+import { crashTrace, DEFAULT_SCENARIOS, hideSecrets, listRead, unwalkedLists } from '../run/expectations.ts';
 import { runClient, type ScenarioResult } from '../run/run-client.ts';
 import type { ScenarioName } from '../scenarios.ts';
 
@@ -17,8 +17,9 @@ describe('pmv6 clients run', () => {
   test('the conforming client passes every default scenario: exit 0, no finding', async () => {
     const result = await runClient({
       command: CLIENT,
-      scenarios: ['normal', 'one-page', 'exact-fill', 'maintenance', 'api-off', 'unauthorized', 'server-error', 'slow'],
+      scenarios: [...DEFAULT_SCENARIOS],
       deadlineMs: DEADLINE_MS,
+      jobs: 3,
     });
     for (const r of result.scenarios) expect(failed(r), `${r.scenario}: ${r.output.join('\n')}`).toEqual([]);
     expect(result.exitCode).toBe(0);
@@ -29,8 +30,8 @@ describe('pmv6 clients run', () => {
 
   test.each<[string, ScenarioName, string[]]>([
     ['crash-on-missing-next', 'normal', ['exits 0', 'prints no crash trace']],
-    ['no-timeout', 'slow', ['ends within the deadline (12 s)']],
-    ['swallow-errors', 'maintenance', ['fails (a non-zero exit), not an empty or partial result', "shows the server's error message"]],
+    ['no-timeout', 'slow', ['gives up on a reply held 12 s (a timeout of its own)']],
+    ['swallow-errors', 'maintenance', ['fails (a non-zero exit), not an empty or partial result', "shows the server's error (its message, or the status of an HTML page)"]],
     ['first-page-only', 'normal', ['reads every page of each list it reads']],
     ['secret-in-error', 'maintenance', ['prints no secret (a password, a key, a password it sent)']],
   ])(
@@ -49,6 +50,20 @@ describe('pmv6 clients run', () => {
     60_000,
   );
 
+  // Issue 37: the failures clients meet in the field. A client that trusts every reply to be whole
+  // JSON with a known type crashes on each, and is shown under each with its trace.
+  test('the bug crash-on-odd-replies is caught under each proxy page, the unknown error type and the cut body', async () => {
+    const scenarios: ScenarioName[] = ['proxy-502', 'proxy-503', 'proxy-504', 'error-extra-fields', 'connection-closed'];
+    const result = await runClient({ command: [...CLIENT, '--bug', 'crash-on-odd-replies'], scenarios, deadlineMs: DEADLINE_MS, jobs: 3 });
+    for (const r of result.scenarios) {
+      expect(failed(r), r.scenario).toContain('prints no crash trace');
+      const trace = r.checks.find((c) => c.what === 'prints no crash trace')!;
+      expect(trace.detail).toBe('Node.js stack');
+      expect(trace.lines!.length, r.scenario).toBeGreaterThan(0);
+    }
+    expect(result.exitCode).toBe(1);
+  }, 60_000);
+
   test('a command that cannot start is a failed scenario, not a crash of the kit', async () => {
     const result = await runClient({ command: ['/nonexistent/client'], scenarios: ['normal'], deadlineMs: DEADLINE_MS });
     expect(result.exitCode).toBe(1);
@@ -58,11 +73,11 @@ describe('pmv6 clients run', () => {
 
 describe('clients run: judgements', () => {
   test('crash traces of the common runtimes are recognised; a clean error line is none', () => {
-    expect(crashTrace('Traceback (most recent call last):\n  File "c.py", line 3')).toBe('Python traceback');
-    expect(crashTrace('TypeError: x\n    at main (/app/client.js:10:5)')).toBe('Node.js stack');
-    expect(crashTrace('panic: runtime error\n\ngoroutine 1 [running]:')).toBe('Go panic');
-    expect(crashTrace('\tat com.acme.Client.list(Client.java:42)')).toBe('Java stack');
-    expect(crashTrace('error: 503 This installation is in Maintenance Mode.')).toBeUndefined();
+    expect(crashTrace('Traceback (most recent call last):\n  File "c.py", line 3')?.name).toBe('Python traceback');
+    expect(crashTrace('TypeError: x\n    at main (/app/client.js:10:5)')?.name).toBe('Node.js stack');
+    expect(crashTrace('panic: runtime error\n\ngoroutine 1 [running]:')?.name).toBe('Go panic');
+    expect(crashTrace('\tat com.acme.Client.list(Client.java:42)')?.name).toBe('Java stack');
+    expect(crashTrace('error: 503 This installation is in Maintenance Mode.')?.name).toBeUndefined();
   });
 
   test('a list read to its last page is walked; one that stopped early is named with the pages read', () => {
