@@ -9,8 +9,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { queryCredentials, registerCredentials, registerSecret } from '../core/redact.ts';
 import { computeRequestHash, DEFAULT_HMAC_WINDOW_SECONDS, signedUri } from '../fixtures/reference-server/src/auth/hmac.ts';
 import { randomHexKey, SecretBox } from '../fixtures/reference-server/src/crypto.ts';
-import { createReferenceServer, type ReferenceServer, type ReferenceServerOptions } from '../fixtures/reference-server/src/index.ts';
 import { JSON_CONTENT_TYPE } from '../fixtures/reference-server/src/errors.ts';
+import { createReferenceServer, type ReferenceServer, type ReferenceServerOptions } from '../fixtures/reference-server/src/index.ts';
 import { installControl } from './control.ts';
 import { CountPairing } from './count-pairing.ts';
 import { credentialsOf, type KitReply, type KitSnapshot, Ledger, PROBE_HEADER } from './ledger.ts';
@@ -224,7 +224,10 @@ export async function createClientKit(opts: ClientKitOptions): Promise<ClientKit
     const rec = received.get(req);
     if (rec !== undefined && Buffer.isBuffer(req.body)) rec.body = req.body;
     const ex = live.get(req);
-    if (ex !== undefined) ex.bodyDigest = createHash('sha256').update(Buffer.isBuffer(req.body) ? req.body : '').digest('hex');
+    if (ex !== undefined)
+      ex.bodyDigest = createHash('sha256')
+        .update(Buffer.isBuffer(req.body) ? req.body : '')
+        .digest('hex');
     if (!isInner(req)) registerSent(req.raw.url ?? req.url, req.body);
     done();
   });

@@ -247,17 +247,20 @@ async function oneScenario(
     c.examples.map((f) => ({ clause: f.clause, level: f.level, method: f.method, target: f.target, expected: f.expected, actual: f.actual })),
   );
   const output = `${run.stdout}\n${run.stderr}`;
-  const escape = (l: string) => l.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  const escapeControls = (l: string) => l.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
   const numbered: OutputLine[] = hideSecrets(output)
     .split('\n')
-    .map((text, i) => ({ n: i + 1, text: escape(text) }));
+    .map((text, i) => ({ n: i + 1, text: escapeControls(text) }));
   const checks: Check[] = [];
-  const secrets = secretLines(output).map((l) => ({ n: l.n, text: escape(l.text) }));
+  const secrets = secretLines(output).map((l) => ({ n: l.n, text: escapeControls(l.text) }));
   checks.push({
     what: 'prints no secret (a password, a key, a password it sent)',
     held: secrets.length === 0,
     ...(secrets.length
-      ? { detail: `a secret on line${secrets.length > 1 ? 's' : ''} ${secrets.map((l) => l.n).join(', ')} of its output (shown redacted)`, lines: secrets.slice(0, EVIDENCE_LINES) }
+      ? {
+          detail: `a secret on line${secrets.length > 1 ? 's' : ''} ${secrets.map((l) => l.n).join(', ')} of its output (shown redacted)`,
+          lines: secrets.slice(0, EVIDENCE_LINES),
+        }
       : {}),
   });
   const tooLong = run.killed && hungOn === undefined;
@@ -289,7 +292,12 @@ async function oneScenario(
     if (trace === undefined) return { what: 'prints no crash trace', held: true };
     const at = numbered.findIndex((l) => trace.re.test(l.text));
     const from = Math.max(at, 0);
-    return { what: 'prints no crash trace', held: false, detail: trace.name, lines: numbered.slice(from, from + EVIDENCE_LINES).filter((l) => l.text.trim() !== '') };
+    return {
+      what: 'prints no crash trace',
+      held: false,
+      detail: trace.name,
+      lines: numbered.slice(from, from + EVIDENCE_LINES).filter((l) => l.text.trim() !== ''),
+    };
   };
   const hung = hungOn !== undefined || tooLong;
   if (expectation === 'succeeds') {
@@ -422,7 +430,14 @@ function execute(command: string[], env: NodeJS.ProcessEnv, maxMs: number, hung:
     child.stderr.on('data', (d: Buffer) => (stderr = keep(stderr, d)));
     child.on('error', (e) => {
       stop();
-      resolve({ code: 127, signal: null, ms: Date.now() - started, killed: false, stdout, stderr: `${stderr}\npmv6: cannot start ${command[0]}: ${e.message}` });
+      resolve({
+        code: 127,
+        signal: null,
+        ms: Date.now() - started,
+        killed: false,
+        stdout,
+        stderr: `${stderr}\npmv6: cannot start ${command[0]}: ${e.message}`,
+      });
     });
     child.on('close', (code, signal) => {
       stop();

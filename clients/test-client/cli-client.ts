@@ -61,7 +61,9 @@ async function call(method: string, url: string, body?: unknown): Promise<{ stat
   try {
     json = text === '' ? undefined : (JSON.parse(text) as unknown);
   } catch {
-    throw new ApiError(`${method} ${url.slice(api.length)}: HTTP ${res.status} ${res.statusText}, not JSON (${res.headers.get('content-type') ?? 'no content type'})`);
+    throw new ApiError(
+      `${method} ${url.slice(api.length)}: HTTP ${res.status} ${res.statusText}, not JSON (${res.headers.get('content-type') ?? 'no content type'})`,
+    );
   }
   if (res.status >= 400) {
     const message = (json as { message?: string } | undefined)?.message ?? `HTTP ${res.status}`;

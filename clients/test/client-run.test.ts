@@ -31,7 +31,11 @@ describe('pmv6 clients run', () => {
   test.each<[string, ScenarioName, string[]]>([
     ['crash-on-missing-next', 'normal', ['exits 0', 'prints no crash trace']],
     ['no-timeout', 'slow', ['gives up on a reply held 12 s (a timeout of its own)']],
-    ['swallow-errors', 'maintenance', ['fails (a non-zero exit), not an empty or partial result', "shows the server's error (its message, or the status of an HTML page)"]],
+    [
+      'swallow-errors',
+      'maintenance',
+      ['fails (a non-zero exit), not an empty or partial result', "shows the server's error (its message, or the status of an HTML page)"],
+    ],
     ['first-page-only', 'normal', ['reads every page of each list it reads']],
     ['secret-in-error', 'maintenance', ['prints no secret (a password, a key, a password it sent)']],
   ])(

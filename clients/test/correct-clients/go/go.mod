@@ -1,0 +1,3 @@
+module pmv6.example/correctclient
+
+go 1.19
