@@ -10,7 +10,7 @@ import { forTerminal } from './terminal.ts';
  * Inline Markdown text: scrubbed first (escaping could split a secret), one line, control
  * characters shown as \xNN (terminal.ts: summary.md is also read in terminals), and every character GFM could read as markup or HTML escaped.
  */
-function md(text: string, max = 300): string {
+export function md(text: string, max = 300): string {
   const line = forTerminal(
     scrub(text)
       .replace(/\s*\n\s*/g, ' ⏎ ')

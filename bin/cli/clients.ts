@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { matrixText, runClientMatrix } from '../../clients/kill-matrix.ts';
 import { createClientKit } from '../../clients/kit.ts';
 import { DEFAULT_SCENARIOS, EXPECTATIONS, type Expectation } from '../../clients/run/expectations.ts';
@@ -11,7 +10,7 @@ import { registerCredentials, registerSecret, scrub } from '../../core/redact.ts
 import { clientVerdictText } from '../../reporters/clients/console.ts';
 import { clientResultsDocument } from '../../reporters/clients/results.ts';
 import { clientRunVerdictText, scenarioText } from '../../reporters/clients/run-text.ts';
-import { writeClientReports } from '../../reporters/clients/write.ts';
+import { writeClientReports, writeClientRunReports } from '../../reporters/clients/write.ts';
 import { forTerminal } from '../../reporters/terminal.ts';
 import { CLIENT_CLAUSES } from '../../suites/catalogue/client-clauses.ts';
 import { intOption, parse } from './args.ts';
@@ -45,12 +44,17 @@ Options of serve:
   --quiet                  print only the verdict line
 
 Options of run (COMMAND gets PMV6_BASE_URL, PMV6_API_URL, PMV6_USER, PMV6_PASSWORD,
-PMV6_HMAC_PUBLIC, PMV6_HMAC_PRIVATE, PMV6_PROJECT_ID and PMV6_SCENARIO in its environment):
+PMV6_HMAC_PUBLIC, PMV6_HMAC_PRIVATE, PMV6_PROJECT_ID, PMV6_CONTROL_URL, PMV6_CONTROL_TOKEN and
+PMV6_SCENARIO in its environment):
   --scenarios LIST         comma-separated (default ${DEFAULT_SCENARIOS.join(',')})
   --expect S=E,...         what COMMAND must do under scenario S: ${EXPECTATIONS.join(', ')}
                            (defaults: clients/run/README.md)
-  --deadline SECONDS       one run of COMMAND may take this long, then it is killed as hung (default 20)
-  --report-dir DIR         write DIR/client-run.json
+  --deadline SECONDS       a request may stay unanswered this long; a client still waiting
+                           then has no timeout of its own: it hung and is killed (default 20)
+  --max-time SECONDS       one run of COMMAND may take this long in all (default 300)
+  --jobs N                 run N scenarios at once, each against a kit of its own (default 1)
+  --control-token T        the control token given to COMMAND (or PMV6_CONTROL_TOKEN; default: generated)
+  --report-dir DIR         write DIR/client-run.json, report.html, summary.md and junit.xml
 
 Stops on SIGINT, SIGTERM, POST {base}/__clients/stop or --duration; then prints the report.
 
@@ -164,7 +168,15 @@ async function matrix(argv: string[]): Promise<number> {
 async function runCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parse(
     argv,
-    { scenarios: { type: 'string' }, expect: { type: 'string' }, deadline: { type: 'string' }, 'report-dir': { type: 'string' } },
+    {
+      scenarios: { type: 'string' },
+      expect: { type: 'string' },
+      deadline: { type: 'string' },
+      'max-time': { type: 'string' },
+      jobs: { type: 'string' },
+      'control-token': { type: 'string' },
+      'report-dir': { type: 'string' },
+    },
     { positionals: true },
   );
   if (values.help) {
@@ -185,6 +197,11 @@ async function runCommand(argv: string[]): Promise<number> {
     expect[s as ScenarioName] = e as Expectation;
   }
   const deadline = intOption('deadline', values.deadline, 1, 3600) ?? 20;
+  const maxTime = intOption('max-time', values['max-time'], 1, 86_400) ?? 300;
+  if (maxTime < deadline) throw new UsageError(`--max-time (${maxTime}) must be at least --deadline (${deadline})`);
+  const jobs = intOption('jobs', values.jobs, 1, 16) ?? 1;
+  const controlToken = values['control-token'] ?? process.env.PMV6_CONTROL_TOKEN;
+  if (controlToken !== undefined && controlToken !== '') registerSecret(controlToken, 'control token');
   if (values['report-dir'] !== undefined) await checkOutputDir('--report-dir', values['report-dir']);
   const out = process.stdout;
   out.write(`pmv6 clients run: ${forTerminal(scrub(positionals.join(' ')))} under ${scenarios.length} scenarios, at most ${deadline} s each\n`);
@@ -193,13 +210,15 @@ async function runCommand(argv: string[]): Promise<number> {
     scenarios: scenarios as ScenarioName[],
     expect,
     deadlineMs: deadline * 1000,
+    maxMs: maxTime * 1000,
+    jobs,
+    ...(controlToken ? { controlToken } : {}),
     progress: (r) => out.write(`${scenarioText(r)}\n`),
   });
   out.write(`${clientRunVerdictText(result)}\n`);
   if (values['report-dir'] !== undefined) {
-    const file = join(values['report-dir'], 'client-run.json');
-    await writeFile(file, `${JSON.stringify(result, null, 2)}\n`);
-    out.write(`report: ${file}\n`);
+    const files = await writeClientRunReports(values['report-dir'], result, await pmv6Version());
+    out.write(`reports: ${files.join(', ')}\n`);
   }
   return result.exitCode;
 }

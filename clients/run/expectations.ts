@@ -34,6 +34,28 @@ export const DEFAULT_EXPECTATIONS: Readonly<Record<ScenarioName, Expectation>> =
   'connection-closed': 'fails-cleanly',
 };
 
+/** What each expectation asks, in the words of the reports. */
+export const EXPECTATION_TEXT: Readonly<Record<Expectation, string>> = {
+  succeeds: 'exits 0 with no crash trace, having read every page of each list it read',
+  'fails-cleanly': "exits non-zero with a message (the server's, or the status of a page that is not the API's), no crash trace, no hang",
+  'gives-up': 'gives up on a held reply by a timeout of its own, and ends',
+  any: 'only the checks of every scenario',
+};
+
+/** The checks of a scenario, in the order of the report's columns. */
+export const CHECKS = {
+  exit: 'exit',
+  message: 'message',
+  crash: 'no crash',
+  walk: 'every page',
+  hang: 'timeout',
+  'max-time': 'ends',
+  loop: 'no loop',
+  secret: 'no secret',
+  clauses: 'clauses',
+} as const;
+export type CheckId = keyof typeof CHECKS;
+
 /** The scenarios a run goes through when none are named. */
 export const DEFAULT_SCENARIOS: readonly ScenarioName[] = [
   'normal',

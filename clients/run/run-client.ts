@@ -12,6 +12,7 @@ import { type ClientKit, createClientKit, type KitExchange } from '../kit.ts';
 import type { StoredFinding } from '../ledger.ts';
 import type { ScenarioName } from '../scenarios.ts';
 import {
+  type CheckId,
   crashTrace,
   DEFAULT_EXPECTATIONS,
   type Expectation,
@@ -53,6 +54,8 @@ export interface OutputLine {
 }
 
 export interface Check {
+  /** Which check (a column of the report's matrix, CHECKS of expectations.ts). */
+  id: CheckId;
   what: string;
   held: boolean;
   detail?: string;
@@ -94,6 +97,8 @@ export interface ScenarioResult {
 }
 
 export interface ClientRunResult {
+  /** When the first scenario started (ISO 8601). */
+  startedAt: string;
   command: string;
   base: string;
   deadlineMs: number;
@@ -147,6 +152,7 @@ export async function runClient(opts: ClientRunOptions): Promise<ClientRunResult
   const maxMs = opts.maxMs ?? 300_000;
   const jobs = Math.max(1, Math.min(opts.jobs ?? 1, opts.scenarios.length));
   const kits: Prepared[] = [];
+  const startedAt = new Date().toISOString();
   try {
     for (let i = 0; i < jobs; i++) kits.push(await prepare(token, opts.passwords ?? 45));
     const results: ScenarioResult[] = new Array(opts.scenarios.length);
@@ -166,6 +172,7 @@ export async function runClient(opts: ClientRunOptions): Promise<ClientRunResult
     );
     const failed = results.some((s) => !s.held);
     return {
+      startedAt,
       command: scrub(opts.command.join(' ')),
       base: kits[0]!.base,
       deadlineMs,
@@ -254,6 +261,7 @@ async function oneScenario(
   const checks: Check[] = [];
   const secrets = secretLines(output).map((l) => ({ n: l.n, text: escapeControls(l.text) }));
   checks.push({
+    id: 'secret',
     what: 'prints no secret (a password, a key, a password it sent)',
     held: secrets.length === 0,
     ...(secrets.length
@@ -265,11 +273,13 @@ async function oneScenario(
   });
   const tooLong = run.killed && hungOn === undefined;
   checks.push({
+    id: 'hang',
     what: `gives up on a reply held ${seconds(deadlineMs)} (a timeout of its own)`,
     held: hungOn === undefined,
     ...(hungOn ? { detail: `${hungOn} still waiting after ${seconds(deadlineMs)}: killed (no timeout of its own?)` } : {}),
   });
   checks.push({
+    id: 'max-time',
     what: `ends within ${seconds(maxMs)} in all`,
     held: !tooLong,
     ...(tooLong ? { detail: `still running after ${seconds(maxMs)}: killed` } : {}),
@@ -283,25 +293,29 @@ async function oneScenario(
   }
   const loop = [...counts.values()].find((e) => e.n >= LOOP_THRESHOLD);
   checks.push({
+    id: 'loop',
     what: `repeats no request ${LOOP_THRESHOLD} times or more (method, URL and body)`,
     held: loop === undefined,
     ...(loop ? { detail: `${loop.ex.method} ${hideSecrets(redactUrl(loop.ex.rawUrl))} sent ${loop.n} times with the same body` } : {}),
   });
   const trace = crashTrace(output);
   const traceCheck = (): Check => {
-    if (trace === undefined) return { what: 'prints no crash trace', held: true };
-    const at = numbered.findIndex((l) => trace.re.test(l.text));
-    const from = Math.max(at, 0);
-    return {
-      what: 'prints no crash trace',
-      held: false,
-      detail: trace.name,
-      lines: numbered.slice(from, from + EVIDENCE_LINES).filter((l) => l.text.trim() !== ''),
-    };
+    if (trace === undefined) return { id: 'crash', what: 'prints no crash trace', held: true };
+    // The trace's first line, and the lines before it that name the error (Node.js and Java print the message first).
+    const at = Math.max(
+      numbered.findIndex((l) => trace.re.test(l.text)),
+      0,
+    );
+    const before = numbered
+      .slice(0, at)
+      .filter((l) => l.text.trim() !== '')
+      .slice(-4);
+    const after = numbered.slice(at).filter((l) => l.text.trim() !== '');
+    return { id: 'crash', what: 'prints no crash trace', held: false, detail: trace.name, lines: [...before, ...after].slice(0, EVIDENCE_LINES) };
   };
   const hung = hungOn !== undefined || tooLong;
   if (expectation === 'succeeds') {
-    checks.push({ what: 'exits 0', held: run.code === 0, ...(run.code === 0 ? {} : { detail: `exit ${run.code ?? run.signal}` }) });
+    checks.push({ id: 'exit', what: 'exits 0', held: run.code === 0, ...(run.code === 0 ? {} : { detail: `exit ${run.code ?? run.signal}` }) });
     checks.push(traceCheck());
     const reads = exchanges
       .filter((ex) => ex.method === 'GET' && !ex.cut)
@@ -309,6 +323,7 @@ async function oneScenario(
       .filter((r): r is ListRead => r !== undefined);
     const unwalked = unwalkedLists(reads);
     checks.push({
+      id: 'walk',
       what: 'reads every page of each list it reads',
       held: unwalked.length === 0,
       ...(unwalked.length
@@ -318,6 +333,7 @@ async function oneScenario(
   } else if (expectation === 'fails-cleanly') {
     const failedRun = run.code !== 0 && !hung;
     checks.push({
+      id: 'exit',
       what: 'fails (a non-zero exit), not an empty or partial result',
       held: failedRun,
       ...(failedRun ? {} : { detail: hung ? 'it hung' : 'exit 0: the error was swallowed' }),
@@ -332,6 +348,7 @@ async function oneScenario(
     const showsOne = [...shown.values()].some((forms) => forms.some((f) => lower.includes(f.toLowerCase())));
     if (shown.size > 0)
       checks.push({
+        id: 'message',
         what: "shows the server's error (its message, or the status of an HTML page)",
         held: showsOne,
         ...(showsOne
@@ -340,13 +357,14 @@ async function oneScenario(
       });
     else if (exchanges.length > 0) {
       const said = numbered.some((l) => l.text.trim() !== '');
-      checks.push({ what: 'says why it failed (prints a message)', held: said, ...(said ? {} : { detail: 'it printed nothing' }) });
+      checks.push({ id: 'message', what: 'says why it failed (prints a message)', held: said, ...(said ? {} : { detail: 'it printed nothing' }) });
     }
   } else if (expectation === 'gives-up') {
     // The per-request check above is the expectation itself: a client without a timeout hangs.
   }
   const kitFindings = findings.filter((f) => f.level === 'MUST');
   checks.push({
+    id: 'clauses',
     what: 'raises no MUST finding of the client clauses',
     held: kitFindings.length === 0,
     ...(kitFindings.length ? { detail: kitFindings.map((f) => `${f.clause} on ${f.method} ${f.target}: ${f.actual}`).join('; ') } : {}),

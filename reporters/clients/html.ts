@@ -7,7 +7,7 @@ import type { ClientResult, ClientResultsDocument } from './results.ts';
 // report.html of a client run: one self-contained page (the server report's stylesheet, no
 // script, nothing loaded), a matrix of clients × client clauses, then each client with its findings.
 
-function esc(value: unknown): string {
+export function esc(value: unknown): string {
   return scrub(String(value ?? ''))
     .replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
     .replace(/[\x00-\x08\x0B\x0C\x0E-\x1F\x7F]/g, (c) => String.fromCharCode(c === '\x7F' ? 0x2421 : 0x2400 + c.charCodeAt(0)))
