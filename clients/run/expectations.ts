@@ -34,6 +34,9 @@ export const DEFAULT_EXPECTATIONS: Readonly<Record<ScenarioName, Expectation>> =
   'connection-closed': 'fails-cleanly',
 };
 
+/** How long `slow` holds each reply in a run: past the deadline, so a client with no timeout of its own is still waiting when judged. */
+export const slowHoldMs = (deadlineMs: number) => deadlineMs + 5_000;
+
 /** What each expectation asks, in the words of the reports. */
 export const EXPECTATION_TEXT: Readonly<Record<Expectation, string>> = {
   succeeds: 'exits 0 with no crash trace, having read every page of each list it read',

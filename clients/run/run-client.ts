@@ -21,6 +21,7 @@ import {
   LOOP_THRESHOLD,
   listRead,
   secretLines,
+  slowHoldMs,
   unwalkedLists,
 } from './expectations.ts';
 
@@ -71,7 +72,7 @@ export interface SentRequest {
   /** The kit's status; null when it never answered. */
   status: number | null;
   /** How it ended when not by an answer: the client gave up on it, the kit cut it mid-body, or still held when the command ended. */
-  end?: 'gave up' | 'cut mid-body' | 'held';
+  end?: 'gave up' | 'cut mid-body' | 'held' | 'killed while waiting';
   /** From the request's arrival to its answer or its end. */
   ms?: number;
 }
@@ -232,8 +233,7 @@ async function oneScenario(
   maxMs: number,
 ): Promise<{ result: ScenarioResult; kitErrors: string[] }> {
   kit.reset();
-  // A held reply outlasts the deadline, so a client with no timeout of its own is still waiting when it is judged.
-  kit.setScenario(scenario === 'normal' ? undefined : { name: scenario, ...(scenario === 'slow' ? { delayMs: deadlineMs + 5_000 } : {}) });
+  kit.setScenario(scenario === 'normal' ? undefined : { name: scenario, ...(scenario === 'slow' ? { delayMs: slowHoldMs(deadlineMs) } : {}) });
   const exchanges: KitExchange[] = [];
   const unsubscribe = kit.observe((ex) => exchanges.push(ex));
   let hungOn: string | undefined;
@@ -381,7 +381,7 @@ async function oneScenario(
       output: lines.slice(-OUTPUT_LINES).map((l) => l.text),
       outputLines: lines.length,
       requests: exchanges.length,
-      sent: exchanges.slice(0, SENT_SHOWN).map((ex) => sentOf(ex)),
+      sent: exchanges.slice(0, SENT_SHOWN).map((ex) => sentOf(ex, run.killedAt)),
       findings,
       checks,
       held: checks.every((c) => c.held),
@@ -390,8 +390,9 @@ async function oneScenario(
   };
 }
 
-function sentOf(ex: KitExchange): SentRequest {
-  const end = ex.cut ? 'cut mid-body' : ex.abandoned ? 'gave up' : ex.status === null ? 'held' : undefined;
+function sentOf(ex: KitExchange, killedAt: number | undefined): SentRequest {
+  const killed = killedAt !== undefined && ex.status === null && (ex.endedAt === undefined || ex.endedAt >= killedAt);
+  const end = ex.cut ? 'cut mid-body' : killed ? 'killed while waiting' : ex.abandoned ? 'gave up' : ex.status === null ? 'held' : undefined;
   return {
     method: ex.method,
     target: hideSecrets(redactUrl(ex.rawUrl)),
@@ -416,50 +417,54 @@ function messageOf(body: string | undefined): string | undefined {
  * as `hung()` says so (checked every 100 ms).
  */
 function execute(command: string[], env: NodeJS.ProcessEnv, maxMs: number, hung: () => boolean) {
-  return new Promise<{ code: number | null; signal: string | null; ms: number; killed: boolean; stdout: string; stderr: string }>((resolve) => {
-    const started = Date.now();
-    let killed = false;
-    let stdout = '';
-    let stderr = '';
-    const keep = (s: string, d: Buffer) => (s + d.toString('utf8')).slice(-OUTPUT_BYTES);
-    const child = spawn(command[0]!, command.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    const killGroup = (signal: NodeJS.Signals) => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, signal);
-      } catch {
-        // already gone
-      }
-    };
-    const kill = () => {
-      if (killed) return;
-      killed = true;
-      killGroup('SIGTERM');
-      setTimeout(() => killGroup('SIGKILL'), 2_000).unref();
-    };
-    const timer = setTimeout(kill, maxMs);
-    const watch = setInterval(() => {
-      if (hung()) kill();
-    }, 100);
-    const stop = () => {
-      clearTimeout(timer);
-      clearInterval(watch);
-    };
-    child.stdout.on('data', (d: Buffer) => (stdout = keep(stdout, d)));
-    child.stderr.on('data', (d: Buffer) => (stderr = keep(stderr, d)));
-    child.on('error', (e) => {
-      stop();
-      resolve({
-        code: 127,
-        signal: null,
-        ms: Date.now() - started,
-        killed: false,
-        stdout,
-        stderr: `${stderr}\npmv6: cannot start ${command[0]}: ${e.message}`,
+  return new Promise<{ code: number | null; signal: string | null; ms: number; killed: boolean; killedAt?: number; stdout: string; stderr: string }>(
+    (resolve) => {
+      const started = Date.now();
+      let killed = false;
+      let killedAt: number | undefined;
+      let stdout = '';
+      let stderr = '';
+      const keep = (s: string, d: Buffer) => (s + d.toString('utf8')).slice(-OUTPUT_BYTES);
+      const child = spawn(command[0]!, command.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+      const killGroup = (signal: NodeJS.Signals) => {
+        try {
+          if (child.pid !== undefined) process.kill(-child.pid, signal);
+        } catch {
+          // already gone
+        }
+      };
+      const kill = () => {
+        if (killed) return;
+        killed = true;
+        killedAt = Date.now();
+        killGroup('SIGTERM');
+        setTimeout(() => killGroup('SIGKILL'), 2_000).unref();
+      };
+      const timer = setTimeout(kill, maxMs);
+      const watch = setInterval(() => {
+        if (hung()) kill();
+      }, 100);
+      const stop = () => {
+        clearTimeout(timer);
+        clearInterval(watch);
+      };
+      child.stdout.on('data', (d: Buffer) => (stdout = keep(stdout, d)));
+      child.stderr.on('data', (d: Buffer) => (stderr = keep(stderr, d)));
+      child.on('error', (e) => {
+        stop();
+        resolve({
+          code: 127,
+          signal: null,
+          ms: Date.now() - started,
+          killed: false,
+          stdout,
+          stderr: `${stderr}\npmv6: cannot start ${command[0]}: ${e.message}`,
+        });
       });
-    });
-    child.on('close', (code, signal) => {
-      stop();
-      resolve({ code, signal, ms: Date.now() - started, killed, stdout, stderr });
-    });
-  });
+      child.on('close', (code, signal) => {
+        stop();
+        resolve({ code, signal, ms: Date.now() - started, killed, ...(killedAt !== undefined ? { killedAt } : {}), stdout, stderr });
+      });
+    },
+  );
 }

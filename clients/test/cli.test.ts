@@ -95,3 +95,36 @@ describe('pmv6 clients', () => {
     expect(r.out).not.toContain(TOKEN);
   }, 60_000);
 });
+
+describe('pmv6 clients run', () => {
+  // Issue 37: the command gets the control URL and the token given in PMV6_CONTROL_TOKEN, so its
+  // own tests can make a second user; --report-dir writes the four reports.
+  test('PMV6_CONTROL_URL and the given PMV6_CONTROL_TOKEN reach the command; a second user made through them works; four reports', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pmv6-clients-run-cli-'));
+    const script = [
+      `curl -sf -X POST -H "Authorization: Bearer $PMV6_CONTROL_TOKEN" -H 'Content-Type: application/json; charset=utf-8' \\`,
+      `  -d '{"username":"second","password":"second-pw-123","role":"normal user"}' "$PMV6_CONTROL_URL/users" >/dev/null || { echo 'control refused'; exit 3; }`,
+      `[ "$PMV6_CONTROL_TOKEN" = "$EXPECTED_TOKEN" ] || { echo 'not the given token'; exit 4; }`,
+      `code=$(curl -s -o /dev/null -w '%{http_code}' -u second:second-pw-123 -H 'Content-Type: application/json; charset=utf-8' "\${PMV6_API_URL}version.json")`,
+      `echo "second user: $code"; [ "$code" = 200 ]`,
+    ].join('\n');
+    const r = spawnSync(
+      process.execPath,
+      ['bin/pmv6.js', 'clients', 'run', '--scenarios', 'normal', '--deadline', '5', '--report-dir', join(dir, 'out'), '--', 'sh', '-c', script],
+      { cwd: ROOT, env: { ...env, EXPECTED_TOKEN: TOKEN }, encoding: 'utf8', timeout: 60_000 },
+    );
+    expect(r.stdout, r.stderr).toMatch(/verdict: CONFORMANT: 1 of 1 scenarios/);
+    expect(r.status).toBe(0);
+    for (const f of ['client-run.json', 'report.html', 'summary.md', 'junit.xml']) expect(existsSync(join(dir, 'out', f)), f).toBe(true);
+    expect(r.stdout).not.toContain(TOKEN);
+  }, 60_000);
+
+  test.each([
+    [['--deadline', '10', '--max-time', '5'], /--max-time \(5\) must be at least --deadline \(10\)/],
+    [['--jobs', '0'], /--jobs/],
+  ])('usage error: %j', (args, message) => {
+    const r = cli(['clients', 'run', ...args, '--', 'true']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(message);
+  });
+});

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { CHECKS, type CheckId, EXPECTATION_TEXT } from '../../clients/run/expectations.ts';
+import { CHECKS, type CheckId, EXPECTATION_TEXT, slowHoldMs } from '../../clients/run/expectations.ts';
 import type { Check, ClientRunResult, ScenarioResult } from '../../clients/run/run-client.ts';
 import { SCENARIOS } from '../../clients/scenarios.ts';
 import { STYLE } from '../html/style.ts';
@@ -31,7 +31,7 @@ function checkBlock(c: Check): string {
 ${c.detail ? `<pre class="message">${esc(c.detail)}</pre>` : ''}${lines}</article>`;
 }
 
-function scenarioSection(r: ScenarioResult): string {
+function scenarioSection(r: ScenarioResult, deadlineMs: number): string {
   const how = r.hung ? `killed after ${seconds(r.ms)}` : `exit ${r.exitCode ?? r.signal} in ${seconds(r.ms)}`;
   const requests = r.sent.length
     ? `<div class="table-box"><table class="exp-table"><tr><th>#</th><th>request</th><th>status</th><th>ms</th></tr>
@@ -42,7 +42,7 @@ ${r.sent.map((q, i) => `<tr><td>${i + 1}</td><td class="mono">${esc(`${q.method}
     : '';
   return `<section class="wrap" id="${esc(anchor(r.scenario))}"><h2>${esc(r.scenario)} · expects ${esc(r.expectation)}</h2>
 <p class="verdict-line"><span class="badge o-${r.held ? 'pass' : 'fail'}">${r.held ? 'as expected' : 'not as expected'}</span> ${esc(`${how}, ${r.requests} request${r.requests === 1 ? '' : 's'}`)}</p>
-<p class="note">${esc(`The kit: ${SCENARIOS[r.scenario]}. The command ${EXPECTATION_TEXT[r.expectation]}.`)}</p>
+<p class="note">${esc(`The kit: ${r.scenario === 'slow' ? `every request is answered after ${seconds(slowHoldMs(deadlineMs))}, longer than a request may be held` : SCENARIOS[r.scenario]}. The command ${EXPECTATION_TEXT[r.expectation]}.`)}</p>
 ${r.checks
   .filter((c) => !c.held)
   .map(checkBlock)
@@ -88,7 +88,7 @@ export function renderClientRunHtml(result: ClientRunResult, pmv6Version: string
 <div class="client-matrix-wrap"><table class="client-matrix">${head}
 ${rows}</table></div></section>
 ${result.kitErrors.length ? `<section class="wrap"><h2>Kit errors (never the client's)</h2>${result.kitErrors.map((e) => `<pre class="message">${esc(e)}</pre>`).join('')}</section>` : ''}
-${result.scenarios.map(scenarioSection).join('\n')}
+${result.scenarios.map((r) => scenarioSection(r, result.deadlineMs)).join('\n')}
 </main>
 <footer class="wrap page-foot">${esc(`format pmv6-client-run/1 · pmv6 ${pmv6Version}`)} · secrets are redacted</footer>
 </body>

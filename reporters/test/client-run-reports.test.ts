@@ -27,7 +27,9 @@ describe('clients run reports', () => {
   test('the run behind them: normal passes, maintenance prints a secret, proxy-502 crashes, slow hangs', () => {
     const failedIds = Object.fromEntries(result.scenarios.map((r) => [r.scenario, r.checks.filter((c) => !c.held).map((c) => c.id)]));
     expect(failedIds).toEqual({ normal: [], maintenance: ['secret', 'message'], 'proxy-502': ['crash', 'message'], slow: ['hang'] });
-    expect(result.scenarios.find((r) => r.scenario === 'slow')!.sent).toEqual([expect.objectContaining({ method: 'POST', status: null, end: 'gave up' })]);
+    expect(result.scenarios.find((r) => r.scenario === 'slow')!.sent).toEqual([
+      expect.objectContaining({ method: 'POST', status: null, end: 'killed while waiting' }),
+    ]);
   });
 
   test('four files, none with the printed secret; each failed check with its output lines', () => {
@@ -40,7 +42,7 @@ describe('clients run reports', () => {
     expect(html).toContain('could not create {&#34;name&#34;:&#34;x&#34;,&#34;project_id&#34;:1,&#34;password&#34;:&#34;«redacted»&#34;}: 503');
     expect(html).toMatch(/SyntaxError/);
     expect(html).toContain('POST /index.php/api/v6/passwords.json</td><td>502');
-    expect(html).toContain('gave up');
+    expect(html).toContain('killed while waiting');
     expect(html).not.toContain('<script>alert');
     expect(html).toMatch(/exits non-zero with a message/);
     const md = files['summary.md']!;
