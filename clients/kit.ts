@@ -232,11 +232,12 @@ export async function createClientKit(opts: ClientKitOptions): Promise<ClientKit
     done();
   });
 
-  app.addHook('onResponse', (req, reply, done) => {
+  /** Checks and counts an answered request (onResponse; the cut replies of connection-closed, which never complete). */
+  const account = (req: FastifyRequest, statusCode: number) => {
     const rec = received.get(req);
-    if (rec === undefined || isReadinessProbe(rec, basePath)) return done();
+    if (rec === undefined || isReadinessProbe(rec, basePath)) return;
     try {
-      rec.status = reply.statusCode;
+      rec.status = statusCode;
       const apiPath = apiPathOf(rec.rawUrl, basePath);
       const ex = live.get(req);
       if (ex !== undefined && !ex.cut && !ex.abandoned) {
@@ -266,6 +267,10 @@ export async function createClientKit(opts: ClientKitOptions): Promise<ClientKit
       // A fault of the kit is never the client's finding.
       ledger.kitError(`request #${rec.seq}: ${(e as Error).stack ?? String(e)}`);
     }
+  };
+
+  app.addHook('onResponse', (req, reply, done) => {
+    account(req, reply.statusCode);
     done();
   });
 
@@ -301,9 +306,12 @@ export async function createClientKit(opts: ClientKitOptions): Promise<ClientKit
       }
       const res = reply.raw;
       res.writeHead(200, { 'content-type': JSON_CONTENT_TYPE, 'content-length': String(CUT_BODY_LENGTH) });
+      const rec = received.get(req);
+      if (rec !== undefined) rec.reply = { headers: { 'content-type': JSON_CONTENT_TYPE, 'content-length': String(CUT_BODY_LENGTH) }, body: CUT_BODY };
       res.write(CUT_BODY, () => {
         if (ex !== undefined) ex.endedAt = now();
         res.destroy();
+        account(req, 200);
       });
       return;
     }
