@@ -204,7 +204,9 @@ async function runCommand(argv: string[]): Promise<number> {
   if (controlToken !== undefined && controlToken !== '') registerSecret(controlToken, 'control token');
   if (values['report-dir'] !== undefined) await checkOutputDir('--report-dir', values['report-dir']);
   const out = process.stdout;
-  out.write(`pmv6 clients run: ${forTerminal(scrub(positionals.join(' ')))} under ${scenarios.length} scenarios; a request may be held ${deadline} s, a run may take ${maxTime} s\n`);
+  out.write(
+    `pmv6 clients run: ${forTerminal(scrub(positionals.join(' ')))} under ${scenarios.length} scenarios; a request may be held ${deadline} s, a run may take ${maxTime} s\n`,
+  );
   const result = await runClient({
     command: positionals,
     scenarios: scenarios as ScenarioName[],

@@ -42,17 +42,14 @@ ${findings}${more}</article>`;
 ${blocks.join('\n') || '<p class="note">No finding.</p>'}</section>`;
 }
 
-export function renderClientHtml(doc: ClientResultsDocument): string {
+/** The class of the verdict banner. */
+export function verdictClass(label: string): string {
+  return label === 'CONFORMANT' ? 'v-conformant' : label === 'NOT CONFORMANT' ? 'v-not-conformant' : 'v-inconclusive';
+}
+
+/** A self-contained page of the client reports: the server report's stylesheet (allowed by its hash), no script, nothing loaded. */
+export function clientPage(title: string, body: string): string {
   const csp = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE, 'utf8').digest('base64')}'; img-src 'none'; base-uri 'none'; form-action 'none'`;
-  const v = doc.verdict;
-  const verdictClass = v.label === 'CONFORMANT' ? 'v-conformant' : v.label === 'NOT CONFORMANT' ? 'v-not-conformant' : 'v-inconclusive';
-  const head = `<tr><th>client</th>${doc.clauses.map((c) => `<th scope="col" title="${esc(`${c.level} ${c.behaviour}`)}">${esc(c.id)}</th>`).join('')}</tr>`;
-  const rows = doc.clients
-    .map(
-      (c) =>
-        `<tr><th scope="row"><a href="#${esc(c.id)}">${esc(c.userAgent ?? '(no User-Agent)')}</a><br><span class="mono">${esc(c.credentials)}</span></th>${c.clauses.map((x) => `<td class="cell o-${x.outcome}" title="${esc(`${x.findings} of ${x.checked}`)}">${esc(x.findings || (x.outcome === 'untested' ? '' : '0'))}</td>`).join('')}</tr>`,
-    )
-    .join('\n');
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -60,13 +57,30 @@ export function renderClientHtml(doc: ClientResultsDocument): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="referrer" content="no-referrer">
-<title>${esc(`pmv6 clients · ${v.label} · ${doc.kit.url}`)}</title>
+<title>${esc(title)}</title>
 <style>${STYLE}</style>
 </head>
 <body>
-<header class="top"><div class="wrap">
+${body}
+</body>
+</html>
+`;
+}
+
+export function renderClientHtml(doc: ClientResultsDocument): string {
+  const v = doc.verdict;
+  const head = `<tr><th>client</th>${doc.clauses.map((c) => `<th scope="col" title="${esc(`${c.level} ${c.behaviour}`)}">${esc(c.id)}</th>`).join('')}</tr>`;
+  const rows = doc.clients
+    .map(
+      (c) =>
+        `<tr><th scope="row"><a href="#${esc(c.id)}">${esc(c.userAgent ?? '(no User-Agent)')}</a><br><span class="mono">${esc(c.credentials)}</span></th>${c.clauses.map((x) => `<td class="cell o-${x.outcome}" title="${esc(`${x.findings} of ${x.checked}`)}">${esc(x.findings || (x.outcome === 'untested' ? '' : '0'))}</td>`).join('')}</tr>`,
+    )
+    .join('\n');
+  return clientPage(
+    `pmv6 clients · ${v.label} · ${doc.kit.url}`,
+    `<header class="top"><div class="wrap">
 <p class="brand">pmv6 client kit</p>
-<div class="verdict ${verdictClass}">${esc(v.label)}</div>
+<div class="verdict ${verdictClass(v.label)}">${esc(v.label)}</div>
 <p class="verdict-line">${esc(`${v.findings} findings from ${v.requests} requests of ${doc.clients.length} clients · exit code ${v.exitCode}`)}</p>
 <dl class="facts"><div><dt>kit</dt><dd class="mono">${esc(doc.kit.url)}</dd></div><div><dt>started</dt><dd>${esc(doc.startedAt)}</dd></div><div><dt>HMAC window</dt><dd>±${esc(doc.kit.hmacWindowSeconds)} s</dd></div><div><dt>scenarios</dt><dd>${esc(doc.kit.scenarios.map((s) => s.scenario).join(' → ') || 'normal')}</dd></div></dl>
 </div></header>
@@ -77,8 +91,6 @@ ${rows}</table></div></section>
 ${doc.kitErrors.length ? `<section class="wrap"><h2>Kit errors (never a client's finding)</h2>${doc.kitErrors.map((e) => `<pre class="message">${esc(e)}</pre>`).join('')}</section>` : ''}
 ${doc.clients.map((c) => clientSection(doc, c)).join('\n')}
 </main>
-<footer class="wrap page-foot">${esc(`format ${doc.format} · pmv6 ${doc.pmv6}`)} · secrets are redacted</footer>
-</body>
-</html>
-`;
+<footer class="wrap page-foot">${esc(`format ${doc.format} · pmv6 ${doc.pmv6}`)} · secrets are redacted</footer>`,
+  );
 }

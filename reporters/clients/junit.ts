@@ -23,6 +23,18 @@ function findingsText(doc: ClientResultsDocument, c: ClientResult, id: string): 
   return parts.join('\n\n');
 }
 
+/** The testsuite of the kit's own faults: one <error> each, never a client's failure. */
+export function kitErrorSuite(name: string, errors: readonly string[], timestamp: string, hostname: string, id: number): string[] {
+  return [
+    `  <testsuite${attrs({ name, tests: errors.length, failures: 0, errors: errors.length, skipped: 0, time: seconds(0), timestamp, hostname, id })}>`,
+    ...errors.map(
+      (e, i) =>
+        `    <testcase${attrs({ name: `kit error ${i + 1}`, classname: name, time: seconds(0) })}>\n      <error${attrs({ message: e.split('\n')[0] ?? e, type: 'harness-error' })}>${xmlText(e)}</error>\n    </testcase>`,
+    ),
+    '  </testsuite>',
+  ];
+}
+
 export function renderClientJunit(doc: ClientResultsDocument): string {
   const timestamp = doc.startedAt.replace(/\.\d+Z$/, 'Z');
   const totals = { tests: 0, failures: 0, errors: 0, skipped: 0 };
@@ -71,14 +83,7 @@ export function renderClientJunit(doc: ClientResultsDocument): string {
   if (doc.kitErrors.length > 0) {
     totals.tests += doc.kitErrors.length;
     totals.errors += doc.kitErrors.length;
-    suites.push(
-      `  <testsuite${attrs({ name: 'pmv6.clients.kit', tests: doc.kitErrors.length, failures: 0, errors: doc.kitErrors.length, skipped: 0, time: seconds(0), timestamp, hostname: doc.hostname, id: doc.clients.length })}>`,
-      ...doc.kitErrors.map(
-        (e, i) =>
-          `    <testcase${attrs({ name: `kit error ${i + 1}`, classname: 'pmv6.clients.kit', time: seconds(0) })}>\n      <error${attrs({ message: e.split('\n')[0] ?? e, type: 'harness-error' })}>${xmlText(e)}</error>\n    </testcase>`,
-      ),
-      '  </testsuite>',
-    );
+    suites.push(...kitErrorSuite('pmv6.clients.kit', doc.kitErrors, timestamp, doc.hostname, doc.clients.length));
   }
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',

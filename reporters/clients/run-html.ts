@@ -1,9 +1,7 @@
-import { createHash } from 'node:crypto';
 import { CHECKS, type CheckId, EXPECTATION_TEXT, slowHoldMs } from '../../clients/run/expectations.ts';
 import type { Check, ClientRunResult, ScenarioResult } from '../../clients/run/run-client.ts';
 import { SCENARIOS } from '../../clients/scenarios.ts';
-import { STYLE } from '../html/style.ts';
-import { esc } from './html.ts';
+import { clientPage, esc, verdictClass } from './html.ts';
 import { clientRunLabel, sentStatus } from './run-text.ts';
 
 // report.html of `pmv6 clients run`: one self-contained page in the style of the kit's report (its
@@ -54,9 +52,7 @@ ${requests}
 }
 
 export function renderClientRunHtml(result: ClientRunResult, pmv6Version: string): string {
-  const csp = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE, 'utf8').digest('base64')}'; img-src 'none'; base-uri 'none'; form-action 'none'`;
   const label = clientRunLabel(result);
-  const verdictClass = label === 'CONFORMANT' ? 'v-conformant' : label === 'NOT CONFORMANT' ? 'v-not-conformant' : 'v-inconclusive';
   const columns = (Object.keys(CHECKS) as CheckId[]).filter((id) => result.scenarios.some((r) => r.checks.some((c) => c.id === id)));
   const head = `<tr><th>scenario</th>${columns.map((id) => `<th scope="col">${esc(CHECKS[id])}</th>`).join('')}</tr>`;
   const rows = result.scenarios
@@ -66,20 +62,11 @@ export function renderClientRunHtml(result: ClientRunResult, pmv6Version: string
     )
     .join('\n');
   const held = result.scenarios.filter((r) => r.held).length;
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="referrer" content="no-referrer">
-<title>${esc(`pmv6 clients run · ${label} · ${result.command}`)}</title>
-<style>${STYLE}</style>
-</head>
-<body>
-<header class="top"><div class="wrap">
+  return clientPage(
+    `pmv6 clients run · ${label} · ${result.command}`,
+    `<header class="top"><div class="wrap">
 <p class="brand">pmv6 clients run</p>
-<div class="verdict ${verdictClass}">${esc(label)}</div>
+<div class="verdict ${verdictClass(label)}">${esc(label)}</div>
 <p class="verdict-line">${esc(`${held} of ${result.scenarios.length} scenarios as expected · exit code ${result.exitCode}`)}</p>
 <dl class="facts"><div><dt>command</dt><dd class="mono">${esc(result.command)}</dd></div><div><dt>kit</dt><dd class="mono">${esc(result.base)}</dd></div><div><dt>a request may be held</dt><dd>${esc(seconds(result.deadlineMs))}</dd></div><div><dt>a run may take</dt><dd>${esc(seconds(result.maxMs))}</dd></div></dl>
 </div></header>
@@ -90,8 +77,6 @@ ${rows}</table></div></section>
 ${result.kitErrors.length ? `<section class="wrap"><h2>Kit errors (never the client's)</h2>${result.kitErrors.map((e) => `<pre class="message">${esc(e)}</pre>`).join('')}</section>` : ''}
 ${result.scenarios.map((r) => scenarioSection(r, result.deadlineMs)).join('\n')}
 </main>
-<footer class="wrap page-foot">${esc(`format pmv6-client-run/1 · pmv6 ${pmv6Version}`)} · secrets are redacted</footer>
-</body>
-</html>
-`;
+<footer class="wrap page-foot">${esc(`format pmv6-client-run/1 · pmv6 ${pmv6Version}`)} · secrets are redacted</footer>`,
+  );
 }

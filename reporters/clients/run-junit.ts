@@ -1,6 +1,7 @@
 import type { ClientRunResult, ScenarioResult } from '../../clients/run/run-client.ts';
 import { clip } from '../../core/redact.ts';
 import { attrs, xmlAttr, xmlText } from '../xml-text.ts';
+import { kitErrorSuite } from './junit.ts';
 import { clientRunLabel, sentStatus } from './run-text.ts';
 
 // junit.xml of `pmv6 clients run`, in the format of reporters/schema/junit.xsd: one testsuite per
@@ -54,14 +55,7 @@ export function renderClientRunJunit(result: ClientRunResult, startedAt: string,
   if (result.kitErrors.length > 0) {
     totals.tests += result.kitErrors.length;
     totals.errors += result.kitErrors.length;
-    suites.push(
-      `  <testsuite${attrs({ name: 'pmv6.clients.run.kit', tests: result.kitErrors.length, failures: 0, errors: result.kitErrors.length, skipped: 0, time: seconds(0), timestamp, hostname, id: result.scenarios.length })}>`,
-      ...result.kitErrors.map(
-        (e, i) =>
-          `    <testcase${attrs({ name: `kit error ${i + 1}`, classname: 'pmv6.clients.run.kit', time: seconds(0) })}>\n      <error${attrs({ message: e.split('\n')[0] ?? e, type: 'harness-error' })}>${xmlText(e)}</error>\n    </testcase>`,
-      ),
-      '  </testsuite>',
-    );
+    suites.push(...kitErrorSuite('pmv6.clients.run.kit', result.kitErrors, timestamp, hostname, result.scenarios.length));
   }
   const time = result.scenarios.reduce((n, r) => n + r.ms, 0);
   return [

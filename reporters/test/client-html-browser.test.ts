@@ -1,28 +1,18 @@
-import { existsSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { makeAccount } from '../../clients/kill-matrix.ts';
 import { createClientKit } from '../../clients/kit.ts';
 import { type ClientFault, TestClient } from '../../clients/test-client/client.ts';
 import { renderClientHtml } from '../clients/html.ts';
 import { type ClientResultsDocument, clientResultsDocument } from '../clients/results.ts';
+import { launchChromium, openWatched } from './client-browser.ts';
 
 // The client report's matrix in a real browser (issue 29): every cell stands under the clause of
 // its column, the page loads nothing, and a screenshot is kept for a look.
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const TOKEN = 'client-html-browser-token-0123456789';
 
 let doc: ClientResultsDocument;
@@ -31,7 +21,6 @@ let outDir: string;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: the report's browser check needs it (apt-get install chromium)`);
   const kit = await createClientKit({ adminPassword: 'client-html-browser-admin', controlToken: TOKEN });
   try {
     const base = await kit.listen({ port: 0 });
@@ -55,7 +44,7 @@ beforeAll(async () => {
   const file = join(outDir, 'report.html');
   await writeFile(file, renderClientHtml(doc));
   url = pathToFileURL(file).href;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  browser = await launchChromium();
 }, 90_000);
 
 afterAll(async () => {
@@ -64,16 +53,7 @@ afterAll(async () => {
 
 describe('client report.html in Chromium', () => {
   test('the matrix: a row per client, every cell under the header of its clause; nothing loaded, no error', async () => {
-    const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    const problems: string[] = [];
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    page.on('console', (m) => {
-      if (m.type() === 'error' || m.type() === 'warning') problems.push(`console: ${m.text()}`);
-    });
-    page.on('request', (r) => {
-      if (!r.url().startsWith('file:')) problems.push(`request: ${r.url()}`);
-    });
-    await page.goto(url);
+    const { page, problems } = await openWatched(browser, url);
     const layout = await page.evaluate(() => {
       type Box = { left: number; right: number; top: number };
       type El = { textContent: string | null; getBoundingClientRect(): Box; querySelectorAll(q: string): Iterable<El> };

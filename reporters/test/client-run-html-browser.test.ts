@@ -1,28 +1,18 @@
-import { existsSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { CHECKS, type CheckId } from '../../clients/run/expectations.ts';
 import type { ClientRunResult } from '../../clients/run/run-client.ts';
 import { renderClientRunHtml } from '../clients/run-html.ts';
+import { launchChromium, openWatched } from './client-browser.ts';
 import { fixtureRun, PRINTED_SECRET } from './client-runs.ts';
 
 // The report.html of `pmv6 clients run` in a real browser (issue 37): a row per scenario, every
 // cell under the header of its check, the failed checks' output lines on the page, nothing loaded,
 // no error; a screenshot is kept for a look.
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 
 let result: ClientRunResult;
 let url: string;
@@ -30,15 +20,13 @@ let outDir: string;
 let browser: Browser;
 
 beforeAll(async () => {
-  // As the other browser checks: a missing browser fails, it does not skip; CI installs Debian's chromium.
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: the report's browser check needs it (apt-get install chromium)`);
   result = await fixtureRun();
   outDir = await mkdtemp(join(tmpdir(), 'pmv6-client-run-html-'));
   const file = join(outDir, 'report.html');
   await writeFile(file, renderClientRunHtml(result, '0'));
   url = pathToFileURL(file).href;
   console.log(`report.html and screenshot: ${outDir}`);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  browser = await launchChromium();
 }, 90_000);
 
 afterAll(async () => {
@@ -47,16 +35,7 @@ afterAll(async () => {
 
 describe('clients run report.html in Chromium', () => {
   test('scenarios × checks: every cell under the header of its check; the evidence on the page; nothing loaded, no error', async () => {
-    const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    const problems: string[] = [];
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    page.on('console', (m) => {
-      if (m.type() === 'error' || m.type() === 'warning') problems.push(`console: ${m.text()}`);
-    });
-    page.on('request', (r) => {
-      if (!r.url().startsWith('file:')) problems.push(`request: ${r.url()}`);
-    });
-    await page.goto(url);
+    const { page, problems } = await openWatched(browser, url);
     const layout = await page.evaluate(() => {
       type Box = { left: number; right: number; top: number; bottom: number };
       type El = { textContent: string | null; getBoundingClientRect(): Box; querySelectorAll(q: string): Iterable<El> };
