@@ -132,6 +132,32 @@ describe('error scenarios', () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(390);
   });
 
+  // Issue 37: the failures clients meet in the field, as they reach a client over HTTP.
+  test.each([502, 503, 504])('proxy-%i: the status with an HTML page (text/html), as nginx sends it', async (status) => {
+    await scenario({ name: `proxy-${status}` });
+    const res = await client.request('GET', 'version');
+    expect(res.status).toBe(status);
+    expect(res.headers['content-type']).toBe('text/html');
+    expect(res.json).toMatch(new RegExp(`<title>${status} [^<]+</title>`));
+  });
+
+  test('error-extra-fields: 400 with the error object, fields beyond it and a type that is no status description', async () => {
+    await scenario({ name: 'error-extra-fields' });
+    const res = await client.request('GET', 'version');
+    expect(res.status).toBe(400);
+    const body = res.json as Record<string, unknown>;
+    expect(body).toMatchObject({ error: true, type: 'Rule Violation', message: expect.any(String) });
+    expect(Object.keys(body).length).toBeGreaterThan(3);
+  });
+
+  test('connection-closed: the body is cut, the client gets an error, and the kit counts the request', async () => {
+    await scenario({ name: 'connection-closed' });
+    const before = kit.snapshot().clients.reduce((n, c) => n + c.requests, 0);
+    await expect(client.request('GET', 'version')).rejects.toThrow();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(kit.snapshot().clients.reduce((n, c) => n + c.requests, 0)).toBe(before + 1);
+  });
+
   test('times and path narrow a scenario: the next matching request only, under that path only', async () => {
     await scenario({ name: 'maintenance', path: '/passwords', times: 1 });
     expect((await client.request('GET', 'version')).status).toBe(200);
