@@ -22,7 +22,7 @@ import (
 
 var (
 	api     = os.Getenv("PMV6_API_URL")
-	client  = &http.Client{Timeout: 5 * time.Second}
+	client  = &http.Client{Timeout: 10 * time.Second}
 	linkRel = regexp.MustCompile(`<([^>]*)>\s*;\s*rel="?([^",;]+)"?`)
 )
 

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 const api = process.env.PMV6_API_URL;
 const project = Number(process.env.PMV6_PROJECT_ID);
 const auth = `Basic ${Buffer.from(`${process.env.PMV6_USER}:${process.env.PMV6_PASSWORD}`).toString('base64')}`;
-const TIMEOUT_MS = 5000;
+const TIMEOUT_MS = 10_000;
 const CREATE = 32;
 
 class ApiError extends Error {}

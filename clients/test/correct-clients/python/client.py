@@ -19,7 +19,7 @@ import urllib.request
 API = os.environ["PMV6_API_URL"]
 PROJECT = int(os.environ["PMV6_PROJECT_ID"])
 AUTH = "Basic " + base64.b64encode(f"{os.environ['PMV6_USER']}:{os.environ['PMV6_PASSWORD']}".encode()).decode()
-TIMEOUT = 5.0
+TIMEOUT = 10.0
 CREATE = 32
 
 

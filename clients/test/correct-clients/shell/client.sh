@@ -12,11 +12,11 @@ errors=0
 # call METHOD URL [BODY]: the body in $tmp/body, the headers in $tmp/headers; fails with a message.
 call() {
   if [ $# -ge 3 ]; then
-    code=$(curl -sS --max-time 5 -X "$1" -u "$PMV6_USER:$PMV6_PASSWORD" \
+    code=$(curl -sS --max-time 10 -X "$1" -u "$PMV6_USER:$PMV6_PASSWORD" \
       -H 'Content-Type: application/json; charset=utf-8' -A 'pmv6-correct-shell/1' \
       -D "$tmp/headers" -o "$tmp/body" -w '%{http_code}' --data-binary "$3" "$2" 2>"$tmp/err")
   else
-    code=$(curl -sS --max-time 5 -X "$1" -u "$PMV6_USER:$PMV6_PASSWORD" \
+    code=$(curl -sS --max-time 10 -X "$1" -u "$PMV6_USER:$PMV6_PASSWORD" \
       -H 'Content-Type: application/json; charset=utf-8' -A 'pmv6-correct-shell/1' \
       -D "$tmp/headers" -o "$tmp/body" -w '%{http_code}' "$2" 2>"$tmp/err")
   fi
