@@ -1,9 +1,11 @@
 // Shared by the tests that run real k6: where k6 is (or why the test cannot run), the PMV6_*
 // environment of a script, its summary file, and a log of what the server received.
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildSync } from 'esbuild';
 import type { ReferenceServer } from '../../fixtures/reference-server/src/index.ts';
 import type { SeededTarget } from '../../targets/seeded.ts';
-import { findK6 } from '../engine/k6.ts';
+import { findK6, REPO_ROOT } from '../engine/k6.ts';
 
 export const CI = /^(1|true|yes)$/i.test(process.env['CI'] ?? '');
 export const K6 = findK6();
@@ -22,6 +24,42 @@ export function k6Env(target: SeededTarget, summaryFile: string, extra: Record<s
     PMV6_HMAC_PRIVATE: c.hmac?.privateKey ?? '',
     PMV6_SUMMARY: summaryFile,
     ...extra,
+  };
+}
+
+/**
+ * Decision (runtime, issue 38): k6 v0.48 puts every ES module of a script through Babel before it
+ * runs (its "extended" compatibility mode): about 4.4 s of CPU for a scenario script here, against
+ * a few ms for the same code in one CommonJS file in its "base" mode. A test that starts k6 many
+ * times on the same scenarios runs them bundled: esbuild inlines the script's imports (lib/,
+ * core/signed-uri.js) into one file, the same code, under `dir`/k6 beside a copy of the
+ * scenarios (the scripts open `../scenarios/<name>.json`). k6-scripts.test.ts runs the scripts as
+ * shipped. Pass `args` to runK6 with the script's path.
+ */
+export function bundledK6Scripts(dir: string): { script(name: string): string; args: string[] } {
+  mkdirSync(join(dir, 'k6'), { recursive: true });
+  cpSync(join(REPO_ROOT, 'load', 'scenarios'), join(dir, 'scenarios'), { recursive: true });
+  const built = new Map<string, string>();
+  return {
+    script(name) {
+      let out = built.get(name);
+      if (out === undefined) {
+        out = join(dir, 'k6', `${name}.js`);
+        buildSync({
+          entryPoints: [join(REPO_ROOT, 'load', 'k6', `${name}.js`)],
+          bundle: true,
+          format: 'cjs',
+          platform: 'neutral',
+          target: 'es2017',
+          external: ['k6', 'k6/*'],
+          outfile: out,
+          logLevel: 'error',
+        });
+        built.set(name, out);
+      }
+      return out;
+    },
+    args: ['--compatibility-mode=base'],
   };
 }
 
