@@ -1,0 +1,122 @@
+/**
+ * Projects under a parent (issue 35): a project created with a `parent_id` (§2, Project creation
+ * input), moved with the product's `PUT projects/ID/change_parent.json` and deleted, by the Admin,
+ * each read back at once through the parents' `GET projects/ID/subprojects.json` and its
+ * `subprojects/new_pwd.json` form (product facts §6: "Not paginated"): a child is listed under its
+ * parent, and no longer under the parent it left or once deleted (RES-19).
+ *
+ * The parents are the sequence's projects (model.ts); a child is the sequence's too, apart from
+ * them, so the other commands' judgements of the sequence's projects never count it. Decision:
+ * what deleting a parent does to its children is not shown, so a child whose parent was deleted is
+ * no longer judged; the file's cleanup deletes what is left (a 404 there counts as gone).
+ */
+import fc from 'fast-check';
+import { isSuccess } from '../harness/checks.ts';
+import { createdId, fail, framed, listed, type Model, type Prj, ProjectCreate, pickP, type Real, type Via } from './model.ts';
+
+interface Child {
+  id: number;
+  name: string;
+  parent: Prj | undefined;
+  deleted: boolean;
+}
+
+const childrenOf = new WeakMap<Model, Child[]>();
+const own = (m: Model): Child[] => {
+  let list = childrenOf.get(m);
+  if (!list) childrenOf.set(m, (list = []));
+  return list;
+};
+const labelC = (c: Child) => `project ${c.id} (${c.name})`;
+/** The newest child still judged: not deleted, and under a parent of the sequence that exists. */
+const liveChild = (m: Model): Child | undefined => [...own(m)].reverse().find((c) => !c.deleted && c.parent !== undefined && !c.parent.deleted);
+
+/**
+ * The subprojects of a parent of the sequence, as the Admin reads them (`new_pwd` or not): `child`
+ * listed when `under`, else not (RES-19). A path the target does not serve says nothing.
+ */
+async function judgeUnder(r: Real, via: Via, parent: Prj, child: Child, under: boolean, newPwd: boolean): Promise<void> {
+  if (parent.deleted) return;
+  const path = `/projects/${parent.id}/subprojects${newPwd ? '/new_pwd' : ''}.json`;
+  const ex = await r.clients.admin[via].get(path);
+  framed(ex);
+  if ((ex.response?.status === 404 || ex.response?.status === 405) && !Array.isArray(ex.json)) return;
+  const ids = listed(ex, 'RES-19', `GET ${path} for the Admin over ${via}`);
+  if (under && !ids.has(child.id))
+    fail('RES-19', ex, `${labelC(child)} among the subprojects of project ${parent.id}: created under it or moved there with a 2XX just before`, 'missing');
+  if (!under && ids.has(child.id))
+    fail(
+      'RES-19',
+      ex,
+      `no ${labelC(child)} among the subprojects of project ${parent.id}: ${child.deleted ? 'deleted' : 'moved to another parent'} with a 2XX just before`,
+      'listed',
+    );
+}
+
+type Kind = 'create' | 'move' | 'delete';
+
+/**
+ * One choice among the subproject operations. Decision (the same number of commands): without a
+ * project of the sequence to be a parent, the command creates one first (model.ts ProjectCreate);
+ * without a child to move or delete, it creates one first.
+ */
+export class SubprojectStep implements fc.AsyncCommand<Model, Real, false> {
+  private done: string[] = [];
+  constructor(
+    readonly kind: Kind,
+    readonly via: Via,
+    readonly back: number,
+  ) {}
+  check = () => true;
+  async run(m: Model, r: Real): Promise<void> {
+    this.done = [];
+    const c = r.clients.admin[this.via];
+    let child = this.kind === 'create' ? undefined : liveChild(m);
+    if (!child) {
+      if (!pickP(m, this.back)) {
+        const make = new ProjectCreate(this.via);
+        this.done.push(make.toString());
+        await make.run(m, r);
+      }
+      const parent = pickP(m, this.back);
+      if (!parent) return;
+      this.done.push(`createSubproject(${this.via}, -${this.back})`);
+      const name = r.s.fixtures.name('model-sub');
+      const ex = await c.post('/projects.json', { name, parent_id: parent.id });
+      framed(ex);
+      const id = ex.response?.status === 201 ? createdId(ex) : undefined;
+      if (id === undefined || !(await r.s.fixtures.track('project', id, name, { creation: ex, reader: c, lazy: true }))) return;
+      child = { id, name, parent, deleted: false };
+      own(m).push(child);
+      await judgeUnder(r, this.via, parent, child, true, false);
+      if (this.kind === 'create') return;
+    }
+    const from = child.parent!;
+    if (this.kind === 'move') {
+      // To another project of the sequence when there is one, else to the root (parent_id 0, §2).
+      const to = m.projects.find((p) => !p.deleted && p !== from);
+      this.done.push(`moveSubproject(${this.via}, ${to ? 'to another' : 'to the root'})`);
+      const ex = await c.put(`/projects/${child.id}/change_parent.json`, { parent_id: to?.id ?? 0 });
+      framed(ex);
+      if (!isSuccess(ex)) return;
+      child.parent = to;
+      await judgeUnder(r, this.via, from, child, false, false);
+      if (to) await judgeUnder(r, this.via, to, child, true, true);
+      return;
+    }
+    this.done.push(`deleteSubproject(${this.via})`);
+    const ex = await c.delete(`/projects/${child.id}.json`);
+    framed(ex);
+    if (!isSuccess(ex)) return;
+    child.deleted = true;
+    r.s.fixtures.forget('project', child.id);
+    await judgeUnder(r, this.via, from, child, false, true);
+  }
+  toString = () => (this.done.length > 0 ? this.done.join('+') : `subproject(${this.kind}, ${this.via}, -${this.back})`);
+}
+
+export function subprojectCommand(): fc.Arbitrary<SubprojectStep> {
+  return fc
+    .tuple(fc.constantFrom<Kind>('create', 'move', 'move', 'delete'), fc.constantFrom<Via>('basic', 'hmac'), fc.constantFrom(0, 0, 1))
+    .map(([k, v, b]) => new SubprojectStep(k, v, b));
+}
