@@ -29,7 +29,7 @@ import {
 
 const s = useSession();
 const RUNS = 9;
-const MAX_COMMANDS = 24;
+const MAX_COMMANDS = 29;
 /** Read access to a project (product facts §7: PRJ permission labels), through the product's path. */
 const READ = 10;
 

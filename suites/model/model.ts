@@ -1258,9 +1258,6 @@ export function commandArbitraries(): Array<fc.Arbitrary<Step>> {
     // Issue 35: the rest of the users, groups, projects, custom fields and log operations (./users.ts
     // and the files beside it), in the same command budget.
     ...[accountCommand(), accountCommand()],
-    groupCommand(),
-    subprojectCommand(),
-    customFieldsCommand(),
-    logAccessCommand(),
+    ...[groupCommand(), subprojectCommand(), customFieldsCommand(), customFieldsCommand(), logAccessCommand()],
   ];
 }

@@ -28,8 +28,6 @@ const own = (m: Model): Child[] => {
   return list;
 };
 const labelC = (c: Child) => `project ${c.id} (${c.name})`;
-/** The newest child still judged: not deleted, and under a parent of the sequence that exists. */
-const liveChild = (m: Model): Child | undefined => [...own(m)].reverse().find((c) => !c.deleted && c.parent !== undefined && !c.parent.deleted);
 
 /**
  * The subprojects of a parent of the sequence, as the Admin reads them (`new_pwd` or not): `child`
@@ -53,17 +51,16 @@ async function judgeUnder(r: Real, via: Via, parent: Prj, child: Child, under: b
     );
 }
 
-type Kind = 'create' | 'move' | 'delete';
-
 /**
- * One choice among the subproject operations. Decision (the same number of commands): without a
- * project of the sequence to be a parent, the command creates one first (model.ts ProjectCreate);
- * without a child to move or delete, it creates one first.
+ * A child made under a project of the sequence, moved to another (or to the root when there is
+ * none) and, when `remove`, deleted, each read back at once. Decision (the request budget and the
+ * kill of a fault at every seed): the operations in one command; without a project of the
+ * sequence to be the parent, the command creates one first (model.ts ProjectCreate).
  */
 export class SubprojectStep implements fc.AsyncCommand<Model, Real, false> {
   private done: string[] = [];
   constructor(
-    readonly kind: Kind,
+    readonly remove: boolean,
     readonly via: Via,
     readonly back: number,
   ) {}
@@ -71,52 +68,43 @@ export class SubprojectStep implements fc.AsyncCommand<Model, Real, false> {
   async run(m: Model, r: Real): Promise<void> {
     this.done = [];
     const c = r.clients.admin[this.via];
-    let child = this.kind === 'create' ? undefined : liveChild(m);
-    if (!child) {
-      if (!pickP(m, this.back)) {
-        const make = new ProjectCreate(this.via);
-        this.done.push(make.toString());
-        await make.run(m, r);
-      }
-      const parent = pickP(m, this.back);
-      if (!parent) return;
-      this.done.push(`createSubproject(${this.via}, -${this.back})`);
-      const name = r.s.fixtures.name('model-sub');
-      const ex = await c.post('/projects.json', { name, parent_id: parent.id });
-      framed(ex);
-      const id = ex.response?.status === 201 ? createdId(ex) : undefined;
-      if (id === undefined || !(await r.s.fixtures.track('project', id, name, { creation: ex, reader: c, lazy: true }))) return;
-      child = { id, name, parent, deleted: false };
-      own(m).push(child);
-      await judgeUnder(r, this.via, parent, child, true, false);
-      if (this.kind === 'create') return;
+    if (!pickP(m, this.back)) {
+      const make = new ProjectCreate(this.via);
+      this.done.push(make.toString());
+      await make.run(m, r);
     }
-    const from = child.parent!;
-    if (this.kind === 'move') {
-      // To another project of the sequence when there is one, else to the root (parent_id 0, §2).
-      const to = m.projects.find((p) => !p.deleted && p !== from);
-      this.done.push(`moveSubproject(${this.via}, ${to ? 'to another' : 'to the root'})`);
-      const ex = await c.put(`/projects/${child.id}/change_parent.json`, { parent_id: to?.id ?? 0 });
-      framed(ex);
-      if (!isSuccess(ex)) return;
-      child.parent = to;
-      await judgeUnder(r, this.via, from, child, false, false);
-      if (to) await judgeUnder(r, this.via, to, child, true, true);
-      return;
-    }
-    this.done.push(`deleteSubproject(${this.via})`);
-    const ex = await c.delete(`/projects/${child.id}.json`);
+    const parent = pickP(m, this.back);
+    if (!parent) return;
+    this.done.push(`createSubproject(${this.via}, -${this.back})`);
+    const name = r.s.fixtures.name('model-sub');
+    const ex = await c.post('/projects.json', { name, parent_id: parent.id });
     framed(ex);
-    if (!isSuccess(ex)) return;
+    const id = ex.response?.status === 201 ? createdId(ex) : undefined;
+    if (id === undefined || !(await r.s.fixtures.track('project', id, name, { creation: ex, reader: c, lazy: true }))) return;
+    const child: Child = { id, name, parent, deleted: false };
+    own(m).push(child);
+    await judgeUnder(r, this.via, parent, child, true, false);
+    // To another project of the sequence when there is one, else to the root (parent_id 0, §2).
+    const to = m.projects.find((p) => !p.deleted && p !== parent);
+    this.done.push(`moveSubproject(${to ? 'to another' : 'to the root'})`);
+    const move = await c.put(`/projects/${child.id}/change_parent.json`, { parent_id: to?.id ?? 0 });
+    framed(move);
+    if (!isSuccess(move)) return;
+    child.parent = to;
+    await judgeUnder(r, this.via, parent, child, false, false);
+    if (to) await judgeUnder(r, this.via, to, child, true, true);
+    if (!this.remove) return;
+    this.done.push('deleteSubproject');
+    const del = await c.delete(`/projects/${child.id}.json`);
+    framed(del);
+    if (!isSuccess(del)) return;
     child.deleted = true;
     r.s.fixtures.forget('project', child.id);
-    await judgeUnder(r, this.via, from, child, false, true);
+    if (to) await judgeUnder(r, this.via, to, child, false, true);
   }
-  toString = () => (this.done.length > 0 ? this.done.join('+') : `subproject(${this.kind}, ${this.via}, -${this.back})`);
+  toString = () => (this.done.length > 0 ? this.done.join('+') : `subproject(${this.via}, -${this.back}${this.remove ? ', delete' : ''})`);
 }
 
 export function subprojectCommand(): fc.Arbitrary<SubprojectStep> {
-  return fc
-    .tuple(fc.constantFrom<Kind>('create', 'move', 'move', 'delete'), fc.constantFrom<Via>('basic', 'hmac'), fc.constantFrom(0, 0, 1))
-    .map(([k, v, b]) => new SubprojectStep(k, v, b));
+  return fc.tuple(fc.boolean(), fc.constantFrom<Via>('basic', 'hmac'), fc.constantFrom(0, 0, 1)).map(([rm, v, b]) => new SubprojectStep(rm, v, b));
 }

@@ -84,7 +84,7 @@ async function judgeReplaced(u: Usr, old: ApiClient, now: ApiClient, what: strin
   await expectAnswer(now, '/version.json', true, newClause, `${who} with the new ${what}`, 'any active user can use the API with their own credentials');
 }
 
-type Kind = 'role' | 'password' | 'keys' | 'ldap';
+type Kind = 'active' | 'role' | 'password' | 'keys' | 'ldap';
 
 /**
  * The operations, as data: which user state they need, the Admin's request(s) and the read-backs
@@ -93,6 +93,25 @@ type Kind = 'role' | 'password' | 'keys' | 'ldap';
  * between commands and the other commands' judgements hold for it.
  */
 const OPERATIONS: Record<Kind, (r: Real, u: Usr, via: Via) => Promise<void>> = {
+  // Deactivated, then activated again: refused at once over both methods (GEN-15), answered again (GEN-07).
+  async active(r, u, via) {
+    if (!u.active || u.ldap) return;
+    for (const to of ['deactivate', 'activate'] as const) {
+      const ex = await r.clients.admin[via].put(`/users/${u.id}/${to}.json`);
+      framed(ex);
+      if (!isSuccess(ex)) return;
+      u.active = to === 'activate';
+      for (const [c, how] of own(u))
+        await expectAnswer(
+          c,
+          '/version.json',
+          u.active,
+          u.active ? 'GEN-07' : 'GEN-15',
+          `${labelU(u)} over ${how}, ${to}d with a 2XX just before`,
+          'any active user can use the API with their own credentials',
+        );
+    }
+  },
   async role(r, u, via) {
     const c = r.clients.admin[via];
     for (const role of ['admin', 'normal user'] as const) {
@@ -156,37 +175,34 @@ const OPERATIONS: Record<Kind, (r: Real, u: Usr, via: Via) => Promise<void>> = {
 };
 
 /**
- * One choice among the users operations of this file, by the Admin on a user of the sequence.
- * Decision (the same number of commands): while the sequence has no user, the command creates one
- * first (model.ts UserCreate), then acts on it.
+ * The users operations of this file, one after another, by the Admin on a user of the sequence: a
+ * deactivation and activation, a role change there and back, a password change, an HMAC key renewal, an LDAP round trip.
+ * Decision (the request budget and the kill of a fault in any of them at every seed): one command
+ * does all four, so each comes up as often as the command does. While the sequence has no user,
+ * the command creates one first (model.ts UserCreate).
  */
 export class AccountStep implements fc.AsyncCommand<Model, Real, false> {
-  private done: string[] = [];
+  private created = false;
   constructor(
-    readonly kind: Kind,
     readonly via: Via,
     readonly back: number,
   ) {}
   check = () => true;
   async run(m: Model, r: Real): Promise<void> {
-    this.done = [];
+    this.created = false;
     if (!pickU(m, this.back)) {
-      const create = new UserCreate(this.via);
-      this.done.push(create.toString());
-      await create.run(m, r);
+      this.created = true;
+      await new UserCreate(this.via).run(m, r);
     }
     const u = pickU(m, this.back);
     if (!u) return;
-    this.done.push(this.label());
-    await OPERATIONS[this.kind](r, u, this.via);
+    for (const kind of KINDS) await OPERATIONS[kind](r, u, this.via);
   }
-  private label = () =>
-    `${this.kind === 'role' ? 'roleChange' : this.kind === 'ldap' ? 'ldapRoundTrip' : this.kind === 'keys' ? 'renewKeys' : 'changePassword'}(${this.via}, -${this.back})`;
-  toString = () => (this.done.length > 0 ? this.done.join('+') : this.label());
+  toString = () => `${this.created ? `createUser(${this.via})+` : ''}account(${this.via}, -${this.back}: ${KINDS.join(', ')})`;
 }
 
+const KINDS: readonly Kind[] = ['active', 'role', 'password', 'keys', 'ldap'];
+
 export function accountCommand(): fc.Arbitrary<AccountStep> {
-  return fc
-    .tuple(fc.constantFrom<Kind>('role', 'password', 'keys', 'ldap'), fc.constantFrom<Via>('basic', 'hmac'), fc.constantFrom(0, 0, 1))
-    .map(([k, v, b]) => new AccountStep(k, v, b));
+  return fc.tuple(fc.constantFrom<Via>('basic', 'hmac'), fc.constantFrom(0, 0, 1)).map(([v, b]) => new AccountStep(v, b));
 }
