@@ -11,15 +11,10 @@ import fc from 'fast-check';
 import { clip } from '../../core/redact.ts';
 import { expectResponse } from '../harness/assert.ts';
 import { isSuccess } from '../harness/checks.ts';
-import { fail, framed, label, type Model, type Pw, pick, type Real, stringsIn, UNLOCK, type Via } from './model.ts';
+import { beside, fail, framed, label, type Model, type Pw, pick, type Real, stringsIn, UNLOCK, type Via } from './model.ts';
 
 /** The labels each password's custom fields were last given, by field number (null: removed). */
-const definitions = new WeakMap<Pw, Map<number, string | null>>();
-const defsOf = (p: Pw): Map<number, string | null> => {
-  let d = definitions.get(p);
-  if (!d) definitions.set(p, (d = new Map()));
-  return d;
-};
+const defsOf = beside<Pw, Map<number, string | null>>(() => new Map());
 
 async function judgeDefinitions(r: Real, actor: 'admin' | 'viewer', via: Via, p: Pw, gone: string[]): Promise<void> {
   const ex = await r.clients[actor][via].get(`/passwords/${p.id}.json`, p.locked ? { headers: UNLOCK } : {});

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { clip } from '../../core/redact.ts';
 import { expectResponse } from '../harness/assert.ts';
 import { isSuccess } from '../harness/checks.ts';
-import { createdId, fail, framed, listed, type Model, PAGE, type Real, stringsIn, type Via } from './model.ts';
+import { beside, createdId, fail, framed, listed, type Model, PAGE, type Real, stringsIn, type Via } from './model.ts';
 
 interface Grp {
   id: number;
@@ -16,13 +16,8 @@ interface Grp {
   deleted: boolean;
 }
 
-/** The sequence's own groups (kept beside the model, so the shared type stays as it was). */
-const groupsOf = new WeakMap<Model, Grp[]>();
-const own = (m: Model): Grp[] => {
-  let list = groupsOf.get(m);
-  if (!list) groupsOf.set(m, (list = []));
-  return list;
-};
+/** The sequence's own groups. */
+const own = beside<Model, Grp[]>(() => []);
 const labelG = (g: Grp) => `group ${g.id} (${g.name})`;
 
 /** GET groups/ID.json by the Admin: the current name while the group exists, an error once deleted (OPS-10). */

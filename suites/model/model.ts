@@ -181,6 +181,19 @@ export function clauseOf(e: ViolationError): string | undefined {
 export const UNLOCK = { 'X-Unlock-Reason': UNLOCK_REASON };
 export const PAGE = { 'X-Page-Size': '1000' };
 
+/**
+ * State a command file keeps beside the shared Model (or a Pw), made on first use: the files of
+ * issue 35 (users.ts, groups.ts, ...) keep theirs so, and the shared types stay as they were.
+ */
+export function beside<K extends object, V>(make: () => V): (key: K) => V {
+  const kept = new WeakMap<K, V>();
+  return (key) => {
+    let v = kept.get(key);
+    if (v === undefined) kept.set(key, (v = make()));
+    return v;
+  };
+}
+
 export function stringsIn(value: unknown): string[] {
   if (typeof value === 'string') return [value];
   if (Array.isArray(value)) return value.flatMap(stringsIn);

@@ -12,7 +12,7 @@
  */
 import fc from 'fast-check';
 import { isSuccess } from '../harness/checks.ts';
-import { createdId, fail, framed, listed, type Model, type Prj, ProjectCreate, pickP, type Real, type Via } from './model.ts';
+import { beside, createdId, fail, framed, listed, type Model, type Prj, ProjectCreate, pickP, type Real, type Via } from './model.ts';
 
 interface Child {
   id: number;
@@ -21,12 +21,7 @@ interface Child {
   deleted: boolean;
 }
 
-const childrenOf = new WeakMap<Model, Child[]>();
-const own = (m: Model): Child[] => {
-  let list = childrenOf.get(m);
-  if (!list) childrenOf.set(m, (list = []));
-  return list;
-};
+const own = beside<Model, Child[]>(() => []);
 const labelC = (c: Child) => `project ${c.id} (${c.name})`;
 
 /**
