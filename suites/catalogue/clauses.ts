@@ -240,7 +240,7 @@ export const CLAUSES: readonly Clause[] = [
     'SHOULD',
     S.ops,
     'Groups | list, show, create, update, add user to group, delete user from group, delete',
-    'carry out each groups operation at once: a created or renamed group shown and listed with its name, a deleted one neither shown nor listed',
+    'carry out each groups operation at once: a created or renamed group shown and listed with its name, a deleted one neither shown nor listed, a user added or removed shown as a member or not',
   ),
   C(
     'OPS-11',
