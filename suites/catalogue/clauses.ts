@@ -126,7 +126,7 @@ export const CLAUSES: readonly Clause[] = [
   // implied rather than said, and the paths are the product's, so SHOULD. The new ones are the
   // user's own and GEN-07 holds them to it.
   C(
-    'GEN-17',
+    'GEN-18',
     'SHOULD',
     S.gen,
     'Any active user can use the API with their own credentials.',
@@ -228,7 +228,7 @@ export const CLAUSES: readonly Clause[] = [
   // payload (issue 35). What only the spec's words require stays at MUST under GEN-07, GEN-08 and
   // GEN-09 (a promoted Admin sees all, a demoted user sees fewer, an active user is answered).
   C(
-    'OPS-09',
+    'OPS-13',
     'SHOULD',
     S.ops,
     'Users | list, show, create, update, activate/deactivate, convert to ldap/normal, delete',
@@ -236,14 +236,14 @@ export const CLAUSES: readonly Clause[] = [
     true,
   ),
   C(
-    'OPS-10',
+    'OPS-14',
     'SHOULD',
     S.ops,
     'Groups | list, show, create, update, add user to group, delete user from group, delete',
     'carry out each groups operation at once: a created or renamed group shown and listed with its name, a deleted one neither shown nor listed, a user added or removed shown as a member or not',
   ),
   C(
-    'OPS-11',
+    'OPS-15',
     'SHOULD',
     S.ops,
     'Passwords | list, show, create, update, update security, update custom fields definitions, list users who can access the password, delete, archive/unarchive, move, list files, upload a file, lock/unlock',
@@ -253,7 +253,7 @@ export const CLAUSES: readonly Clause[] = [
   // through the control protocol), the path is the product's: SHOULD. "random": never the same
   // answer twice (the same SHOULD; OPS-08 stays the INFO record that the generator is offered).
   C(
-    'OPS-12',
+    'OPS-16',
     'SHOULD',
     S.ops,
     'Passwords generator | return a strong random password made with the current generator settings',

@@ -3,7 +3,7 @@
  * `PUT passwords/ID/custom_fields.json` (product facts §6; its payload is a gap there): the
  * reference server's documented payload, `{"custom_fieldN": {"type", "label"} | null}` (null
  * removes), sent by the Admin on a password of the sequence and read back at once through the
- * password's show by the Admin and by the viewer, who may read it (OPS-11, issue 35). Decision:
+ * password's show by the Admin and by the viewer, who may read it (OPS-15, issue 35). Decision:
  * only the label is looked for, anywhere in the show (the fields are not shown); a server that
  * refuses this payload (another shape) is not judged.
  */
@@ -26,14 +26,14 @@ async function judgeDefinitions(r: Real, actor: 'admin' | 'viewer', via: Via, p:
   for (const [n, l] of defsOf(p)) {
     if (l !== null && !strings.includes(l))
       fail(
-        'OPS-11',
+        'OPS-15',
         ex,
         `custom field ${n} labelled ${l} (its last 2XX update) in the show of ${label(p)} for ${who}`,
         clip(JSON.stringify(ex.json), 300) ?? 'no body',
       );
   }
   for (const l of gone)
-    if (strings.includes(l)) fail('OPS-11', ex, `no custom field labelled ${l} in the show of ${label(p)} for ${who}: removed with a 2XX just before`, 'shown');
+    if (strings.includes(l)) fail('OPS-15', ex, `no custom field labelled ${l} in the show of ${label(p)} for ${who}: removed with a 2XX just before`, 'shown');
 }
 
 /**

@@ -4,7 +4,7 @@
  * changed through the control protocol: once for the file, after its sequences, in an exclusive
  * section (the settings are the installation's), two settings in turn, each asked of the Admin
  * over HTTP Basic and of the IT user over HMAC. Every answer has the length the settings give and
- * only characters of the classes they enable, and no two answers are the same (OPS-12, issue 35).
+ * only characters of the classes they enable, and no two answers are the same (OPS-16, issue 35).
  *
  * Decision: only the classes that are on are held to their characters (letters and digits are
  * ASCII's); which symbols a generator uses, and whether it leaves look-alike characters out, is
@@ -67,13 +67,13 @@ export async function judgeGeneratorSettings(s: Session, askers: Array<[ApiClien
             const { generator_length: length } = setting.settings;
             if ([...pw].length !== length || !setting.chars.test(pw))
               fail(
-                'OPS-12',
+                'OPS-16',
                 ex,
                 `a password made with the current generator settings (${setting.says}) for ${who}`,
                 `${[...pw].length} characters, of the classes of ${describe(pw)}`,
               );
             const earlier = seen.get(pw);
-            if (earlier !== undefined) fail('OPS-12', ex, `a new random password for ${who}`, `the same answer as an earlier call (${earlier})`);
+            if (earlier !== undefined) fail('OPS-16', ex, `a new random password for ${who}`, `the same answer as an earlier call (${earlier})`);
             seen.set(pw, `${who}, ${setting.says}`);
           }
         }

@@ -1,7 +1,7 @@
 /**
  * The groups operations beyond membership (model.ts Membership): create, rename and delete, by the
  * Admin at the product's paths (product facts §6), each read back at once through the group's show
- * and the groups list (OPS-10, issue 35). Decision: groups of the sequence's own, apart from the
+ * and the groups list (OPS-14, issue 35). Decision: groups of the sequence's own, apart from the
  * group whose members model.ts follows, so a rename or delete never disturbs those judgements.
  */
 import fc from 'fast-check';
@@ -20,20 +20,20 @@ interface Grp {
 const own = beside<Model, Grp[]>(() => []);
 const labelG = (g: Grp) => `group ${g.id} (${g.name})`;
 
-/** GET groups/ID.json by the Admin: the current name while the group exists, an error once deleted (OPS-10). */
+/** GET groups/ID.json by the Admin: the current name while the group exists, an error once deleted (OPS-14). */
 async function judgeShown(r: Real, via: Via, g: Grp): Promise<void> {
   const ex = await r.clients.admin[via].get(`/groups/${g.id}.json`);
   expectResponse(ex, `an answer to GET /groups/${g.id}.json`);
   framed(ex);
   const who = `the Admin over ${via}`;
   if (g.deleted) {
-    if (isSuccess(ex)) fail('OPS-10', ex, `an error for ${labelG(g)}, deleted with a 2XX just before, shown to ${who}`, `status ${ex.response.status}`);
+    if (isSuccess(ex)) fail('OPS-14', ex, `an error for ${labelG(g)}, deleted with a 2XX just before, shown to ${who}`, `status ${ex.response.status}`);
     return;
   }
-  if (ex.response.status !== 200) fail('OPS-10', ex, `200 OK and ${labelG(g)} for ${who}`, `status ${ex.response.status}`);
+  if (ex.response.status !== 200) fail('OPS-14', ex, `200 OK and ${labelG(g)} for ${who}`, `status ${ex.response.status}`);
   if (!stringsIn(ex.json).includes(g.name))
     fail(
-      'OPS-10',
+      'OPS-14',
       ex,
       `the name ${g.name} of its last 2XX create or update in the show of ${labelG(g)} for ${who}`,
       clip(JSON.stringify(ex.json), 300) ?? 'no body',
@@ -42,14 +42,14 @@ async function judgeShown(r: Real, via: Via, g: Grp): Promise<void> {
 
 /**
  * GET groups.json at 1000 a page by the Admin: the group listed while it exists, not once deleted
- * (OPS-10). Decision: an installation of 1000 groups or more is not judged for a missing one.
+ * (OPS-14). Decision: an installation of 1000 groups or more is not judged for a missing one.
  */
 async function judgeListed(r: Real, via: Via, g: Grp): Promise<void> {
   const ex = await r.clients.admin[via].get('/groups.json', { headers: PAGE });
-  const ids = listed(ex, 'OPS-10', `GET /groups.json for the Admin over ${via}`);
-  if (g.deleted && ids.has(g.id)) fail('OPS-10', ex, `no ${labelG(g)} in GET /groups.json: deleted with a 2XX just before`, 'listed');
+  const ids = listed(ex, 'OPS-14', `GET /groups.json for the Admin over ${via}`);
+  if (g.deleted && ids.has(g.id)) fail('OPS-14', ex, `no ${labelG(g)} in GET /groups.json: deleted with a 2XX just before`, 'listed');
   if (!g.deleted && !ids.has(g.id) && (ex.json as unknown[]).length < 1000)
-    fail('OPS-10', ex, `${labelG(g)} in GET /groups.json: created with a 201`, 'missing');
+    fail('OPS-14', ex, `${labelG(g)} in GET /groups.json: created with a 201`, 'missing');
 }
 
 /**

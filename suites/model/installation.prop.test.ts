@@ -116,7 +116,7 @@ function runModel(t: ClauseTestContext): Promise<Outcome> {
       let state: { model: Model; real: Real } | undefined;
       await fc.asyncModelRun(() => (state = setup(sh)), cmds);
       // At the end of every sequence, the log of each of its passwords (LOG-01), its group emptied
-      // (OPS-10) and its projects deleted (OPS-01, SIZE-10), each read back.
+      // (OPS-14) and its projects deleted (OPS-01, SIZE-10), each read back.
       for (const p of state?.model.passwords ?? []) await judgeLog(state!.model, state!.real, p);
       if (state) await emptyGroup(state.model, state.real);
       if (state) await endProjects(state.model, state.real);
@@ -162,7 +162,7 @@ modelTest('GEN-09', `refuse every show, list entry and write of the run's passwo
 modelTest('SIZE-10', `count in count.json the passwords the list holds, ${OF}`);
 modelTest('OPS-05', `list a favorite as soon as it is made and never after it is unmade, ${OF}`);
 // Then, once for the file, the generator with its settings changed (./generator.ts), in an exclusive section.
-modelTest('OPS-12', `never return the same generated password twice, ${OF}; and follow the generator settings' length and classes`, async (t) => {
+modelTest('OPS-16', `never return the same generated password twice, ${OF}; and follow the generator settings' length and classes`, async (t) => {
   const sh = made!;
   const why = await judgeGeneratorSettings(s, [
     [sh.clients.admin.basic, 'the Admin over HTTP Basic'],
@@ -177,16 +177,16 @@ modelTest('OPS-01', `show and find a project with its current name while it exis
 modelTest('GEN-07', `let a user activated again call the API with their own credentials, ${OF}`);
 modelTest('GEN-15', `refuse the credentials of a user deactivated with a 2XX, ${OF}`);
 modelTest('GEN-08', `list to the Admin every project the Admin made and did not delete, ${OF}`);
-modelTest('GEN-17', `refuse at once an old password after a change and old HMAC keys after a renewal, ${OF}`);
+modelTest('GEN-18', `refuse at once an old password after a change and old HMAC keys after a renewal, ${OF}`);
 modelTest(
-  'OPS-09',
+  'OPS-13',
   `show a user with its current name while it exists and not once deleted, and carry out role changes both ways and conversions to ldap and back at once, as the Admin and the changed user read them back, ${OF}`,
 );
 modelTest(
-  'OPS-10',
+  'OPS-14',
   `list in a group's show the users added to it and not those removed, show and list a created or renamed group with its name, and neither once deleted, ${OF}`,
 );
-modelTest('OPS-11', `show a password's custom field definitions as last updated, to the Admin and to a user who may read it, ${OF}`);
+modelTest('OPS-15', `show a password's custom field definitions as last updated, to the Admin and to a user who may read it, ${OF}`);
 modelTest('RES-19', `list a project created under a parent among its subprojects, and not once moved away or deleted, ${OF}`);
 modelTest('LOG-08', `answer a query of the log to Admin and IT users only, also at once after a role change, ${OF}`);
 modelTest('GEN-03', `send every JSON body as sent, without a byte order mark and with a JSON media type, error bodies included, ${OF}`);

@@ -593,7 +593,7 @@ async function judgeFavorites(m: Model, r: Real, actor: 'admin' | 'viewer', via:
   }
 }
 
-/** GET /generate_password.json: "a strong random password", so never the same answer twice in a sequence (OPS-12). */
+/** GET /generate_password.json: "a strong random password", so never the same answer twice in a sequence (OPS-16). */
 export class Generate extends Step {
   constructor(
     readonly actor: Actor,
@@ -611,7 +611,7 @@ export class Generate extends Step {
       const body = JSON.stringify(ex.json);
       if (m.generated.includes(body)) {
         fail(
-          'OPS-12',
+          'OPS-16',
           ex,
           `a new random password from the generator (${m.generated.length} answers earlier in the sequence)`,
           'the same answer as an earlier call',
@@ -795,7 +795,7 @@ async function makeGroup(m: Model, r: Real): Promise<Model['group']> {
 
 /**
  * At the end of a sequence, the users it added to its group removed, and the group read back
- * (OPS-10), as a client that leaves things as it found them does.
+ * (OPS-14), as a client that leaves things as it found them does.
  */
 export async function emptyGroup(m: Model, r: Real): Promise<void> {
   const g = m.group;
@@ -808,7 +808,7 @@ export async function emptyGroup(m: Model, r: Real): Promise<void> {
 
 /**
  * GET groups/<id>.json by the Admin: every user added with a 2XX and not removed since is listed,
- * no other of the file's users is (OPS-10, SHOULD: add user to group, delete user from group). Only the
+ * no other of the file's users is (OPS-14, SHOULD: add user to group, delete user from group). Only the
  * membership: what a member may see through a group neither the spec nor the product facts say.
  */
 async function judgeGroup(r: Real, via: Via, g: NonNullable<Model['group']>): Promise<void> {
@@ -819,9 +819,9 @@ async function judgeGroup(r: Real, via: Via, g: NonNullable<Model['group']>): Pr
   for (const who of MEMBERS) {
     const shown = namesUser(ex.json, r.people[who]);
     const user = `the ${who} user ${r.people[who].id} (${r.people[who].username})`;
-    if (g.members.has(who) && !shown) fail('OPS-10', ex, `${user} in the show of group ${g.id}: added with a 2XX and not removed since`, 'not listed');
+    if (g.members.has(who) && !shown) fail('OPS-14', ex, `${user} in the show of group ${g.id}: added with a 2XX and not removed since`, 'not listed');
     if (!g.members.has(who) && shown)
-      fail('OPS-10', ex, `${user} not in the show of group ${g.id}: removed with a 2XX, or never added`, clip(JSON.stringify(ex.json), 300) ?? 'listed');
+      fail('OPS-14', ex, `${user} not in the show of group ${g.id}: removed with a 2XX, or never added`, clip(JSON.stringify(ex.json), 300) ?? 'listed');
   }
 }
 
@@ -1076,7 +1076,7 @@ export class UserWrite extends Step {
   toString = () => `${this.kind}User(${this.via}, -${this.back})`;
 }
 
-/** GET users/<id>.json by the Admin: 200 OK with the username and the current name while the user exists, an error once deleted (OPS-09, SHOULD: the product's path). */
+/** GET users/<id>.json by the Admin: 200 OK with the username and the current name while the user exists, an error once deleted (OPS-13, SHOULD: the product's path). */
 async function judgeUser(r: Real, via: Via, u: Usr): Promise<void> {
   const ex = await r.clients.admin[via].get(`/users/${u.id}.json`);
   expectResponse(ex, `an answer to GET /users/${u.id}.json`);
@@ -1084,14 +1084,14 @@ async function judgeUser(r: Real, via: Via, u: Usr): Promise<void> {
   const who = `the Admin over ${via}`;
   if (u.deleted) {
     if (isSuccess(ex))
-      fail('OPS-09', ex, `an error for ${labelU(u)}, deleted with a 2XX earlier in the sequence, shown to ${who}`, `status ${ex.response.status}`);
+      fail('OPS-13', ex, `an error for ${labelU(u)}, deleted with a 2XX earlier in the sequence, shown to ${who}`, `status ${ex.response.status}`);
     return;
   }
-  if (ex.response.status !== 200) fail('OPS-09', ex, `200 OK and ${labelU(u)} for ${who}`, `status ${ex.response.status}`);
+  if (ex.response.status !== 200) fail('OPS-13', ex, `200 OK and ${labelU(u)} for ${who}`, `status ${ex.response.status}`);
   const strings = stringsIn(ex.json);
   if (!strings.includes(u.username) || !strings.includes(u.name))
     fail(
-      'OPS-09',
+      'OPS-13',
       ex,
       `the username ${u.username} and the current name ${u.name} (its last update answered 2XX) in the show body for ${who}`,
       clip(JSON.stringify(ex.json), 300) ?? 'no body',

@@ -76,7 +76,7 @@ async function judgeRole(r: Real, u: Usr, admin: boolean): Promise<void> {
   }
 }
 
-/** The credentials a user holds no more are refused at once (GEN-17); the new ones are answered. */
+/** The credentials a user holds no more are refused at once (GEN-18); the new ones are answered. */
 async function judgeReplaced(u: Usr, old: ApiClient, now: ApiClient, what: string, newClause: string): Promise<void> {
   if (!u.active) return;
   const who = `${labelU(u)}`;
@@ -84,7 +84,7 @@ async function judgeReplaced(u: Usr, old: ApiClient, now: ApiClient, what: strin
     old,
     '/version.json',
     false,
-    'GEN-17',
+    'GEN-18',
     `${who} with the ${what} replaced with a 2XX just before`,
     'they are no longer their own credentials',
   );
@@ -143,7 +143,7 @@ const OPERATIONS: Record<Kind, (r: Real, u: Usr, via: Via) => Promise<void>> = {
     if (!old) return;
     u.hmac = (await issueKeys(r, u)) ?? old;
     // HMAC acceptance rests on the product's signing (AUTH-03): new keys refused are the renewal's fault.
-    await judgeReplaced(u, old, u.hmac, 'HMAC keys', 'GEN-17');
+    await judgeReplaced(u, old, u.hmac, 'HMAC keys', 'GEN-18');
   },
   async ldap(r, u, via) {
     const c = r.clients.admin[via];
@@ -160,7 +160,7 @@ const OPERATIONS: Record<Kind, (r: Real, u: Usr, via: Via) => Promise<void>> = {
     const shown = show.response.status === 200 ? valuesOf(show.json, 'login_dn') : [];
     if (shown.length > 0 && !shown.includes(dn))
       fail(
-        'OPS-09',
+        'OPS-13',
         show,
         `the login_dn ${dn} of ${labelU(u)}, converted to LDAP with a 2XX just before, in its show`,
         clip(JSON.stringify(show.json), 300) ?? 'no body',
@@ -176,7 +176,7 @@ const OPERATIONS: Record<Kind, (r: Real, u: Usr, via: Via) => Promise<void>> = {
         u.client,
         '/version.json',
         true,
-        'OPS-09',
+        'OPS-13',
         `${labelU(u)} over HTTP Basic`,
         'converted back to normal with a 2XX and this password just before',
       );
