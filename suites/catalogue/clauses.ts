@@ -120,6 +120,19 @@ export const CLAUSES: readonly Clause[] = [
     "refuse a deactivated user's own credentials, over HTTP Basic and HMAC",
     true,
   ),
+  // Credentials a user no longer holds (a password replaced through the product's
+  // users/ID/change_password.json, HMAC keys renewed: "after which the old keys stop working",
+  // product facts §2.1 and §6) are no longer "their own credentials"; that they stop working is
+  // implied rather than said, and the paths are the product's, so SHOULD. The new ones are the
+  // user's own and GEN-07 holds them to it.
+  C(
+    'GEN-18',
+    'SHOULD',
+    S.gen,
+    'Any active user can use the API with their own credentials.',
+    'refuse at once the credentials a user no longer holds: the old password after a change, the old HMAC keys after a renewal',
+    true,
+  ),
   // The web interface is out of sight, but "the user's permissions through the API" are one set
   // whichever method authenticates the request: the same request by the same user gets the same
   // answer over HTTP Basic and over HMAC (suites/relations/, rule basic-hmac).
@@ -210,6 +223,44 @@ export const CLAUSES: readonly Clause[] = [
   ),
   C('OPS-08', 'INFO', S.ops, 'Passwords generator | return a strong random password made with the current generator settings', 'offer the password generator'),
 
+  // The effects of the operations §1 names, at the product's paths (product facts §6), read back by
+  // each user they concern: SHOULD, since the spec names the operation and the product the path and
+  // payload (issue 35). What only the spec's words require stays at MUST under GEN-07, GEN-08 and
+  // GEN-09 (a promoted Admin sees all, a demoted user sees fewer, an active user is answered).
+  C(
+    'OPS-13',
+    'SHOULD',
+    S.ops,
+    'Users | list, show, create, update, activate/deactivate, convert to ldap/normal, delete',
+    "carry out each users operation at once, as the Admin's show and the changed user's own requests read it back: a role change both ways, a conversion to ldap (its login_dn shown) and back to normal (its password working)",
+    true,
+  ),
+  C(
+    'OPS-14',
+    'SHOULD',
+    S.ops,
+    'Groups | list, show, create, update, add user to group, delete user from group, delete',
+    'carry out each groups operation at once: a created or renamed group shown and listed with its name, a deleted one neither shown nor listed, a user added or removed shown as a member or not',
+  ),
+  C(
+    'OPS-15',
+    'SHOULD',
+    S.ops,
+    'Passwords | list, show, create, update, update security, update custom fields definitions, list users who can access the password, delete, archive/unarchive, move, list files, upload a file, lock/unlock',
+    "show a password's custom field definitions as last updated through PUT passwords/ID/custom_fields.json, to the Admin and to a user who may read it",
+  ),
+  // "made with the current generator settings": the settings are the installation's (set here
+  // through the control protocol), the path is the product's: SHOULD. "random": never the same
+  // answer twice (the same SHOULD; OPS-08 stays the INFO record that the generator is offered).
+  C(
+    'OPS-16',
+    'SHOULD',
+    S.ops,
+    'Passwords generator | return a strong random password made with the current generator settings',
+    'return a new password at every call, of the length and the character classes the current generator settings give',
+    true,
+  ),
+
   // ── ADDR: section 2, request address ─────────────────────────────────────────────────────
   C(
     'ADDR-01',
@@ -273,6 +324,16 @@ export const CLAUSES: readonly Clause[] = [
     S.notShown,
     'Fields of the project and password records as returned by list and show: not shown.',
     'record the fields of project and password records returned by list and show',
+  ),
+  // parent_id is a creation input of §2; where a child is listed (projects/ID/subprojects.json and
+  // its new_pwd form) and how it moves (projects/ID/change_parent.json) are the product's (product
+  // facts §6): SHOULD.
+  C(
+    'RES-19',
+    'SHOULD',
+    S.project,
+    'parent_id | integer | no | 0 makes the project a root project',
+    "list a project created with a parent_id among that parent's subprojects at once, and no longer once moved to another parent or deleted",
   ),
 
   // ── EP: section 4, the endpoint table and general paths ──────────────────────────────────
@@ -680,6 +741,17 @@ export const CLAUSES: readonly Clause[] = [
   ),
   C('LOG-03', 'MUST', S.gen, 'Requests that end in an error are not logged', 'leave a request that ends in an error other than 401 out of the log'),
   C('LOG-04', 'MUST', S.gen, 'except 401 Unauthorized, which is logged.', 'write a request that ends in 401 Unauthorized to the log'),
+
+  // Who may query the log: "The Log endpoints require the Admin or IT role" (product facts §4),
+  // the spec's "users with other roles see fewer" made concrete by the product: SHOULD.
+  C(
+    'LOG-08',
+    'SHOULD',
+    S.ops,
+    'Log | query the log',
+    'answer a query of the log to Admin and IT users, and refuse it to the other roles, as soon as a role changes',
+    true,
+  ),
 
   // ── VER: section 9 and the version object ────────────────────────────────────────────────
   C('VER-01', 'MUST', S.version, 'api_version | string | API version used for the request', 'report API version 6 as api_version for a request to /api/v6/'),

@@ -14,6 +14,12 @@ export interface Settings {
   api_users: 'all' | 'api_only';
   hmac_key_expiry_days: number | null;
   num_items_lists: number;
+  /** The password generator's settings, where the target's control protocol has them (suites/model/generator.ts). */
+  generator_length?: number;
+  generator_uppercase?: boolean;
+  generator_lowercase?: boolean;
+  generator_digits?: boolean;
+  generator_symbols?: boolean;
 }
 
 export interface CreatedUser {

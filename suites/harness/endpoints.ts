@@ -994,3 +994,39 @@ export async function variedReplies(s: Session, calls: EndpointCalls, d: Endpoin
   for (const [what, ex] of extra) replies.push({ what, ex });
   return replies;
 }
+
+/** One entry's method and path as a pattern over a request's path relative to /index.php/api/v6 (ids any digits, a search any text). */
+function entryPattern(e: Pick<Endpoint, 'method' | 'path'>): RegExp {
+  const body = e.path
+    .split(PLACEHOLDER)
+    .map((part, i) => (i % 2 === 1 ? (part === 'search' ? '[^/]+' : '\\d+') : part.replace(/[.*+?^$()|[\]\\]/g, '\\$&')))
+    .join('');
+  return new RegExp(`^${body}$`);
+}
+
+/**
+ * Which operations of §1's table a run sent, from its requests (method and path relative to
+ * /index.php/api/v6, with or without a query). Decision: an operation is sent when every entry of
+ * the table that performs it was sent at least once, whatever the answer: "archive/unarchive" is
+ * both halves, "list files" both the project's and the password's, "list favorite passwords and
+ * projects" both lists.
+ */
+export function operationsSent(requests: Iterable<{ method: string; path: string }>): { sent: Op[]; missing: Array<{ op: Op; unsent: string[] }> } {
+  const entries = TABLE.filter((e) => e.ops !== undefined).map((e) => ({ e, re: entryPattern(e), hit: false }));
+  for (const r of requests) {
+    const path = r.path.split('?')[0] ?? '';
+    for (const x of entries) if (!x.hit && x.e.method === r.method && x.re.test(path)) x.hit = true;
+  }
+  const sent: Op[] = [];
+  const missing: Array<{ op: Op; unsent: string[] }> = [];
+  for (const resource of RESOURCES) {
+    for (const name of OPERATIONS[resource]) {
+      const op: Op = `${resource}: ${name}`;
+      const of = entries.filter((x) => x.e.ops!.includes(op));
+      const unsent = of.filter((x) => !x.hit).map((x) => label(x.e));
+      if (of.length > 0 && unsent.length === 0) sent.push(op);
+      else missing.push({ op, unsent: of.length === 0 ? ['no entry of the endpoint table performs it'] : unsent });
+    }
+  }
+  return { sent, missing };
+}

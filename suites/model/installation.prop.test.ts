@@ -6,6 +6,7 @@ import { type ClauseTestContext, clauseTest } from '../harness/clause-test.ts';
 import type { ApiClient } from '../harness/client.ts';
 import { checkProperty } from '../harness/property.ts';
 import { useSession } from '../harness/session.ts';
+import { judgeGeneratorSettings } from './generator.ts';
 import {
   ACTORS,
   type Actor,
@@ -28,7 +29,7 @@ import {
 
 const s = useSession();
 const RUNS = 9;
-const MAX_COMMANDS = 24;
+const MAX_COMMANDS = 29;
 /** Read access to a project (product facts §7: PRJ permission labels), through the product's path. */
 const READ = 10;
 
@@ -43,6 +44,8 @@ interface Shared {
 
 type Outcome = { ok: true } | { ok: false; clause: string | undefined; error: unknown } | { ok: 'unverifiable'; reason: string };
 let outcome: Promise<Outcome> | undefined;
+/** The file's users and clients once made (the generator's settings are judged after the sequences). */
+let made: Shared | undefined;
 
 async function grant(project: number, user: number): Promise<number | undefined> {
   const ex = await s.admin.put(`/projects/${project}/security.json`, { users_permissions: [[user, READ]] });
@@ -107,12 +110,13 @@ function runModel(t: ClauseTestContext): Promise<Outcome> {
   outcome ??= (async (): Promise<Outcome> => {
     const sh = await shared();
     if (typeof sh === 'string') return { ok: 'unverifiable', reason: sh };
+    made = sh;
     t.observe('HMAC', sh.hmac ? 'every command over HMAC is signed' : 'HMAC not accepted (AUTH-03): the commands over HMAC go over Basic');
     const property = fc.asyncProperty(fc.commands(commandArbitraries(), { maxCommands: MAX_COMMANDS, size: 'max' }), async (cmds) => {
       let state: { model: Model; real: Real } | undefined;
       await fc.asyncModelRun(() => (state = setup(sh)), cmds);
       // At the end of every sequence, the log of each of its passwords (LOG-01), its group emptied
-      // (OPS-07) and its projects deleted (OPS-01, SIZE-10), each read back.
+      // (OPS-14) and its projects deleted (OPS-01, SIZE-10), each read back.
       for (const p of state?.model.passwords ?? []) await judgeLog(state!.model, state!.real, p);
       if (state) await emptyGroup(state.model, state.real);
       if (state) await endProjects(state.model, state.real);
@@ -131,13 +135,13 @@ function runModel(t: ClauseTestContext): Promise<Outcome> {
 }
 
 /** The test of one clause: the shared run's violation of it, if that is where the run stopped. */
-function modelTest(id: string, behaviour: string): void {
+function modelTest(id: string, behaviour: string, after?: (t: ClauseTestContext) => Promise<void>): void {
   clauseTest(
     id,
     behaviour,
     async (t) => {
       const o = await runModel(t);
-      if (o.ok === true) return;
+      if (o.ok === true) return after?.(t);
       if (o.ok === 'unverifiable') return t.unverifiable(o.reason);
       // A failure that names no clause (no response, a failed setup) is reported once, by the first test.
       if (o.clause === id || (o.clause === undefined && id === FIRST)) throw o.error;
@@ -148,7 +152,7 @@ function modelTest(id: string, behaviour: string): void {
   );
 }
 
-const OF = `in random sequences of creates, updates, archives, locks, moves, favorites, deletes, shows, lists, counts, searches, generator and log reads, group memberships, projects and users by users of every role (${ACTORS.join(', ')}), over HTTP Basic and HMAC`;
+const OF = `in random sequences of creates, updates, archives, locks, moves, favorites, deletes, shows, lists, counts, searches, custom fields, generator and log reads, groups and their members, projects and subprojects, users, roles and credentials by users of every role (${ACTORS.join(', ')}), over HTTP Basic and HMAC`;
 
 const FIRST = 'EP-03';
 modelTest(FIRST, `list every password the user can access and no deleted one, ${OF}`);
@@ -157,14 +161,32 @@ modelTest('RES-10', `answer a show of a password deleted earlier with an error, 
 modelTest('GEN-09', `refuse every show, list entry and write of the run's passwords to users given no access, ${OF}`);
 modelTest('SIZE-10', `count in count.json the passwords the list holds, ${OF}`);
 modelTest('OPS-05', `list a favorite as soon as it is made and never after it is unmade, ${OF}`);
-modelTest('OPS-08', `never return the same generated password twice, ${OF}`);
+// Then, once for the file, the generator with its settings changed (./generator.ts), in an exclusive section.
+modelTest('OPS-16', `never return the same generated password twice, ${OF}; and follow the generator settings' length and classes`, async (t) => {
+  const sh = made!;
+  const why = await judgeGeneratorSettings(s, [
+    [sh.clients.admin.basic, 'the Admin over HTTP Basic'],
+    [sh.clients.it.hmac, `the IT user over ${sh.hmac ? 'HMAC' : 'HTTP Basic (HMAC not accepted)'}`],
+  ]);
+  if (why !== undefined) t.unverifiable(why);
+});
 modelTest('EP-11', `answer check_latest for the Admin and refuse it to every role but IT and Admin, ${OF}`);
 modelTest('LOG-01', `write each action to the log once, shows included when the server logs shows, ${OF}`);
 modelTest('OPS-02', `find a password by the text of its name while it exists, and not once deleted, ${OF}`);
-modelTest('OPS-07', `list in a group's show the users added to it and not those removed, ${OF}`);
 modelTest('OPS-01', `show and find a project with its current name while it exists, and neither it nor its password once deleted, ${OF}`);
-modelTest('OPS-06', `show a user with its current name while it exists, and not once deleted, ${OF}`);
 modelTest('GEN-07', `let a user activated again call the API with their own credentials, ${OF}`);
 modelTest('GEN-15', `refuse the credentials of a user deactivated with a 2XX, ${OF}`);
 modelTest('GEN-08', `list to the Admin every project the Admin made and did not delete, ${OF}`);
+modelTest('GEN-18', `refuse at once an old password after a change and old HMAC keys after a renewal, ${OF}`);
+modelTest(
+  'OPS-13',
+  `show a user with its current name while it exists and not once deleted, and carry out role changes both ways and conversions to ldap and back at once, as the Admin and the changed user read them back, ${OF}`,
+);
+modelTest(
+  'OPS-14',
+  `list in a group's show the users added to it and not those removed, show and list a created or renamed group with its name, and neither once deleted, ${OF}`,
+);
+modelTest('OPS-15', `show a password's custom field definitions as last updated, to the Admin and to a user who may read it, ${OF}`);
+modelTest('RES-19', `list a project created under a parent among its subprojects, and not once moved away or deleted, ${OF}`);
+modelTest('LOG-08', `answer a query of the log to Admin and IT users only, also at once after a role change, ${OF}`);
 modelTest('GEN-03', `send every JSON body as sent, without a byte order mark and with a JSON media type, error bodies included, ${OF}`);

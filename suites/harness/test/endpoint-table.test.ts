@@ -14,6 +14,7 @@ import {
   listBase,
   missing,
   OPERATIONS,
+  operationsSent,
   PAGINATED,
   RESOURCES,
   TABLE,
@@ -58,8 +59,34 @@ describe('the endpoint table', () => {
   });
 
   test('each OPS clause quotes the row its resource file checks', () => {
-    const ops = CLAUSES.filter((c) => c.area === 'OPS');
+    // The OPS clauses at INFO, one a row; those at SHOULD judge the effects of a row's operations.
+    const ops = CLAUSES.filter((c) => c.area === 'OPS' && c.level === 'INFO');
     expect(ops.map((c) => c.quote)).toEqual(RESOURCES.filter((r) => r !== 'Version' && r !== 'Log').map((r) => `${r} | ${OPERATIONS[r].join(', ')}`));
+  });
+
+  test('operationsSent counts an operation when every entry performing it was sent, and names the entries missing', () => {
+    const all = TABLE.filter((e) => e.ops).map((e) => ({
+      method: e.method,
+      path: fillPath(e.path, data({ project: 1, password: 2, my_password: 3, file: 4, user: 5, group: 6 })),
+    }));
+    expect(operationsSent(all).missing).toEqual([]);
+    expect(operationsSent(all).sent.length).toBe(RESOURCES.reduce((n, r) => n + OPERATIONS[r].length, 0));
+    const noUnarchive = all.filter((r) => !(r.method === 'PUT' && r.path.endsWith('/unarchive.json') && r.path.startsWith('/projects/')));
+    expect(operationsSent(noUnarchive).missing).toEqual([{ op: 'Projects: archive/unarchive', unsent: ['PUT /projects/{project}/unarchive.json'] }]);
+    // A query does not hide a request; another method or a longer path is not the entry.
+    expect(operationsSent([{ method: 'GET', path: '/log.json?x=1' }]).sent).not.toContain('Log: query the log');
+    expect(
+      operationsSent([
+        { method: 'GET', path: '/log.json?x=1' },
+        { method: 'GET', path: '/log/search/a%20b.json' },
+      ]).sent,
+    ).toContain('Log: query the log');
+    expect(
+      operationsSent([
+        { method: 'POST', path: '/version.json' },
+        { method: 'GET', path: '/version/check_latest.json/x' },
+      ]).sent,
+    ).toEqual([]);
   });
 
   test("the spec entries are the rows of §4's endpoint table", () => {
