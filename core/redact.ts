@@ -1051,5 +1051,6 @@ export function redactExchange(ex: Exchange): Exchange {
   }
   if (ex.json !== undefined) out.json = redactValue(ex.json);
   if (ex.error !== undefined) out.error = scrub(ex.error);
+  if (ex.retried !== undefined) out.retried = ex.retried;
   return out;
 }
