@@ -5,6 +5,7 @@
 // only the head, and copies a body only when the iteration reads it.
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
+import { IdleLimit } from '../../core/keep-alive.ts';
 
 export interface Http1Options {
   /** base URL; requests go to this origin only */
@@ -37,8 +38,6 @@ export class ConnectionError extends Error {
   override name = 'ConnectionError';
 }
 
-/** Idle connections older than this are closed by us before a server's keep-alive timeout (often 5 s) can race a request. */
-const IDLE_MS = 4_000;
 const READ_BUFFER = 1 << 20;
 const MAX_HEAD = 64 * 1024;
 const CRLFCRLF = Buffer.from('\r\n\r\n');
@@ -116,6 +115,8 @@ class Connection {
     this.socket.on('close', () => this.fail(new ConnectionError('the server closed the connection')));
     this.socket.on('end', () => {
       if (this.current && this.state === State.UntilClose) this.finish();
+      // The target closed a connection that sat idle: its idle timeout, learned (core/keep-alive.ts).
+      else if (!this.current && this.usedBefore) pool.idleLimit.closedAfter(performance.now() - this.idleSince);
     });
   }
 
@@ -276,6 +277,7 @@ class Connection {
         const value = headerValue(data, lineStart + HEADER_NAMES[header]!.length + 1, lineEnd);
         if (header === Header.ContentLength) length = Number(value);
         else if (header === Header.TransferEncoding) chunked = /(^|,)\s*chunked\s*$/i.test(value);
+        else if (header === Header.KeepAlive) this.pool.idleLimit.header(value);
         else if (header === Header.Connection) {
           close = isKeepAlive(value) ? false : /\bclose\b/i.test(value) ? true : /\bkeep-alive\b/i.test(value) ? false : close;
         } else link = link === undefined ? value : `${link}, ${value}`;
@@ -356,10 +358,11 @@ enum Header {
   ContentLength,
   TransferEncoding,
   Connection,
+  KeepAlive,
   Link,
   Other,
 }
-const HEADER_NAMES = ['content-length', 'transfer-encoding', 'connection', 'link'];
+const HEADER_NAMES = ['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'link'];
 
 /** Which of the engine's headers the line `head[start, end)` is, by its name before the colon (any case). */
 function headerNamed(head: Buffer, start: number, end: number): Header {
@@ -390,6 +393,10 @@ export class Http1Pool {
   private readonly heads = new Map<string, { method: string; headers: string; head: Buffer }>();
   private readonly sweeper: NodeJS.Timeout;
   private closing = false;
+  /** How long a connection may sit idle before it is not reused (learned from the target). */
+  readonly idleLimit = new IdleLimit();
+  /** Requests sent again after a kept-alive connection closed under them (the summary's count). */
+  retried = 0;
 
   constructor(readonly options: Http1Options) {
     this.url = new URL(options.origin);
@@ -436,7 +443,7 @@ export class Http1Pool {
       return;
     }
     let c = this.idle.pop();
-    while (c && now - c.idleSince > IDLE_MS) {
+    while (c && now - c.idleSince > this.idleLimit.ms) {
       c.destroy(new ConnectionError('idle'));
       c = this.idle.pop();
     }
@@ -469,10 +476,15 @@ export class Http1Pool {
     if (next) this.start(next);
   }
 
-  /** A request on a kept-alive connection that the server had already closed is sent once more on a new one, unless it is a POST. */
+  /**
+   * A request on a kept-alive connection that the server had already closed (no byte of its
+   * answer) is sent once more on a new one, unless it is a POST: the transport's to absorb, and
+   * counted (`retried`).
+   */
   failed(p: Pending, e: Error, staleConnection: boolean): void {
     if (staleConnection && !p.retried && p.method !== 'POST' && e instanceof ConnectionError && !this.closing) {
       p.retried = true;
+      this.retried++;
       this.start(p);
     } else p.done(e, undefined);
     this.pump();
