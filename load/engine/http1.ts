@@ -4,7 +4,7 @@
 // parser; this client reads plain-http responses into one reused buffer (net `onread`), parses
 // only the head, and copies a body only when the iteration reads it.
 import { connect as netConnect, type Socket } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
+import { createSecureContext, type SecureContext, connect as tlsConnect } from 'node:tls';
 import { IdleLimit } from '../../core/keep-alive.ts';
 
 export interface Http1Options {
@@ -101,7 +101,13 @@ class Connection {
     const host = u.hostname.replace(/^\[|\]$/g, '');
     if (u.protocol === 'https:') {
       const o = pool.options;
-      this.socket = tlsConnect({ host, port, servername: /^[\d.:]+$/.test(host) ? undefined : host, ca: o.ca, rejectUnauthorized: !o.insecure });
+      this.socket = tlsConnect({
+        host,
+        port,
+        servername: /^[\d.:]+$/.test(host) ? undefined : host,
+        ...(pool.secureContext ? { secureContext: pool.secureContext } : {}),
+        rejectUnauthorized: !o.insecure,
+      });
       this.socket.on('data', (chunk: Buffer) => this.onData(chunk, false));
     } else {
       this.socket = netConnect({
@@ -393,6 +399,8 @@ export class Http1Pool {
   private readonly heads = new Map<string, { method: string; headers: string; head: Buffer }>();
   private readonly sweeper: NodeJS.Timeout;
   private closing = false;
+  /** The trusted CA's TLS context, made once for every connection (issue 38). */
+  readonly secureContext: SecureContext | undefined;
   /** How long a connection may sit idle before it is not reused (learned from the target). */
   readonly idleLimit = new IdleLimit();
   /** Requests sent again after a kept-alive connection closed under them (the summary's count). */
@@ -403,6 +411,7 @@ export class Http1Pool {
     if (this.url.protocol !== 'http:' && this.url.protocol !== 'https:') throw new Error(`not an http(s) URL: ${options.origin}`);
     this.hostHeader = this.url.host;
     this.readBuffer = this.url.protocol === 'http:' ? Buffer.allocUnsafe(READ_BUFFER) : undefined;
+    this.secureContext = this.url.protocol === 'https:' && options.ca !== undefined ? createSecureContext({ ca: options.ca }) : undefined;
     this.sweeper = setInterval(() => this.sweep(), Math.max(10, Math.min(250, options.timeoutMs / 4)));
     this.sweeper.unref();
   }

@@ -2,6 +2,7 @@
 // them (core/keep-alive.ts), and what a request lost to a closing connection may do next.
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { createSecureContext } from 'node:tls';
 import { Agent, buildConnector } from 'undici';
 import type { Exchange } from '../../core/exchange.ts';
 import { IdleLimit } from '../../core/keep-alive.ts';
@@ -40,7 +41,9 @@ export class Connections {
   constructor(private readonly opts: PoolOptions) {
     const base = buildConnector({
       timeout: opts.timeoutMs,
-      ...(opts.ca ? { ca: opts.ca } : {}),
+      // Decision (issue 38): the trusted CA's context is made once, not by every connection (a
+      // `ca` option makes node build a new context, certificate parsing included, per connect).
+      ...(opts.ca ? { secureContext: createSecureContext({ ca: opts.ca }) } : {}),
       ...(opts.insecure ? { rejectUnauthorized: false } : {}),
     });
     this.connect = (o, callback) =>
