@@ -23,6 +23,11 @@ export interface Exchange {
    * so the missing response says nothing about the target.
    */
   cancelled?: true;
+  /**
+   * The request was sent a second time, and why: its first attempt went out on a kept-alive
+   * connection the target closed before any byte of an answer (suites/harness/connections.ts).
+   */
+  retried?: string;
   /** The body nests deeper than MAX_JSON_DEPTH: not parsed, `json` stays undefined. */
   jsonTooDeep?: true;
   /**

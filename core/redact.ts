@@ -14,8 +14,8 @@ import type { Exchange } from './exchange.ts';
  * offset.
  *
  * Decision: the work is linear in the bytes scanned. Every view is searched in one pass by an
- * Aho–Corasick automaton over all needles of all registered secrets (built once per set of
- * secrets, rebuilt only after one is added), each decoder is one pass over its view, and the bytes
+ * Aho–Corasick automaton over all needles of the registered secrets (several while secrets
+ * are being added to a short text's scan: see `levels`), each decoder is one pass over its view, and the bytes
  * of all views together are bounded by a budget proportional to the text (see BUDGET_PER_BYTE).
  */
 const MAX_DEPTH = 8;
@@ -31,13 +31,33 @@ const MIN_FRAGMENT = 10;
 const SENSITIVE_KEYS = new Set(['password', 'private_key', 'privateKey', 'token', 'new_password', 'password_confirm'].map((k) => k.toLowerCase()));
 
 /** secret → its label, and whether its fragments are hidden too */
-const secrets = new Map<string, { label: string; fragments: boolean }>();
-let matcher: Automaton | null = null;
+type Entry = [secret: string, meta: { label: string; fragments: boolean }];
+const secrets = new Map<string, Entry[1]>();
+
+/**
+ * Decision (issue 38): redaction grows with the secrets instead of rebuilding one automaton over
+ * all of them after each registration (a run registers hundreds, one at a time, between scrubs:
+ * the rebuilds were 18% of a run's CPU). Secrets wait in `pending` until the next scrub; then
+ * they become an automaton of their own, merged with the automata of no more secrets than they
+ * (a binary counter: each secret is built into an automaton about log2(N) times, so the cost per
+ * registered secret stays nearly flat). A short text is searched by each automaton (a handful);
+ * a text of MERGE_ALL_AT characters or more first merges them into one, so the work on large
+ * texts stays one automaton step or two per byte.
+ */
+let levels: Array<{ entries: Entry[]; m: Automaton }> = [];
+let pending: Entry[] = [];
+const MERGE_ALL_AT = 16 * 1024;
+/** `rebuild`: the way before issue 38 (one automaton over all, rebuilt after each registration), for bench:redact's side-by-side figures. */
+let strategy: 'grow' | 'rebuild' = 'grow';
+
+function added(entry: Entry): void {
+  secrets.set(entry[0], entry[1]);
+  pending.push(entry);
+}
 
 export function registerSecret(value: string, label: string): void {
   if (!value || [...value].length < MIN_SECRET_LENGTH || secrets.has(value)) return;
-  secrets.set(value, { label, fragments: true });
-  matcher = null;
+  added([value, { label, fragments: true }]);
 }
 
 /** A password, and `user:password` (what a Basic header carries) for passwords too short to scrub alone. */
@@ -45,16 +65,44 @@ export function registerCredentials(user: string, password: string, label: strin
   registerSecret(password, label);
   // Decision: no fragments of the pair: its first half is the username, which must stay readable.
   const pair = `${user}:${password}`;
-  if (password && !secrets.has(pair)) {
-    secrets.set(pair, { label, fragments: false });
-    matcher = null;
-  }
+  if (password && !secrets.has(pair)) added([pair, { label, fragments: false }]);
 }
 
 /** For tests of the harness itself. */
 export function clearSecrets(): void {
   secrets.clear();
-  matcher = null;
+  levels = [];
+  pending = [];
+}
+
+/** For bench:redact only: the old way (`rebuild`) or the growing one, measured side by side. */
+export function setRedactionStrategy(s: 'grow' | 'rebuild'): void {
+  strategy = s;
+  levels = [];
+  pending = [...secrets.entries()];
+}
+
+/** The automata that hold every registered secret, ready for a text of `length` characters. */
+function matchers(length: number): Automaton[] {
+  if (strategy === 'rebuild') {
+    if (pending.length > 0 || levels.length === 0) {
+      const all = [...secrets.entries()];
+      levels = all.length > 0 ? [{ entries: all, m: buildMatcher(all) }] : [];
+      pending = [];
+    }
+    return levels.map((l) => l.m);
+  }
+  if (pending.length > 0) {
+    let batch = pending;
+    pending = [];
+    while (levels.length > 0 && levels[levels.length - 1]!.entries.length <= batch.length) batch = levels.pop()!.entries.concat(batch);
+    levels.push({ entries: batch, m: buildMatcher(batch) });
+  }
+  if (levels.length > 1 && length >= MERGE_ALL_AT) {
+    const all = levels.flatMap((l) => l.entries);
+    levels = [{ entries: all, m: buildMatcher(all) }];
+  }
+  return levels.map((l) => l.m);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -694,12 +742,27 @@ class Automaton {
   }
 }
 
-function buildMatcher(): Automaton | null {
-  if (secrets.size === 0) return null;
+function buildMatcher(entries: readonly Entry[]): Automaton {
   const m = new Automaton();
-  for (const [secret, { label, fragments }] of secrets) addNeedles(m, secret, label, fragments);
+  for (const [secret, { label, fragments }] of entries) addNeedles(m, secret, label, fragments);
   m.link();
   return m;
+}
+
+/** Several automata searched as one: each view goes through every one of them. */
+class Matchers {
+  readonly shortest: number;
+  constructor(readonly all: readonly Automaton[]) {
+    this.shortest = Math.min(...all.map((m) => m.shortest));
+  }
+  get steps(): number {
+    let n = 0;
+    for (const m of this.all) n += m.steps;
+    return n;
+  }
+  search(view: View, spans: Span[]): void {
+    for (const m of this.all) m.search(view, spans);
+  }
 }
 
 function addNeedles(m: Automaton, secret: string, label: string, fragments: boolean): void {
@@ -732,7 +795,7 @@ function rangeKey(v: View, from = 0, to = v.bytes.length): string {
 }
 
 interface Scan {
-  m: Automaton;
+  m: Automaton | Matchers;
   spans: Span[];
   /**
    * The depth a view or a run was explored at: one explored deeper had fewer layers left, so it is
@@ -859,9 +922,10 @@ const OVERLAP = 32 * 1024;
 
 /** scrub with a given budget of view bytes (tests show the fail-closed path with a small one). */
 export function scrubWithin(text: string, budget: number): string {
-  if (matcher === null) matcher = buildMatcher();
   let out = text;
-  if (matcher && text.length > 0) {
+  const automata = text.length > 0 ? matchers(text.length) : [];
+  if (automata.length > 0) {
+    const matcher = automata.length === 1 ? automata[0]! : new Matchers(automata);
     const spans: Span[] = [];
     const steps = matcher.steps;
     lastScanBytes = 0;
@@ -1051,5 +1115,6 @@ export function redactExchange(ex: Exchange): Exchange {
   }
   if (ex.json !== undefined) out.json = redactValue(ex.json);
   if (ex.error !== undefined) out.error = scrub(ex.error);
+  if (ex.retried !== undefined) out.retried = ex.retried;
   return out;
 }

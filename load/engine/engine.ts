@@ -75,6 +75,11 @@ export interface LoadResults {
   endpoints: Record<string, EndpointResult>;
   /** failed exchanges by cause (no answer, timeout, connection error) */
   transportErrors: Record<string, number>;
+  /**
+   * Requests sent a second time because the kept-alive connection they went out on closed before
+   * any byte of an answer (the client's to absorb: not a failed request, not a transport error).
+   */
+  retried: number;
   thresholds: ThresholdResult[];
   pass: boolean;
 }
@@ -139,7 +144,7 @@ export async function runLoad(opts: EngineOptions): Promise<LoadResults> {
     live?.close();
   }
   if (transport.fatal) throw new TargetError(transport.fatal.message);
-  return results(opts, scenario, model, metrics, run, declared);
+  return results(opts, scenario, model, metrics, run, declared, transport.retried);
 }
 
 /** The executor and its size: --vus or --rate from the command line over the scenario's own model. */
@@ -170,7 +175,15 @@ function runModel(opts: EngineOptions): RunModel {
   }
 }
 
-function results(opts: EngineOptions, scenario: Scenario, model: RunModel, metrics: RunMetrics, run: IterationsRun, declared: Threshold[]): LoadResults {
+function results(
+  opts: EngineOptions,
+  scenario: Scenario,
+  model: RunModel,
+  metrics: RunMetrics,
+  run: IterationsRun,
+  declared: Threshold[],
+  retried: number,
+): LoadResults {
   const { durationS } = run;
   const all = latencyHistogram();
   const endpoints: Record<string, EndpointResult> = {};
@@ -218,6 +231,7 @@ function results(opts: EngineOptions, scenario: Scenario, model: RunModel, metri
     perSecond: metrics.perSecond,
     endpoints,
     transportErrors: Object.fromEntries(metrics.transportErrors),
+    retried,
     thresholds,
     pass: thresholds.every((t) => t.ok),
   };

@@ -4,7 +4,8 @@
 // parser; this client reads plain-http responses into one reused buffer (net `onread`), parses
 // only the head, and copies a body only when the iteration reads it.
 import { connect as netConnect, type Socket } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
+import { createSecureContext, type SecureContext, connect as tlsConnect } from 'node:tls';
+import { IdleLimit } from '../../core/keep-alive.ts';
 
 export interface Http1Options {
   /** base URL; requests go to this origin only */
@@ -37,8 +38,6 @@ export class ConnectionError extends Error {
   override name = 'ConnectionError';
 }
 
-/** Idle connections older than this are closed by us before a server's keep-alive timeout (often 5 s) can race a request. */
-const IDLE_MS = 4_000;
 const READ_BUFFER = 1 << 20;
 const MAX_HEAD = 64 * 1024;
 const CRLFCRLF = Buffer.from('\r\n\r\n');
@@ -102,7 +101,13 @@ class Connection {
     const host = u.hostname.replace(/^\[|\]$/g, '');
     if (u.protocol === 'https:') {
       const o = pool.options;
-      this.socket = tlsConnect({ host, port, servername: /^[\d.:]+$/.test(host) ? undefined : host, ca: o.ca, rejectUnauthorized: !o.insecure });
+      this.socket = tlsConnect({
+        host,
+        port,
+        servername: /^[\d.:]+$/.test(host) ? undefined : host,
+        ...(pool.secureContext ? { secureContext: pool.secureContext } : {}),
+        rejectUnauthorized: !o.insecure,
+      });
       this.socket.on('data', (chunk: Buffer) => this.onData(chunk, false));
     } else {
       this.socket = netConnect({
@@ -116,6 +121,8 @@ class Connection {
     this.socket.on('close', () => this.fail(new ConnectionError('the server closed the connection')));
     this.socket.on('end', () => {
       if (this.current && this.state === State.UntilClose) this.finish();
+      // The target closed a connection that sat idle: its idle timeout, learned (core/keep-alive.ts).
+      else if (!this.current && this.usedBefore) pool.idleLimit.closedAfter(performance.now() - this.idleSince);
     });
   }
 
@@ -276,6 +283,7 @@ class Connection {
         const value = headerValue(data, lineStart + HEADER_NAMES[header]!.length + 1, lineEnd);
         if (header === Header.ContentLength) length = Number(value);
         else if (header === Header.TransferEncoding) chunked = /(^|,)\s*chunked\s*$/i.test(value);
+        else if (header === Header.KeepAlive) this.pool.idleLimit.header(value);
         else if (header === Header.Connection) {
           close = isKeepAlive(value) ? false : /\bclose\b/i.test(value) ? true : /\bkeep-alive\b/i.test(value) ? false : close;
         } else link = link === undefined ? value : `${link}, ${value}`;
@@ -356,10 +364,11 @@ enum Header {
   ContentLength,
   TransferEncoding,
   Connection,
+  KeepAlive,
   Link,
   Other,
 }
-const HEADER_NAMES = ['content-length', 'transfer-encoding', 'connection', 'link'];
+const HEADER_NAMES = ['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'link'];
 
 /** Which of the engine's headers the line `head[start, end)` is, by its name before the colon (any case). */
 function headerNamed(head: Buffer, start: number, end: number): Header {
@@ -390,12 +399,19 @@ export class Http1Pool {
   private readonly heads = new Map<string, { method: string; headers: string; head: Buffer }>();
   private readonly sweeper: NodeJS.Timeout;
   private closing = false;
+  /** The trusted CA's TLS context, made once for every connection (issue 38). */
+  readonly secureContext: SecureContext | undefined;
+  /** How long a connection may sit idle before it is not reused (learned from the target). */
+  readonly idleLimit = new IdleLimit();
+  /** Requests sent again after a kept-alive connection closed under them (the summary's count). */
+  retried = 0;
 
   constructor(readonly options: Http1Options) {
     this.url = new URL(options.origin);
     if (this.url.protocol !== 'http:' && this.url.protocol !== 'https:') throw new Error(`not an http(s) URL: ${options.origin}`);
     this.hostHeader = this.url.host;
     this.readBuffer = this.url.protocol === 'http:' ? Buffer.allocUnsafe(READ_BUFFER) : undefined;
+    this.secureContext = this.url.protocol === 'https:' && options.ca !== undefined ? createSecureContext({ ca: options.ca }) : undefined;
     this.sweeper = setInterval(() => this.sweep(), Math.max(10, Math.min(250, options.timeoutMs / 4)));
     this.sweeper.unref();
   }
@@ -436,7 +452,7 @@ export class Http1Pool {
       return;
     }
     let c = this.idle.pop();
-    while (c && now - c.idleSince > IDLE_MS) {
+    while (c && now - c.idleSince > this.idleLimit.ms) {
       c.destroy(new ConnectionError('idle'));
       c = this.idle.pop();
     }
@@ -469,10 +485,15 @@ export class Http1Pool {
     if (next) this.start(next);
   }
 
-  /** A request on a kept-alive connection that the server had already closed is sent once more on a new one, unless it is a POST. */
+  /**
+   * A request on a kept-alive connection that the server had already closed (no byte of its
+   * answer) is sent once more on a new one, unless it is a POST: the transport's to absorb, and
+   * counted (`retried`).
+   */
   failed(p: Pending, e: Error, staleConnection: boolean): void {
     if (staleConnection && !p.retried && p.method !== 'POST' && e instanceof ConnectionError && !this.closing) {
       p.retried = true;
+      this.retried++;
       this.start(p);
     } else p.done(e, undefined);
     this.pump();

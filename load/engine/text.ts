@@ -24,6 +24,7 @@ export function resultsText(r: LoadResults): string {
     lines.push(`  ${e.key.padEnd(36)} ${col(String(e.count))} ${ms(e.p50)} ${ms(e.p95)} ${ms(e.p99)} ${ms(e.max)} ${col(e.rps.toFixed(1), 8)}`);
   }
   for (const [name, c] of Object.entries(r.checks.byName)) if (c.fails > 0) lines.push(`  check failed ${c.fails}×: ${name}`);
+  if (r.retried > 0) lines.push(`  sent again on a new connection: ${r.retried} (a kept-alive connection closed before any byte of the answer; not failed)`);
   for (const t of r.thresholds) lines.push(`  ${t.ok ? 'ok  ' : 'FAIL'} ${t.metric} ${t.expr} (actual ${t.actual}${thresholdUnit(t)})`);
   if (r.swept && r.swept.found > 0)
     lines.push(

@@ -38,6 +38,8 @@ export interface Transport {
   readonly stopped: boolean;
   /** the response beyond the byte cap that ended the run, if one did */
   readonly fatal: Error | undefined;
+  /** requests sent again on a new connection after a kept-alive one closed under them */
+  readonly retried: number;
   stop(): void;
   close(): void;
 }
@@ -131,6 +133,9 @@ export function createTransport(opts: TransportOptions, metrics: RunMetrics): Tr
     },
     get fatal() {
       return fatal;
+    },
+    get retried() {
+      return pool.retried;
     },
     stop: () => void (stopped = true),
     close: () => pool.close(),

@@ -1,8 +1,9 @@
-import { Agent, type Dispatcher, errors as undiciErrors } from 'undici';
+import { type Dispatcher, errors as undiciErrors } from 'undici';
 import { cut, type Exchange, parseJsonBody, slim } from '../../core/exchange.ts';
 import { signedUri } from '../../core/signed-uri.js';
 import { basicAuthorization, hmacSign } from '../../core/signers.ts';
 import { ReadOnlyError, SetupError } from './assert.ts';
+import { Connections, creationName, landed } from './connections.ts';
 import { activeGate } from './gate.ts';
 import { activeLedger, foreignText, guardRequest } from './ownership.ts';
 import { type Channel, emitExchange, requestStarting, writeMark } from './traffic.ts';
@@ -140,17 +141,12 @@ function errorCode(e: unknown): string | undefined {
 /** Our own client ended the request (closed or destroyed): nothing about the target. */
 const CANCELLED = new Set(['UND_ERR_CLOSED', 'UND_ERR_DESTROYED', 'UND_ERR_ABORTED']);
 /**
- * A kept-alive connection the server had closed while idle: the request may never have reached
- * it. Decision: an idempotent request (RFC 9110 §9.2.2) is sent once more on a new connection.
+ * Decision (issue 39): a request lost with a kept-alive connection the target closed (no byte of
+ * its answer came) is sent once more on a new connection when it is idempotent (RFC 9110
+ * §9.2.2); a create only once the lists show that its unique name did not land (connections.ts
+ * `landed`). Either is recorded on the exchange (`retried`).
  */
-const STALE = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
-/**
- * Idle connections are closed by us after this long without a `Keep-Alive: timeout` hint (undici
- * honours the hint, less KEEP_ALIVE_MARGIN_MS): under Apache's default of 5 s.
- */
-const KEEP_ALIVE_MS = 4_000;
-const KEEP_ALIVE_MARGIN_MS = 1_000;
 
 /** The header that marks a deliberate departure from the client rules (clients/ledger.ts reads it). */
 export const PROBE_HEADER = 'X-Pmv6-Probe';
@@ -210,12 +206,13 @@ export class ApiClient {
   readonly readOnly: boolean;
   /** 'control' for the control protocol's client: the oracle reads it for settings, never judges it. */
   readonly channel: Channel;
-  private readonly agent: Agent;
+  /** The pool of connections; derived clients share it. */
+  readonly connections: Connections;
   private readonly ownsAgent: boolean;
 
   constructor(
     opts: { target: string; auth: Auth; timeoutMs?: number; maxResponseBytes?: number; tls?: TlsTrust; readOnly?: boolean; channel?: Channel },
-    shared?: Agent,
+    shared?: Connections,
   ) {
     this.target = opts.target.replace(/\/+$/, '');
     this.auth = opts.auth;
@@ -224,18 +221,12 @@ export class ApiClient {
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.maxResponseBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.ownsAgent = !shared;
-    this.agent =
+    this.connections =
       shared ??
-      new Agent({
-        keepAliveTimeout: KEEP_ALIVE_MS,
-        keepAliveTimeoutThreshold: KEEP_ALIVE_MARGIN_MS,
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
-        connect: {
-          timeout: this.timeoutMs,
-          ...(opts.tls?.ca ? { ca: opts.tls.ca } : {}),
-          ...(opts.tls?.insecure ? { rejectUnauthorized: false } : {}),
-        },
+      new Connections({
+        timeoutMs: this.timeoutMs,
+        ...(opts.tls?.ca ? { ca: opts.tls.ca } : {}),
+        ...(opts.tls?.insecure ? { insecure: true } : {}),
       });
   }
 
@@ -243,7 +234,7 @@ export class ApiClient {
   withAuth(auth: Auth): ApiClient {
     return new ApiClient(
       { target: this.target, auth, timeoutMs: this.timeoutMs, maxResponseBytes: this.maxResponseBytes, readOnly: this.readOnly, channel: this.channel },
-      this.agent,
+      this.connections,
     );
   }
 
@@ -351,7 +342,7 @@ export class ApiClient {
     try {
       const { origin, pathAndQuery } = splitUrl(url);
       const attempt = () =>
-        this.agent.request({
+        this.connections.agent.request({
           origin,
           path: pathAndQuery,
           method: req.method,
@@ -365,9 +356,10 @@ export class ApiClient {
       try {
         res = await attempt();
       } catch (e) {
-        if (deadline.signal.aborted || !STALE.has(errorCode(e) ?? '') || !IDEMPOTENT.has(req.method.toUpperCase())) throw e;
+        if (deadline.signal.aborted || !(await this.mayResend(req, e, exchange))) throw e;
         res = await attempt();
       }
+      this.connections.answered(res.headers);
       const bytes = await readCapped(res.body, res.headers['content-length'], this.maxResponseBytes);
       let text: string;
       let validUtf8 = true;
@@ -400,6 +392,27 @@ export class ApiClient {
     return exchange;
   }
 
+  /**
+   * Whether a request whose first attempt failed is sent again (IDEMPOTENT's decision); when it
+   * is, the exchange records why.
+   */
+  private async mayResend(req: ApiRequest, e: unknown, exchange: Exchange): Promise<boolean> {
+    if (!this.connections.lostOnReused(e)) return false;
+    const method = req.method.toUpperCase();
+    const cause = `${errorCode(e)}: the kept-alive connection closed before any byte of the answer`;
+    if (IDEMPOTENT.has(method)) {
+      exchange.retried = `sent again on a new connection (${cause})`;
+    } else {
+      if (method !== 'POST' || req.url !== undefined || !creationName(req.path, req.json)) return false;
+      const read = (path: string, headers: Record<string, string>) => this.request({ method: 'GET', path, headers, quiet: true });
+      const found = await landed(req.path, req.json, read).catch(() => undefined);
+      if (found !== false) return false;
+      exchange.retried = `sent again on a new connection (${cause}); the lists did not show its name, so the first did not land`;
+    }
+    this.connections.retried++;
+    return true;
+  }
+
   get(path: string, opts: RequestOptions = {}): Promise<Exchange> {
     return this.request({ ...opts, method: 'GET', path });
   }
@@ -417,6 +430,6 @@ export class ApiClient {
   }
 
   async close(): Promise<void> {
-    if (this.ownsAgent) await this.agent.close();
+    if (this.ownsAgent) await this.connections.close();
   }
 }

@@ -606,7 +606,7 @@ export class Oracle {
           'PAG-08',
           ex,
           `Link URLs of pages of the list on the target (under ${this.apiRoot}/)`,
-          `<${clip(entry.url, 300, '…')}>; rel="${clip(entry.rels.join(' '), 100)}": outside the target, never followed with the run's credentials`,
+          `<${clip(entry.url, 300, '…')}>; rel="${clip(entry.rels.join(' '), 100)}": outside the target, never followed with the run's credentials${likelyCause(resolved, this.apiRoot)}`,
         );
     }
     return out;
@@ -754,4 +754,31 @@ function resolve(url: string, base: string): URL | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Issue 39: the likely cause of a Link outside the target, so that the user fixes the right
+ * thing. Decision: a scheme, host or port other than the target's, with the path where the
+ * target's is, is most often the front end (a TLS terminator or proxy whose scheme or Host the
+ * application was not told); a path outside the base, an installation in a sub-folder that the
+ * application does not know. Nothing is said when both differ.
+ */
+export function likelyCause(link: URL, apiRoot: string): string {
+  let root: URL;
+  try {
+    root = new URL(apiRoot);
+  } catch {
+    return '';
+  }
+  const base = root.pathname.replace(/\/+$/, '');
+  const pathInside = link.pathname === base || link.pathname.startsWith(`${base}/`);
+  const parts = [
+    link.protocol !== root.protocol ? `scheme ${link.protocol.slice(0, -1)} where the target's is ${root.protocol.slice(0, -1)}` : '',
+    link.host !== root.host ? `host ${link.host} where the target's is ${root.host}` : '',
+  ].filter(Boolean);
+  if (parts.length > 0 && pathInside)
+    return ` (${parts.join(', ')}: likely the front end: a TLS terminator or proxy that does not tell the application the scheme and host the client used, X-Forwarded-Proto and Host, or the application's own base URL setting)`;
+  if (parts.length === 0 && !pathInside)
+    return ` (a path outside ${base || '/'}: likely an installation in a sub-folder whose application does not know its base)`;
+  return '';
 }

@@ -6,6 +6,7 @@ import { hmac } from 'k6/crypto';
 import encoding from 'k6/encoding';
 import exec from 'k6/execution';
 import http from 'k6/http';
+import { Counter } from 'k6/metrics';
 import { signedUri } from '../../../core/signed-uri.js';
 import { DEFAULT_BODY_SAMPLE, endpointSelector, endpoints, ITERATIONS, onTarget, sweep } from './iterations.js';
 import { instanceOf, summaryOutputs } from './summary.js';
@@ -159,8 +160,9 @@ function addAuthHeaders(t, url, body, headers) {
  * @param {import('./iterations.js').Method} method
  * @param {string} url
  * @param {{ body?: unknown, pageSize?: number, name: string, readBody?: boolean }} opts
+ * @param {any} [responseCallback] which statuses are not failures (k6's default: 200 to 399)
  */
-export function send(t, method, url, opts) {
+export function send(t, method, url, opts, responseCallback) {
   const body = opts.body === undefined ? '' : JSON.stringify(opts.body);
   /** @type {Record<string, string>} */
   const headers = { 'Content-Type': JSON_CONTENT_TYPE };
@@ -174,7 +176,34 @@ export function send(t, method, url, opts) {
   /** @type {import('k6/http').Params} */
   const params = { headers: headers, tags: tags };
   if (opts.readBody === false) params.responseType = 'none';
+  if (responseCallback !== undefined) params.responseCallback = responseCallback;
   return http.request(method, url, body === '' ? null : body, params);
+}
+
+/**
+ * Requests sent a second time because the first got no HTTP answer (k6 status 0: the connection
+ * closed or reset under it). Decision (issue 39): a transport error on an idempotent request is
+ * the client's to absorb, as the native engine does; the first attempt is not a failed request
+ * (`http_req_failed`), the second is judged as any request, and the summary counts them here.
+ * A POST (a create) is never sent twice.
+ */
+const retried = new Counter('pmv6_retried');
+/** @type {Record<string, boolean>} */
+const IDEMPOTENT = { GET: true, PUT: true, DELETE: true };
+/** Any status but the default failures (status 0, 4xx, 5xx): the first attempt of a request that may be sent again. */
+const FIRST_ATTEMPT = http.expectedStatuses(0, { min: 200, max: 399 });
+
+/**
+ * `send`, once more on a transport error when the method is idempotent.
+ * @param {Target} t @param {import('./iterations.js').Method} method @param {string} url
+ * @param {{ body?: unknown, pageSize?: number, name: string, readBody?: boolean }} opts
+ */
+function sendAbsorbing(t, method, url, opts) {
+  if (!IDEMPOTENT[method]) return send(t, method, url, opts);
+  const first = send(t, method, url, opts, FIRST_ATTEMPT);
+  if (first.status !== 0) return first;
+  retried.add(1);
+  return send(t, method, url, opts);
 }
 
 /** @type {import('./iterations.js').Io | undefined} */
@@ -197,7 +226,7 @@ function io(t, runTag) {
         this.check(`${o.name}: request on the target`, false);
         return { status: 0, link: undefined, body: undefined };
       }
-      const res = send(t, method, url, o);
+      const res = sendAbsorbing(t, method, url, o);
       // as the native engine: a request with no HTTP answer is also a failed check
       if (res.status === 0) this.check(`${o.name}: no transport error`, false);
       return { status: res.status, link: res.headers['Link'], body: o.readBody && typeof res.body === 'string' ? res.body : undefined };
@@ -227,6 +256,8 @@ export function iterate(scenario, t, data) {
 /** The credentials work and the target speaks v6 before any load is sent. @param {Target} t */
 export function preflight(t) {
   requireCredentials(t);
+  // The count of requests sent again shows in every summary, 0 included.
+  retried.add(0);
   const res = send(t, 'GET', `${t.api}/version.json`, { name: 'version' });
   if (res.status !== 200) fail(`GET ${t.api}/version.json answered ${res.status}: wrong target or credentials`);
   // Decision: each instance of a split test runs its own setup(); its instance number keeps two

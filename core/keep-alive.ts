@@ -1,0 +1,71 @@
+/**
+ * How long a kept-alive connection to the target may stay idle before pmv6 stops reusing it,
+ * learned from the target itself. Both HTTP clients (the harness's, suites/harness/client.ts, and
+ * the load engine's, load/engine/http1.ts) read it from here.
+ *
+ * Decision: a front end closes an idle connection after its own timeout (nginx
+ * `keepalive_timeout`, 75 s by default, often set to 1 s; Apache `KeepAliveTimeout`, 5 s); a
+ * request written at that moment is lost with the connection ("other side closed"). The limit
+ * starts at DEFAULT_IDLE_MS (under Apache's default) and only goes down: to a margin below the
+ * `Keep-Alive: timeout=N` a response announces, or below the idle time after which the target was
+ * seen to close a connection. The margin is a quarter of the timeout, at least MIN_MARGIN_MS:
+ * 750 ms idle for a 1 s timeout, 3.75 s for 5 s.
+ */
+export const DEFAULT_IDLE_MS = 4_000;
+const MIN_MARGIN_MS = 200;
+/**
+ * A close seen sooner than this after the last response is not an idle timeout (a server that
+ * ends the connection after its answer, a reset): it teaches nothing.
+ */
+const MIN_OBSERVED_MS = 150;
+
+/** The idle time to keep a connection for a server timeout of `timeoutMs`. */
+export function safeIdleMs(timeoutMs: number): number {
+  return Math.max(0, Math.floor(timeoutMs - Math.max(MIN_MARGIN_MS, timeoutMs / 4)));
+}
+
+/** `timeout=N` (seconds) of a Keep-Alive header value, in ms; undefined without one. */
+export function keepAliveTimeoutMs(header: string | string[] | undefined): number | undefined {
+  const value = Array.isArray(header) ? header.join(',') : header;
+  const m = value === undefined ? null : /(?:^|[,;\s])timeout\s*=\s*"?(\d{1,6})"?/i.exec(value);
+  return m ? Number(m[1]) * 1000 : undefined;
+}
+
+export type IdleSource = 'default' | 'keep-alive header' | 'observed close';
+
+export class IdleLimit {
+  private limit = DEFAULT_IDLE_MS;
+  private from: IdleSource = 'default';
+  /** The target's timeout as learned (ms), when one was. */
+  learnedTimeoutMs: number | undefined;
+
+  /** Called with the new limit whenever it goes down. */
+  constructor(private readonly onChange?: (limitMs: number) => void) {}
+
+  get ms(): number {
+    return this.limit;
+  }
+  get source(): IdleSource {
+    return this.from;
+  }
+
+  /** A response's `Keep-Alive` header. */
+  header(value: string | string[] | undefined): void {
+    const t = keepAliveTimeoutMs(value);
+    if (t !== undefined) this.learn(t, 'keep-alive header');
+  }
+
+  /** The target closed a connection `idleMs` after the last bytes it sent on it. */
+  closedAfter(idleMs: number): void {
+    if (idleMs >= MIN_OBSERVED_MS) this.learn(idleMs, 'observed close');
+  }
+
+  private learn(timeoutMs: number, source: IdleSource): void {
+    const next = safeIdleMs(timeoutMs);
+    if (next >= this.limit) return;
+    this.limit = next;
+    this.from = source;
+    this.learnedTimeoutMs = timeoutMs;
+    this.onChange?.(next);
+  }
+}

@@ -1,0 +1,178 @@
+// The harness client's connections to the target: kept alive no longer than the target keeps
+// them (core/keep-alive.ts), and what a request lost to a closing connection may do next.
+import type { Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { createSecureContext } from 'node:tls';
+import { Agent, buildConnector } from 'undici';
+import type { Exchange } from '../../core/exchange.ts';
+import { IdleLimit } from '../../core/keep-alive.ts';
+
+/** What one socket has carried, by its local port (undici's socket errors name the port). */
+interface Watch {
+  /** reads that returned bytes */
+  reads: number;
+  /** `reads` when the last request was written */
+  readsAtWrite: number;
+  lastRead: number;
+  lastWrite: number;
+}
+
+/** The undici options every pool of one client uses. */
+export interface PoolOptions {
+  timeoutMs: number;
+  ca?: string;
+  insecure?: boolean;
+}
+
+/**
+ * One client's pool of connections and what it learned of the target's idle timeout. Decision:
+ * undici closes idle connections by its own timer, set when the pool is made; when a shorter
+ * limit is learned, a new pool takes the requests and the old one is closed once its requests
+ * have ended (undici's graceful close).
+ */
+export class Connections {
+  agent: Agent;
+  readonly idle: IdleLimit;
+  /** Requests sent a second time after their connection closed (a report's count). */
+  retried = 0;
+  private readonly watches = new Map<number, Watch>();
+  private readonly connect: buildConnector.connector;
+
+  constructor(private readonly opts: PoolOptions) {
+    const base = buildConnector({
+      timeout: opts.timeoutMs,
+      // Decision (issue 38): the trusted CA's context is made once, not by every connection (a
+      // `ca` option makes node build a new context, certificate parsing included, per connect).
+      ...(opts.ca ? { secureContext: createSecureContext({ ca: opts.ca }) } : {}),
+      ...(opts.insecure ? { rejectUnauthorized: false } : {}),
+    });
+    this.connect = (o, callback) =>
+      base(o, (err, socket) => {
+        if (socket) this.watch(socket as Socket);
+        callback(err, socket as never);
+      });
+    this.idle = new IdleLimit(() => this.renew());
+    this.agent = this.pool();
+  }
+
+  private pool(): Agent {
+    const idle = this.idle.ms;
+    return new Agent({
+      keepAliveTimeout: idle,
+      keepAliveMaxTimeout: idle,
+      // Below a `Keep-Alive: timeout` hint by this much (undici's own reading of the header);
+      // a hint of 1 s then means no reuse at all, and IdleLimit learns the rest.
+      keepAliveTimeoutThreshold: 1_000,
+      headersTimeout: this.opts.timeoutMs,
+      bodyTimeout: this.opts.timeoutMs,
+      connect: this.connect,
+    });
+  }
+
+  private renew(): void {
+    const old = this.agent;
+    this.agent = this.pool();
+    void old.close().catch(() => undefined);
+  }
+
+  /**
+   * Decision: undici reads a socket on `readable` (a `data` listener would change how it flows),
+   * so the socket's own `read` and `write` are wrapped to note when it last carried a response and
+   * a request; the target's `end` after an idle time teaches the limit.
+   */
+  private watch(socket: Socket): void {
+    const w: Watch = { reads: 0, readsAtWrite: 0, lastRead: performance.now(), lastWrite: 0 };
+    const read = socket.read.bind(socket);
+    const write = socket.write.bind(socket) as (...a: unknown[]) => boolean;
+    socket.read = (size?: number) => {
+      const chunk = read(size);
+      if (chunk !== null) {
+        w.reads++;
+        w.lastRead = performance.now();
+      }
+      return chunk;
+    };
+    socket.write = ((...a: unknown[]) => {
+      if (w.lastWrite <= w.lastRead) w.readsAtWrite = w.reads;
+      w.lastWrite = performance.now();
+      return write(...a);
+    }) as Socket['write'];
+    const port = socket.localPort;
+    if (port !== undefined) this.watches.set(port, w);
+    socket.on('end', () => this.idle.closedAfter(performance.now() - w.lastRead));
+    socket.on('close', () => {
+      // Kept a while: the error of the request it carried is handled after the close.
+      if (port !== undefined) setTimeout(() => this.watches.get(port) === w && this.watches.delete(port), 5_000).unref();
+    });
+  }
+
+  /**
+   * True when the error is a connection the target closed that had carried a response before and
+   * carried no byte of this one: the request may never have reached the application.
+   */
+  lostOnReused(e: unknown): boolean {
+    const err = e as { code?: string; socket?: { localPort?: number }; cause?: { code?: string } } | undefined;
+    const code = err?.code ?? err?.cause?.code;
+    if (code !== 'UND_ERR_SOCKET' && code !== 'ECONNRESET' && code !== 'EPIPE') return false;
+    const port = err?.socket?.localPort;
+    const w = port === undefined ? undefined : this.watches.get(port);
+    // Without the socket's record (an error before undici knew it), the code alone decides, as before.
+    return w === undefined || (w.readsAtWrite > 0 && w.reads === w.readsAtWrite);
+  }
+
+  /** A response's headers: a `Keep-Alive: timeout=N` lowers the limit. */
+  answered(headers: Record<string, string | string[] | undefined>): void {
+    if (headers['keep-alive'] !== undefined) this.idle.header(headers['keep-alive']);
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+}
+
+/** Creations the harness can look for by name: the collection's POST path, the name's key, the list that shows it. */
+const CREATIONS: Record<string, { key: 'name' | 'username'; search?: string; list?: string }> = {
+  '/passwords.json': { key: 'name', search: '/passwords/search' },
+  '/projects.json': { key: 'name', search: '/projects/search' },
+  '/my_passwords.json': { key: 'name', search: '/my_passwords/search' },
+  '/users.json': { key: 'username', list: '/users' },
+  '/groups.json': { key: 'name', list: '/groups' },
+};
+const LIST_PAGE = 1000;
+const MAX_LIST_PAGES = 20;
+
+/** The run's unique name of a creation (`pmv6-…`), or undefined when the POST is not one the harness can look for. */
+export function creationName(path: string, json: unknown): { name: string; key: 'name' | 'username' } | undefined {
+  const c = CREATIONS[path.split('?')[0]!];
+  const name = c && json !== null && typeof json === 'object' ? (json as Record<string, unknown>)[c.key] : undefined;
+  return c && typeof name === 'string' && name.startsWith('pmv6-') ? { name, key: c.key } : undefined;
+}
+
+/**
+ * Whether a creation whose answer was lost landed: the lists that show it, read for its unique
+ * name (the same reading the run's cleanup makes of its prefix). `true` found, `false` read to
+ * the end without it, undefined when a reading failed (then it is not sent again).
+ */
+export async function landed(
+  path: string,
+  json: unknown,
+  get: (path: string, headers: Record<string, string>) => Promise<Exchange>,
+): Promise<boolean | undefined> {
+  const what = creationName(path, json);
+  const c = CREATIONS[path.split('?')[0]!];
+  if (!what || !c) return undefined;
+  const size = { 'X-Page-Size': String(LIST_PAGE) };
+  const base = c.search ? `${c.search}/${encodeURIComponent(what.name)}` : c.list!;
+  for (let page = 1; page <= MAX_LIST_PAGES; page++) {
+    const ex = await get(`${base}/page/${page}.json`, size);
+    const status = ex.response?.status;
+    if (page > 1 && status === 404) return false;
+    // A search with no match may answer 404 or an empty list.
+    if (page === 1 && status === 404 && c.search) return false;
+    if (status !== 200 || !Array.isArray(ex.json)) return undefined;
+    const items = ex.json as Array<Record<string, unknown> | null>;
+    if (items.some((item) => item?.[what.key] === what.name)) return true;
+    if (items.length < LIST_PAGE) return false;
+  }
+  return undefined;
+}
