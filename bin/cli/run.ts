@@ -10,6 +10,7 @@ import { clauseById, clausesMatching } from '../../suites/catalogue/clauses.ts';
 import { selectsIds } from '../../suites/catalogue/selection.ts';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../../suites/harness/client.ts';
 import { DEFAULT_CONCURRENCY, DEPTHS, isDepth, newRunId, type RunConfig, randomSeed } from '../../suites/harness/config.ts';
+import { Journal, stateDir } from '../../suites/harness/journal/journal.ts';
 import { cleanupText, settingsAlarm } from '../../suites/runner/cleanup.ts';
 import { verdictOf } from '../../suites/runner/verdict.ts';
 import { ContainerOptionError, type ContainerOptions, containerTarget } from '../../targets/container.ts';
@@ -62,6 +63,12 @@ Options (secrets are better given in the environment, which other users cannot s
   --list                  print the tests that would run (after --only/--skip) and exit
   --read-only             run only the checks that create, change and delete nothing; the
                           others are reported as disabled
+  --state-dir DIR         where runs keep their journals (env PMV6_STATE_DIR; default
+                          $XDG_STATE_HOME/pmv6, else ~/.local/state/pmv6): every setting before
+                          it changes and every creation before it is sent, read by pmv6 cleanup
+                          (a copy goes to --report-dir as journal.jsonl)
+  --cleanup-first         before the run, remove what earlier runs left on the target and put
+                          back the settings they changed (as pmv6 cleanup does)
 ${CONTAINER_HELP}
 
 Exit codes: 0 conformant, 1 one or more violations, 2 usage error, unreachable target,
@@ -93,6 +100,8 @@ const RUN_OPTIONS = {
   list: { type: 'boolean', default: false },
   'read-only': { type: 'boolean', default: false },
   concurrency: { type: 'string' },
+  'state-dir': { type: 'string' },
+  'cleanup-first': { type: 'boolean', default: false },
   ...CONTAINER_OPTIONS,
 } as const;
 
@@ -109,6 +118,9 @@ interface RunRequest {
   expectations?: Expectations;
   /** lawful variants the embedded server applies (fixtures/variants/) */
   variants?: string;
+  /** the state folder of the journals (suites/harness/journal/) */
+  stateDir: string;
+  cleanupFirst: boolean;
 }
 
 // parse → acquire a target → run the suites → report.
@@ -158,6 +170,17 @@ async function parseRun(argv: string[]): Promise<RunRequest | string> {
   ] as const) {
     if (value) registerSecret(value, label);
   }
+  // Decision (issue 36): a target or credentials given in the environment with no --target are
+  // refused, never ignored: the run would test the embedded server and turn a gate green.
+  if (!target && !values.image && env.PMV6_TARGET)
+    throw new UsageError(`PMV6_TARGET is set (${env.PMV6_TARGET.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1«redacted»@')}) but pmv6 reads the target from --target only: give --target "$PMV6_TARGET", or unset PMV6_TARGET to test the embedded server`);
+  if (!target && !values.image) {
+    const set = ['PMV6_USER', 'PMV6_PASSWORD', 'PMV6_HMAC_PUBLIC', 'PMV6_HMAC_PRIVATE', 'PMV6_CONTROL_TOKEN'].filter((k) => env[k]);
+    if (set.length > 0)
+      throw new UsageError(`${set.join(', ')} ${set.length === 1 ? 'is' : 'are'} set but no --target is given: the run would test the embedded server; give --target URL, or unset ${set.length === 1 ? 'it' : 'them'}`);
+  }
+  if (values['cleanup-first'] && (values['read-only'] || (!target && !values.image)))
+    throw new UsageError('--cleanup-first needs --target (or --image) and a run that may write (not --read-only)');
   if (!target && !values.image && (values.user || values.password || control || values['control-token']))
     throw new UsageError('--user, --password, --control and --control-token need --target (or --image)');
   // Decision (issue 27): a control token without --control is refused, not tried at a guessed
@@ -204,10 +227,12 @@ async function parseRun(argv: string[]): Promise<RunRequest | string> {
     ...(values['report-dir'] !== undefined ? { reportDir: values['report-dir'] } : {}),
     ...(expectations ? { expectations } : {}),
     ...(values.variant !== undefined ? { variants: values.variant } : {}),
+    stateDir: stateDir(values['state-dir']),
+    cleanupFirst: values['cleanup-first'],
   };
 }
 
-async function tlsTrust(caFile: string | undefined, insecure: boolean, target: string | undefined): Promise<RunConfig['tls']> {
+export async function tlsTrust(caFile: string | undefined, insecure: boolean, target: string | undefined): Promise<RunConfig['tls']> {
   let ca: string | undefined;
   if (caFile !== undefined) {
     if (!target) throw new UsageError('--ca needs --target');
@@ -223,7 +248,18 @@ async function tlsTrust(caFile: string | undefined, insecure: boolean, target: s
 }
 
 async function acquire(request: RunRequest, log: (line: string) => void): Promise<Target> {
-  if (request.url) return urlTarget(request.base, request.url);
+  if (request.url) {
+    try {
+      return await urlTarget(request.base, request.url);
+    } catch (e) {
+      // A setting a journal says an earlier run changed and did not put back: said so, with the fix.
+      if (!(e instanceof TargetError)) throw e;
+      const { blame } = await import('../../suites/runner/leftovers.ts');
+      const who = blame(request.stateDir, request.url.target);
+      if (!who) throw e;
+      throw new TargetError(`${e.message}\npmv6 run: ${who}; put it back with: pmv6 cleanup --target ${request.url.target} --control URL (with the run's credentials)`);
+    }
+  }
   if (request.container) {
     try {
       return await containerTarget(request.base, { ...request.container, log }, request.hmac);
@@ -261,8 +297,18 @@ async function runAndReport(target: Target, request: RunRequest, log: (line: str
   log(
     `a target that stops answering ends the run within ${Math.ceil(hangBoundMs(config.timeoutMs) / 1000)} s after its last answer (3 deadlines of --timeout in a row)`,
   );
+  const journal = target.kind === 'embedded' ? undefined : await earlierRuns(target, request, log);
   const bar = progress(process.stdout, { quiet: request.quiet, clean: scrub });
-  const result = await runSuites(config, { onModuleDone: bar.module, onTestDone: bar.test, onProgress: bar.tick, signal: stop.signal }).finally(stop.release);
+  const result = await runSuites(config, {
+    onModuleDone: bar.module,
+    onTestDone: bar.test,
+    onProgress: bar.tick,
+    signal: stop.signal,
+    ...(journal ? { journal } : {}),
+  }).finally(() => {
+    stop.release();
+    journal?.close();
+  });
   bar.done();
   // Settings not as before the run come first and loudly (also under --quiet): every user may be locked out.
   const alarm = forTerminal(settingsAlarm(result.settings));
@@ -310,6 +356,37 @@ async function runAndReport(target: Target, request: RunRequest, log: (line: str
     }
   }
   return verdict.exitCode;
+}
+
+/**
+ * Before a run against an installation: what earlier runs left on it (journals, names), in one
+ * line with the command that removes it, or removed first (--cleanup-first); then the run's own
+ * journal, opened before anything is written (also into --report-dir).
+ */
+async function earlierRuns(target: Target, request: RunRequest, log: (line: string) => void): Promise<Journal | undefined> {
+  const { config } = target;
+  const { footprint, footprintLine, removeFootprint, removalText } = await import('../../suites/runner/leftovers.ts');
+  const { pruneClean } = await import('../../suites/harness/journal/journal.ts');
+  const limits = { requestMs: Math.min(config.timeoutMs, 5_000), until: Date.now() + 15_000 };
+  if (request.cleanupFirst) {
+    const removed = await removeFootprint(config, request.stateDir, limits);
+    for (const line of removalText(removed).trimEnd().split('\n')) log(line);
+  } else {
+    const line = footprintLine(await footprint(config, request.stateDir, limits), `pmv6 cleanup --target ${config.target}${config.control ? ` --control ${config.control.url}` : ''}`);
+    // Also under --quiet: the target is not as a clean installation would be.
+    if (line) process.stderr.write(`pmv6 run: ${forTerminal(scrub(line))}\n`);
+  }
+  if (config.readOnly) return undefined;
+  pruneClean(request.stateDir);
+  const { join } = await import('node:path');
+  if (request.reportDir) (await import('node:fs')).mkdirSync(request.reportDir, { recursive: true });
+  const journal = new Journal(
+    request.stateDir,
+    { run: config.runId, target: config.target, ...(config.control ? { control: config.control.url } : {}) },
+    request.reportDir ? join(request.reportDir, 'journal.jsonl') : undefined,
+  );
+  log(`journal: ${journal.path}`);
+  return journal;
 }
 
 // SIGINT/SIGTERM during the run: stop it (the running check ends, the files' cleanup, the settings

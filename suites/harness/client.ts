@@ -262,7 +262,7 @@ export class ApiClient {
     // The test's object turned out not to be the run's: its setup failed, with the cause.
     for (const v of refused)
       if ('foreign' in v) throw new SetupError(`harness: ${req.method.toUpperCase()} ${cut(req.path, 200)} not sent: ${foreignText(v.foreign)}`);
-    const url = guardRequest(req.method, req.url ?? this.apiUrl(req.path), guardBase);
+    const url = guardRequest(req.method, req.url ?? this.apiUrl(req.path), guardBase, req.json);
     const body: Buffer | undefined =
       req.rawBody !== undefined
         ? Buffer.isBuffer(req.rawBody)

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Exchange } from '../../core/exchange.ts';
 import { clip } from '../../core/redact.ts';
 import type { ApiClient } from './client.ts';
+import { activeJournal, journalIntent } from './journal/journal.ts';
 
 /**
  * Ownership (issue 24): a run changes, uploads into or deletes an object only when the run's
@@ -395,7 +396,20 @@ export function idsInPath(path: string): Array<{ kind: OwnedKind; id: string; at
  * the client's base URL: only the path below it is read. Without an open ledger (outside a run)
  * the request is left as it is.
  */
-export function guardRequest(method: string, url: string, base: string): string {
+export function guardRequest(method: string, url: string, base: string, body?: unknown): string {
+  const sent = guarded(method, url, base);
+  // The journal (suites/harness/journal/): a write the guard lets go is on disk before it is sent.
+  if (activeJournal() && !READS.has(method.toUpperCase())) {
+    const control = !base.endsWith(V6_ROOT);
+    const below = sent.startsWith(`${base}/`) ? sent.slice(base.length) : pathOf(sent);
+    journalIntent(method, below.split(/[?#]/)[0] ?? below, control, body);
+  }
+  return sent;
+}
+
+const V6_ROOT = '/index.php/api/v6';
+
+function guarded(method: string, url: string, base: string): string {
   const ledger = activeLedger();
   if (!ledger) return url;
   if (ledger.stopped !== undefined && !cleanupContext.getStore()) {

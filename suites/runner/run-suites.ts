@@ -7,10 +7,12 @@ import { forgetShownSettings, lockSettings } from '../harness/control.ts';
 import type { CleanupReport } from '../harness/fixtures.ts';
 import { Gate, openGate } from '../harness/gate.ts';
 import { inOrder } from '../harness/in-order.ts';
-import { asCleanup, Ledger, withLedger } from '../harness/ownership.ts';
+import { API_PREFIX } from '../harness/client.ts';
+import { type Journal, journalAnswer, openJournal } from '../harness/journal/journal.ts';
+import { asCleanup, exactId, Ledger, withLedger } from '../harness/ownership.ts';
 import { clauseOutcome, type RunProgress, type TestResult } from '../harness/results.ts';
 import type { SuiteDeclarations } from '../harness/suite-api.ts';
-import { onExchange, requestsSent } from '../harness/traffic.ts';
+import { type Observed, onExchange, requestsSent } from '../harness/traffic.ts';
 import { activateOracle, Oracle } from '../oracle/oracle.ts';
 import { mergeCleanup, restoreSettings, type SettingsRestore, snapshotSettings, sweep, type Unknown, writesSettled } from './cleanup.ts';
 import { type CollectedRun, Collector } from './collector.ts';
@@ -88,6 +90,11 @@ export interface RunSuitesOptions {
    * cleanup runs, then the settings are put back and the final sweep deletes what is left.
    */
   signal?: AbortSignal;
+  /**
+   * The run's journal (suites/harness/journal/): the settings before any change, every change and
+   * creation before it is sent, each answer's id and each deletion after it, the end.
+   */
+  journal?: Journal;
 }
 
 // Runs every conformance suite file against the configured target. The response oracle judges
@@ -105,6 +112,10 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
   forgetShownSettings();
   const snapshot = await snapshotSettings(config);
   const settingsBefore = snapshot.settings;
+  const journal = options.journal;
+  if (journal && settingsBefore) journal.write({ t: 'settings', before: { ...settingsBefore } }, true);
+  openJournal(journal);
+  const stopJournal = journal ? onExchange((o) => journalExchange(config, o)) : () => {};
   // A run that cannot read the settings changes none: nothing could be put back.
   const unread = snapshot.error;
   lockSettings(unread === undefined ? undefined : `the settings could not be read at the start of the run (${unread})`);
@@ -235,11 +246,29 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
   const result = summarise(config, started, collector.run);
   result.cleanup = mergeCleanup(collector.run.cleanup, swept);
   result.settings = unread === undefined ? settings : { ...settings, unread };
+  stopJournal();
+  openJournal(undefined);
+  journal?.write({
+    t: 'end',
+    clean: result.cleanup.leftovers.length === 0 && !result.cleanup.unknown?.length && !settings.unrestored?.length,
+    leftovers: result.cleanup.leftovers.length,
+    at: new Date().toISOString(),
+  });
   result.requests = requestsSent() - sentBefore;
   result.requestsByFile = collector.run.requestsByFile;
   if (interrupted) result.interrupted = true;
   if (hung !== undefined) result.stopped = hung;
   return result;
+}
+
+/** An answer into the journal: the id a creation got, a deletion. */
+function journalExchange(config: RunConfig, o: Observed): void {
+  const { request, response } = o.exchange;
+  const control = o.channel === 'control';
+  const base = control ? (config.control?.url ?? '').replace(/\/+$/, '') : `${config.target}${API_PREFIX}`;
+  if (!request.url.startsWith(`${base}/`)) return;
+  const path = request.url.slice(base.length).split(/[?#]/)[0] ?? '';
+  journalAnswer(request.method, path, control, request.body, response?.status, response ? exactId(o.exchange) : undefined);
 }
 
 /**
