@@ -1,4 +1,5 @@
-import { relative } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
@@ -60,6 +61,9 @@ export default defineConfig({
             'package/test/**/*.test.ts',
           ],
           testTimeout: 30_000,
+          // The journals of the runs the tests start (suites/harness/journal/) go to a folder of
+          // the test run's, never into the user's own state folder.
+          env: { PMV6_STATE_DIR: join(tmpdir(), `pmv6-test-state-${process.pid}`) },
         },
       },
     ],

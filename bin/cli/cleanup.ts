@@ -89,7 +89,8 @@ export async function cleanup(argv: string[]): Promise<number> {
     if (!(e instanceof TargetError)) throw e;
     const who = blame(dir, target);
     process.stderr.write(`pmv6 cleanup: ${forTerminal(scrub(e.message))}${who ? `\npmv6 cleanup: ${forTerminal(scrub(who))}` : ''}\n`);
-    if (settings.restored.length > 0 || settings.unrestored?.length || settings.error) out(removalText({ settings, swept: { deleted: [], leftovers: [], unknown: [] }, notOurs: [], journals: [] }));
+    if (settings.restored.length > 0 || settings.unrestored?.length || settings.error)
+      out(removalText({ settings, swept: { deleted: [], leftovers: [], unknown: [] }, notOurs: [], journals: [] }));
     return 2;
   }
   const result = await removeObjects(config, dir, settings);

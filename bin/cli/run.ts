@@ -6,13 +6,13 @@ import { progress, verdictText } from '../../reporters/console.ts';
 import { resultsDocument } from '../../reporters/results-json.ts';
 import { forTerminal } from '../../reporters/terminal.ts';
 import { writeReports } from '../../reporters/write-reports.ts';
-import { clauseById, clausesMatching } from '../../suites/catalogue/clauses.ts';
-import { selectsIds } from '../../suites/catalogue/selection.ts';
+import { CLAUSES, clauseById, clausesMatching } from '../../suites/catalogue/clauses.ts';
+import { selects, selectsIds } from '../../suites/catalogue/selection.ts';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../../suites/harness/client.ts';
 import { DEFAULT_CONCURRENCY, DEPTHS, isDepth, newRunId, type RunConfig, randomSeed } from '../../suites/harness/config.ts';
 import { Journal, stateDir } from '../../suites/harness/journal/journal.ts';
 import { cleanupText, settingsAlarm } from '../../suites/runner/cleanup.ts';
-import { verdictOf } from '../../suites/runner/verdict.ts';
+import { nothingChecked, verdictOf } from '../../suites/runner/verdict.ts';
 import { ContainerOptionError, type ContainerOptions, containerTarget } from '../../targets/container.ts';
 import { preflight } from '../../targets/preflight.ts';
 import type { BaseConfig, Target } from '../../targets/target.ts';
@@ -41,7 +41,7 @@ Options (secrets are better given in the environment, which other users cannot s
   --strict                a failed SHOULD fails the run too
   --timeout MS            deadline of each whole request, headers and body (default 10000);
                           3 deadlines in a row with no answer between: the target stopped
-                          answering, and the run ends within 3 × MS + 11 s after its last answer
+                          answering, and the run ends within 3 × MS + 9 s after its last answer
   --max-response-bytes N  read at most N bytes of one response (default ${DEFAULT_MAX_RESPONSE_BYTES})
   --ca FILE               trust this CA certificate (PEM) for an https target
   --insecure              accept any certificate of an https target (self-signed, expired)
@@ -156,6 +156,8 @@ async function parseRun(argv: string[]): Promise<RunRequest | string> {
   const only = list(values.only, '--only');
   const skip = list(values.skip, '--skip');
   if (values.list) return listing(only, skip);
+  if (!CLAUSES.some((c) => !c.retired && selects([c], { only, skip })))
+    throw new UsageError('nothing would be checked: --only and --skip together select no clause (see pmv6 clauses)');
   const user = values.user ?? env.PMV6_USER;
   const password = values.password ?? env.PMV6_PASSWORD;
   const hmacPublic = values['hmac-public'] ?? env.PMV6_HMAC_PUBLIC;
@@ -173,11 +175,15 @@ async function parseRun(argv: string[]): Promise<RunRequest | string> {
   // Decision (issue 36): a target or credentials given in the environment with no --target are
   // refused, never ignored: the run would test the embedded server and turn a gate green.
   if (!target && !values.image && env.PMV6_TARGET)
-    throw new UsageError(`PMV6_TARGET is set (${env.PMV6_TARGET.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1«redacted»@')}) but pmv6 reads the target from --target only: give --target "$PMV6_TARGET", or unset PMV6_TARGET to test the embedded server`);
+    throw new UsageError(
+      `PMV6_TARGET is set (${env.PMV6_TARGET.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1«redacted»@')}) but pmv6 reads the target from --target only: give --target "$PMV6_TARGET", or unset PMV6_TARGET to test the embedded server`,
+    );
   if (!target && !values.image) {
     const set = ['PMV6_USER', 'PMV6_PASSWORD', 'PMV6_HMAC_PUBLIC', 'PMV6_HMAC_PRIVATE', 'PMV6_CONTROL_TOKEN'].filter((k) => env[k]);
     if (set.length > 0)
-      throw new UsageError(`${set.join(', ')} ${set.length === 1 ? 'is' : 'are'} set but no --target is given: the run would test the embedded server; give --target URL, or unset ${set.length === 1 ? 'it' : 'them'}`);
+      throw new UsageError(
+        `${set.join(', ')} ${set.length === 1 ? 'is' : 'are'} set but no --target is given: the run would test the embedded server; give --target URL, or unset ${set.length === 1 ? 'it' : 'them'}`,
+      );
   }
   if (values['cleanup-first'] && (values['read-only'] || (!target && !values.image)))
     throw new UsageError('--cleanup-first needs --target (or --image) and a run that may write (not --read-only)');
@@ -257,7 +263,9 @@ async function acquire(request: RunRequest, log: (line: string) => void): Promis
       const { blame } = await import('../../suites/runner/leftovers.ts');
       const who = blame(request.stateDir, request.url.target);
       if (!who) throw e;
-      throw new TargetError(`${e.message}\npmv6 run: ${who}; put it back with: pmv6 cleanup --target ${request.url.target} --control URL (with the run's credentials)`);
+      throw new TargetError(
+        `${e.message}\npmv6 run: ${who}; put it back with: pmv6 cleanup --target ${request.url.target} --control URL (with the run's credentials)`,
+      );
     }
   }
   if (request.container) {
@@ -291,9 +299,16 @@ async function runAndReport(target: Target, request: RunRequest, log: (line: str
   if (config.readOnly) log('read-only run: checks that would create, change or delete data are disabled');
   // Signals are handled from here: a Ctrl-C while the suites load still cleans up and exits 130.
   const stop = interruption();
+  // A file still running after a stop is refused every request (RunStoppedError) and may reject
+  // where no one awaits it any more: expected, never a stack trace (issue 36).
+  process.on('unhandledRejection', (e) => {
+    if ((e as Error)?.name === 'RunStoppedError' || (e as Error)?.name === 'OwnershipError') return;
+    process.stderr.write(`pmv6 run: harness error after the run: ${forTerminal(scrub(String((e as Error)?.message ?? e).split('\n')[0] ?? ''))}\n`);
+  });
   // Decision: the runner and the suites are loaded only once a run starts, so a bad flag, path or
   // target costs a fraction of the memory and of the start-up time.
-  const { runSuites, hangBoundMs } = await import('../../suites/runner/run-suites.ts');
+  const { runSuites, hangBoundMs, interruptBoundMs } = await import('../../suites/runner/run-suites.ts');
+  stop.boundMs = interruptBoundMs();
   log(
     `a target that stops answering ends the run within ${Math.ceil(hangBoundMs(config.timeoutMs) / 1000)} s after its last answer (3 deadlines of --timeout in a row)`,
   );
@@ -330,7 +345,7 @@ async function runAndReport(target: Target, request: RunRequest, log: (line: str
     setTimeout(() => process.exit(code), 500).unref();
     return code;
   }
-  const verdict = verdictOf(result, request.strict, request.expectations);
+  const verdict = nothingChecked(result, verdictOf(result, request.strict, request.expectations));
   // Outcome colours only on a terminal that has not asked for none (https://no-color.org).
   const colour = process.stdout.isTTY === true && !process.env.NO_COLOR && process.env.TERM !== 'dumb';
   const text = verdictText(result, verdict, { colour });
@@ -372,7 +387,10 @@ async function earlierRuns(target: Target, request: RunRequest, log: (line: stri
     const removed = await removeFootprint(config, request.stateDir, limits);
     for (const line of removalText(removed).trimEnd().split('\n')) log(line);
   } else {
-    const line = footprintLine(await footprint(config, request.stateDir, limits), `pmv6 cleanup --target ${config.target}${config.control ? ` --control ${config.control.url}` : ''}`);
+    const line = footprintLine(
+      await footprint(config, request.stateDir, limits),
+      `pmv6 cleanup --target ${config.target}${config.control ? ` --control ${config.control.url}` : ''}`,
+    );
     // Also under --quiet: the target is not as a clean installation would be.
     if (line) process.stderr.write(`pmv6 run: ${forTerminal(scrub(line))}\n`);
   }
@@ -391,11 +409,12 @@ async function earlierRuns(target: Target, request: RunRequest, log: (line: stri
 
 // SIGINT/SIGTERM during the run: stop it (the running check ends, the files' cleanup, the settings
 // restore and the final sweep run), then exit 130/143. A second signal exits at once.
-function interruption(): { signal: AbortSignal; received: NodeJS.Signals | undefined; release(): void } {
+function interruption(): { signal: AbortSignal; received: NodeJS.Signals | undefined; boundMs: number | undefined; release(): void } {
   const controller = new AbortController();
   const state = {
     signal: controller.signal,
     received: undefined as NodeJS.Signals | undefined,
+    boundMs: undefined as number | undefined,
     release() {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
@@ -407,7 +426,10 @@ function interruption(): { signal: AbortSignal; received: NodeJS.Signals | undef
       process.exit(signal === 'SIGTERM' ? 143 : 130);
     }
     state.received = signal;
-    process.stderr.write(`pmv6 run: ${signal}: stopping the run and deleting what it created (send it again to exit at once)\n`);
+    const within = state.boundMs === undefined ? '' : `, within ${Math.ceil(state.boundMs / 1000)} s`;
+    process.stderr.write(
+      `pmv6 run: ${signal}: stopping the run, putting the settings back and deleting what it created${within} (send it again to exit at once)\n`,
+    );
     controller.abort();
   }
   process.on('SIGINT', onSignal);

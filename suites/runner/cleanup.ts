@@ -3,8 +3,8 @@ import type { RunConfig } from '../harness/config.ts';
 import { ControlClient, type Settings } from '../harness/control.ts';
 import { shellQuote } from '../harness/curl.ts';
 import { type CleanupReport, deletePath, type FixtureKind, reportId, UNLOCK_REASON } from '../harness/fixtures.ts';
-import { exactItemIds, type Ledger, showPath, verifyCreated } from '../harness/ownership.ts';
 import { inOrder } from '../harness/in-order.ts';
+import { exactItemIds, type Ledger, showPath, verifyCreated } from '../harness/ownership.ts';
 import { writeMark } from '../harness/traffic.ts';
 
 /** What the runner did about the target's settings at the end of a run. */
@@ -267,26 +267,26 @@ export async function sweep(config: RunConfig, ledger: Ledger | undefined, limit
   // The objects of one kind side by side (children's kinds before their parents'): an interrupted
   // run's cleanup must fit a CI runner's grace against a slow target.
   const removeOne = async (kind: FixtureKind, item: Listed, last: boolean) => {
-      tried.add(key(kind, item.id));
-      if (outOfTime(limits)) {
-        failed.set(key(kind, item.id), `not deleted: ${OUT_OF_TIME}`);
-        if (listsOf(kind).length === 0) report.leftovers.push({ kind, id: reportId(item.id), name: item.name, reason: failed.get(key(kind, item.id))! });
-        return;
-      }
-      const ex = await admin
-        .delete(deletePath(kind, item.id), kind === 'password' ? { headers: { 'X-Unlock-Reason': UNLOCK_REASON } } : {})
-        .catch((e: unknown) => ({ error: firstLine(e) }) as const);
-      const status = 'response' in ex ? ex.response?.status : undefined;
-      if (status !== undefined && ((status >= 200 && status < 300) || status === 404)) {
-        // 404: gone already (a password inside a project deleted just before).
-        if (status !== 404) report.deleted.push({ kind, id: reportId(item.id), name: item.name });
-        ledger?.markDeleted(kind, item.id);
-        failed.delete(key(kind, item.id));
-      } else {
-        failed.set(key(kind, item.id), status === undefined ? `no response: ${'error' in ex ? ex.error : 'unknown error'}` : `DELETE answered ${status}`);
-        // Not listable (files): what the run could not delete stays a leftover.
-        if (last && listsOf(kind).length === 0) report.leftovers.push({ kind, id: reportId(item.id), name: item.name, reason: failed.get(key(kind, item.id))! });
-      }
+    tried.add(key(kind, item.id));
+    if (outOfTime(limits)) {
+      failed.set(key(kind, item.id), `not deleted: ${OUT_OF_TIME}`);
+      if (listsOf(kind).length === 0) report.leftovers.push({ kind, id: reportId(item.id), name: item.name, reason: failed.get(key(kind, item.id))! });
+      return;
+    }
+    const ex = await admin
+      .delete(deletePath(kind, item.id), kind === 'password' ? { headers: { 'X-Unlock-Reason': UNLOCK_REASON } } : {})
+      .catch((e: unknown) => ({ error: firstLine(e) }) as const);
+    const status = 'response' in ex ? ex.response?.status : undefined;
+    if (status !== undefined && ((status >= 200 && status < 300) || status === 404)) {
+      // 404: gone already (a password inside a project deleted just before).
+      if (status !== 404) report.deleted.push({ kind, id: reportId(item.id), name: item.name });
+      ledger?.markDeleted(kind, item.id);
+      failed.delete(key(kind, item.id));
+    } else {
+      failed.set(key(kind, item.id), status === undefined ? `no response: ${'error' in ex ? ex.error : 'unknown error'}` : `DELETE answered ${status}`);
+      // Not listable (files): what the run could not delete stays a leftover.
+      if (last && listsOf(kind).length === 0) report.leftovers.push({ kind, id: reportId(item.id), name: item.name, reason: failed.get(key(kind, item.id))! });
+    }
   };
   const remove = async (kind: FixtureKind, items: Listed[]) => {
     await inOrder(items, DELETES_AT_ONCE, (item) => removeOne(kind, item, false));

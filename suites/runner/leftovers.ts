@@ -65,7 +65,10 @@ export async function footprint(config: RunConfig, dir: string, limits?: Cleanup
 
 /** One line for `pmv6 run`, or undefined when the target shows nothing of earlier runs. */
 export function footprintLine(f: Footprint, command: string): string | undefined {
-  const runs = new Set([...f.journals.filter((j) => j.live.length > 0 || j.unanswered.length > 0).map((j) => j.run), ...f.named.map((n) => runOf(n.name) ?? '?')]);
+  const runs = new Set([
+    ...f.journals.filter((j) => j.live.length > 0 || j.unanswered.length > 0).map((j) => j.run),
+    ...f.named.map((n) => runOf(n.name) ?? '?'),
+  ]);
   const objects = new Set([...f.named.map((n) => `${n.kind}:${n.id}`), ...f.journals.flatMap((j) => j.live.map((o) => `${o.kind}:${o.id}`))]).size;
   if (objects === 0 && f.changed.length === 0) return undefined;
   const parts: string[] = [];
@@ -78,7 +81,11 @@ export function footprintLine(f: Footprint, command: string): string | undefined
 export function blame(dir: string, target: string): string | undefined {
   const j = journalsFor(dir, target)
     .filter((x) => !x.clean && !x.running)
-    .find((x) => x.changes.some((c) => c['api_enabled'] === false || c['maintenance_mode'] === true || (typeof c['auth_methods'] === 'string' && c['auth_methods'] !== 'basic+hmac')));
+    .find((x) =>
+      x.changes.some(
+        (c) => c['api_enabled'] === false || c['maintenance_mode'] === true || (typeof c['auth_methods'] === 'string' && c['auth_methods'] !== 'basic+hmac'),
+      ),
+    );
   if (!j) return undefined;
   const keys = [...new Set(j.changes.flatMap((c) => Object.keys(c)))].join(', ');
   return `pmv6 run ${j.run} (started ${j.at}) changed ${keys} and did not put ${keys.includes(',') ? 'them' : 'it'} back (its journal: ${j.file})`;
@@ -112,7 +119,11 @@ function unclean(config: RunConfig, dir: string): { journals: RunJournal[]; runn
 export async function restoreJournalSettings(config: RunConfig, dir: string, limits?: CleanupLimits): Promise<SettingsRestore> {
   const oldest = unclean(config, dir).journals.find((j) => j.before && j.changes.length > 0);
   if (!oldest?.before) return { restored: [] };
-  if (!config.control) return { restored: [], error: `pmv6 run ${oldest.run} changed settings (its journal: ${oldest.file}): give --control and --control-token to put them back` };
+  if (!config.control)
+    return {
+      restored: [],
+      error: `pmv6 run ${oldest.run} changed settings (its journal: ${oldest.file}): give --control and --control-token to put them back`,
+    };
   return restoreSettings(config, oldest.before as unknown as Settings, limits);
 }
 
@@ -136,9 +147,15 @@ export async function removeObjects(config: RunConfig, dir: string, settings: Se
         const shown = (back?.json as { name?: unknown; username?: unknown } | undefined) ?? {};
         const name = o.kind === 'user' ? shown.username : shown.name;
         // A renamed object keeps the run's name prefix (tests rename with it).
-        if (back?.response?.status === 200 && (name === o.name || (typeof name === 'string' && name.includes(`pmv6-${j.run}-`)))) ledger.record(o.kind, o.id, o.name);
+        if (back?.response?.status === 200 && (name === o.name || (typeof name === 'string' && name.includes(`pmv6-${j.run}-`))))
+          ledger.record(o.kind, o.id, o.name);
         else if (back?.response?.status !== 404)
-          notOurs.push({ ...o, reason: back?.response ? `its read-back answered ${back.response.status}${typeof name === 'string' ? ` showing ${JSON.stringify(name)}` : ''}: not touched` : 'no answer to its read-back: not touched' });
+          notOurs.push({
+            ...o,
+            reason: back?.response
+              ? `its read-back answered ${back.response.status}${typeof name === 'string' ? ` showing ${JSON.stringify(name)}` : ''}: not touched`
+              : 'no answer to its read-back: not touched',
+          });
       }
   } finally {
     await admin.close();
@@ -166,7 +183,11 @@ export function removalText(r: CleanupResult): string {
     lines.push(`settings: NOT put back: ${u.key} is ${'now' in u ? JSON.stringify(u.now) : 'unknown'}, was ${JSON.stringify(u.before)}`);
   if (r.settings.error) lines.push(`settings: ${r.settings.error}`);
   const left = r.swept.leftovers;
-  lines.push(left.length === 0 && r.swept.unknown.length === 0 ? 'left: nothing (every list read again)' : `left: ${left.length} object${left.length === 1 ? '' : 's'}${r.swept.unknown.length > 0 ? ', and lists that could not be read' : ''}${left.length > 0 || r.swept.unknown.length > 0 ? ':' : ''}`);
+  lines.push(
+    left.length === 0 && r.swept.unknown.length === 0
+      ? 'left: nothing (every list read again)'
+      : `left: ${left.length} object${left.length === 1 ? '' : 's'}${r.swept.unknown.length > 0 ? ', and lists that could not be read' : ''}${left.length > 0 || r.swept.unknown.length > 0 ? ':' : ''}`,
+  );
   for (const l of left) lines.push(`  ${l.kind} ${reportId(String(l.id))} ${l.name}: ${l.reason}`);
   for (const u of r.swept.unknown) lines.push(`  unknown: ${u.list}: ${u.reason}`);
   for (const n of r.notOurs) lines.push(`  not touched: ${n.kind} ${n.id} ${n.name}: ${n.reason}`);

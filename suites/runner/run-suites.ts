@@ -2,12 +2,12 @@ import { setMaxListeners } from 'node:events';
 import type { Outcome } from '../../core/outcomes.ts';
 import { OUTCOMES } from '../../core/outcomes.ts';
 import { CLAUSES, type Clause } from '../catalogue/clauses.ts';
+import { API_PREFIX } from '../harness/client.ts';
 import { inFlight, type RunConfig, setRunConfig } from '../harness/config.ts';
 import { forgetShownSettings, lockSettings } from '../harness/control.ts';
 import type { CleanupReport } from '../harness/fixtures.ts';
 import { Gate, openGate } from '../harness/gate.ts';
 import { inOrder } from '../harness/in-order.ts';
-import { API_PREFIX } from '../harness/client.ts';
 import { type Journal, journalAnswer, openJournal } from '../harness/journal/journal.ts';
 import { asCleanup, exactId, Ledger, withLedger } from '../harness/ownership.ts';
 import { clauseOutcome, type RunProgress, type TestResult } from '../harness/results.ts';
@@ -22,11 +22,12 @@ import { errorText, type FileRun, loadSuiteFile, runSuiteFile, suiteFiles, Targe
 /**
  * Decision, after an interrupt: the running file gets INTERRUPT_GRACE_MS to end and clean up after
  * itself; then the settings restore and the final sweep run with CLEANUP_REQUEST_MS per request and
- * CLEANUP_BUDGET_MS in all, so Ctrl-C ends within 15 s whatever the target does.
+ * CLEANUP_BUDGET_MS in all, so SIGINT or SIGTERM ends within 9 s whatever the target does (issue 36:
+ * inside a CI runner's grace of 10 s before its SIGKILL; the journal's objects go side by side).
  */
-export const INTERRUPT_GRACE_MS = 3_000;
+export const INTERRUPT_GRACE_MS = 1_500;
 export const CLEANUP_REQUEST_MS = 2_000;
-export const CLEANUP_BUDGET_MS = 6_000;
+export const CLEANUP_BUDGET_MS = 5_500;
 /**
  * Decision (the hang bound): this many request deadlines (--timeout) in a row, with no answer
  * between them and each for a request sent after the one before had passed its deadline (requests
@@ -34,9 +35,14 @@ export const CLEANUP_BUDGET_MS = 6_000;
  * starts, the rest are harness errors ("the target stopped answering"), and the cleanup runs
  * under the interrupt's limits. A run against a target that stops answering ends within
  * HANG_DEADLINES × --timeout after its last answer, plus INTERRUPT_GRACE_MS, CLEANUP_BUDGET_MS and
- * one CLEANUP_REQUEST_MS (with the default 10 s timeout: 30 s + 11 s).
+ * one CLEANUP_REQUEST_MS (with the default 10 s timeout: 30 s + 9 s).
  */
 export const HANG_DEADLINES = 3;
+
+/** How long a run takes to end after SIGINT or SIGTERM, at most (printed when the signal arrives). */
+export function interruptBoundMs(): number {
+  return INTERRUPT_GRACE_MS + CLEANUP_BUDGET_MS + CLEANUP_REQUEST_MS;
+}
 
 /** The bound the hang rule gives, in ms after the target's last answer (printed by pmv6 run). */
 export function hangBoundMs(timeoutMs: number): number {

@@ -110,10 +110,23 @@ export function journalIntent(method: string, path: string, control: boolean, bo
 }
 
 const DELETES = /^\/(projects|passwords|my_passwords|groups|users)\/(\d{1,40})\.json$/;
-const KIND_OF: Readonly<Record<string, OwnedKind>> = { projects: 'project', passwords: 'password', my_passwords: 'my_password', groups: 'group', users: 'user' };
+const KIND_OF: Readonly<Record<string, OwnedKind>> = {
+  projects: 'project',
+  passwords: 'password',
+  my_passwords: 'my_password',
+  groups: 'group',
+  users: 'user',
+};
 
 /** After an answer: a creation's id (2XX with an id), a deletion (2XX). */
-export function journalAnswer(method: string, path: string, control: boolean, requestBody: string | undefined, status: number | undefined, id: string | undefined): void {
+export function journalAnswer(
+  method: string,
+  path: string,
+  control: boolean,
+  requestBody: string | undefined,
+  status: number | undefined,
+  id: string | undefined,
+): void {
   if (!active || status === undefined || status < 200 || status >= 300) return;
   const m = method.toUpperCase();
   const kind = creates(m, path, control);
@@ -177,7 +190,20 @@ export function parseJournal(file: string, text: string): RunJournal | undefined
       continue;
     }
     if (e.t === 'start') {
-      j = { file, run: e.run, target: e.target, ...(e.control ? { control: e.control } : {}), pid: e.pid, host: e.host, at: e.at, changes: [], live: [], unanswered: [], clean: false, running: false };
+      j = {
+        file,
+        run: e.run,
+        target: e.target,
+        ...(e.control ? { control: e.control } : {}),
+        pid: e.pid,
+        host: e.host,
+        at: e.at,
+        changes: [],
+        live: [],
+        unanswered: [],
+        clean: false,
+        running: false,
+      };
       continue;
     }
     if (!j) continue;
