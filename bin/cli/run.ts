@@ -255,8 +255,15 @@ export async function tlsTrust(caFile: string | undefined, insecure: boolean, ta
 
 async function acquire(request: RunRequest, log: (line: string) => void): Promise<Target> {
   if (request.url) {
+    const { url } = request;
+    if (request.cleanupFirst) {
+      // Settings first: a target an earlier run left with the API off would fail the preflight.
+      const { restoreJournalSettings } = await import('../../suites/runner/leftovers.ts');
+      const restored = await restoreJournalSettings({ ...request.base, ...url, control: url.control } as RunConfig, request.stateDir);
+      if (restored.restored.length > 0) log(`settings: put back ${restored.restored.join(', ')} as before an earlier run changed them (read back)`);
+    }
     try {
-      return await urlTarget(request.base, request.url);
+      return await urlTarget(request.base, url);
     } catch (e) {
       // A setting a journal says an earlier run changed and did not put back: said so, with the fix.
       if (!(e instanceof TargetError)) throw e;

@@ -87,7 +87,12 @@ export function blame(dir: string, target: string): string | undefined {
       ),
     );
   if (!j) return undefined;
-  const keys = [...new Set(j.changes.flatMap((c) => Object.keys(c)))].join(', ');
+  // The settings as the run left them, replayed from its journal: the keys not as before.
+  const state: Record<string, unknown> = { ...j.before };
+  for (const c of j.changes) if (!c['reset']) Object.assign(state, c);
+  const keys = Object.keys(state)
+    .filter((k) => JSON.stringify(state[k]) !== JSON.stringify(j.before?.[k]))
+    .join(', ');
   return `pmv6 run ${j.run} (started ${j.at}) changed ${keys} and did not put ${keys.includes(',') ? 'them' : 'it'} back (its journal: ${j.file})`;
 }
 
