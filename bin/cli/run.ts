@@ -53,6 +53,7 @@ Options (secrets are better given in the environment, which other users cannot s
                           changed with the target to themselves; the same verdict at any N
                           (1: every file in turn, one request after another)
   --report-dir DIR        write DIR/results.json, junit.xml, report.html and summary.md
+                          (env PMV6_REPORT_DIR; the runner image sets /work/pmv6-report)
                           (summary.md also to $GITHUB_STEP_SUMMARY when that is set)
   --expectations FILE     known deviations, {"PAG-03": "reason", ...}: a listed failure is an
                           expected failure and does not fail the run; a listed clause that
@@ -201,8 +202,10 @@ async function parseRun(argv: string[]): Promise<RunRequest | string> {
   const tls = await tlsTrust(values.ca, values.insecure, target);
   if (values.expectations !== undefined) await checkInputFile('--expectations', values.expectations);
   const expectations = values.expectations !== undefined ? await loadExpectations(values.expectations, clauseById) : undefined;
-  if (values['report-dir'] !== undefined) await checkOutputDir('--report-dir', values['report-dir']);
-  if (values['report-dir'] !== undefined && env.GITHUB_STEP_SUMMARY) await checkOutputFile('GITHUB_STEP_SUMMARY', env.GITHUB_STEP_SUMMARY);
+  // PMV6_REPORT_DIR: the runner image's mounted folder (package/runner.Dockerfile).
+  const reportDir = values['report-dir'] ?? (env.PMV6_REPORT_DIR || undefined);
+  if (reportDir !== undefined) await checkOutputDir(values['report-dir'] !== undefined ? '--report-dir' : 'PMV6_REPORT_DIR', reportDir);
+  if (reportDir !== undefined && env.GITHUB_STEP_SUMMARY) await checkOutputFile('GITHUB_STEP_SUMMARY', env.GITHUB_STEP_SUMMARY);
   const hmac = hmacPublic && hmacPrivate ? { publicKey: hmacPublic, privateKey: hmacPrivate } : undefined;
   const container = containerOptions(values, { target, control, user, password, controlToken });
   if (values.variant !== undefined && (target || container)) throw new UsageError('--variant applies to the embedded server: leave out --target and --image');
@@ -230,7 +233,7 @@ async function parseRun(argv: string[]): Promise<RunRequest | string> {
     ...(hmac ? { hmac } : {}),
     strict: values.strict,
     quiet: values.quiet,
-    ...(values['report-dir'] !== undefined ? { reportDir: values['report-dir'] } : {}),
+    ...(reportDir !== undefined ? { reportDir } : {}),
     ...(expectations ? { expectations } : {}),
     ...(values.variant !== undefined ? { variants: values.variant } : {}),
     stateDir: stateDir(values['state-dir']),
@@ -405,13 +408,21 @@ async function earlierRuns(target: Target, request: RunRequest, log: (line: stri
   pruneClean(request.stateDir);
   const { join } = await import('node:path');
   if (request.reportDir) (await import('node:fs')).mkdirSync(request.reportDir, { recursive: true });
-  const journal = new Journal(
-    request.stateDir,
-    { run: config.runId, target: config.target, ...(config.control ? { control: config.control.url } : {}) },
-    request.reportDir ? join(request.reportDir, 'journal.jsonl') : undefined,
-  );
-  log(`journal: ${journal.path}`);
-  return journal;
+  try {
+    const journal = new Journal(
+      request.stateDir,
+      { run: config.runId, target: config.target, ...(config.control ? { control: config.control.url } : {}) },
+      request.reportDir ? join(request.reportDir, 'journal.jsonl') : undefined,
+    );
+    log(`journal: ${journal.path}`);
+    return journal;
+  } catch (e) {
+    // An unwritable state folder does not stop the run: pmv6 cleanup finds its objects by name.
+    process.stderr.write(
+      `pmv6 run: no journal: cannot write in ${forTerminal(request.stateDir)} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); set --state-dir or PMV6_STATE_DIR; pmv6 cleanup will find the run's objects by their names\n`,
+    );
+    return undefined;
+  }
 }
 
 // SIGINT/SIGTERM during the run: stop it (the running check ends, the files' cleanup, the settings
