@@ -158,6 +158,42 @@ describe('a run killed at any moment leaves nothing that pmv6 cleanup does not r
   }, 240_000);
 });
 
+describe('ids a hostile target gives are never written to, in a path or a body (issue 36)', () => {
+  test('creation replies (API and control) carry pre-existing ids of every kind: no request body names one, nothing pre-existing changes, the run ends', async () => {
+    const inst = await startInstallation(PASSWORD, TOKEN);
+    const victims = Object.entries(inst.victims).map(([k, v]) => [k === 'bigVictim' ? 'project' : k, v] as const);
+    const named: string[] = [];
+    const proxy = await startHostile(inst.url, {
+      rewriteCreations: { victims: inst.victims, perKind: 3 },
+      onRequest: (method, path, body) => {
+        if (method === 'GET' || !body) return;
+        for (const [kind, id] of victims)
+          if (new RegExp(`"(project_id|parent_id)"\\s*:\\s*"?${id}\\b`).test(body) && (kind === 'project' || kind === 'bigVictim'))
+            named.push(`${method} ${path} ${body.slice(0, 120)}`);
+      },
+    });
+    const before = snapshot(inst.server);
+    try {
+      const env = { PMV6_USER: inst.user, PMV6_PASSWORD: PASSWORD, PMV6_CONTROL_TOKEN: TOKEN, PMV6_STATE_DIR: join(dir, 'ids'), NO_COLOR: '1' };
+      const r = await pmv6(
+        ['run', '--target', proxy.url, '--control', `${proxy.url}/__control`, '--only', 'OPS,RES,GEN', '--timeout', '2000', '--concurrency', '2'],
+        env,
+        {
+          timeoutMs: 200_000,
+        },
+      );
+      const context = `${r.stdout.slice(-1500)}\n${r.stderr}`;
+      expect(r.signal, context).toBeNull();
+      expect(named, context).toEqual([]);
+      expect(changedSince(inst.server, before), context).toEqual([]);
+      expect(proxy.rewritten.length, context).toBeGreaterThan(0);
+    } finally {
+      await proxy.close();
+      await inst.close();
+    }
+  }, 240_000);
+});
+
 describe('the gate never turns green without testing the intended target (issue 36)', () => {
   const cases: Array<[string, string[], Record<string, string>, RegExp]> = [
     ['PMV6_TARGET without --target', ['run'], { PMV6_TARGET: 'http://127.0.0.1:9' }, /PMV6_TARGET is set .* give --target/],

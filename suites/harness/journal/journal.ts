@@ -88,6 +88,13 @@ function creates(method: string, path: string, control: boolean): OwnedKind | un
 }
 
 function nameIn(body: unknown): string | undefined {
+  if (typeof body === 'string') {
+    try {
+      return nameIn(JSON.parse(body));
+    } catch {
+      return undefined;
+    }
+  }
   const b = body as { name?: unknown; username?: unknown } | null | undefined;
   const name = typeof b?.name === 'string' ? b.name : b?.username;
   return typeof name === 'string' ? name : undefined;
