@@ -41,7 +41,8 @@ Options (secrets are better given in the environment, which other users cannot s
   --strict                a failed SHOULD fails the run too
   --timeout MS            deadline of each whole request, headers and body (default 10000);
                           3 deadlines in a row with no answer between: the target stopped
-                          answering, and the run ends within 3 × MS + 9 s after its last answer
+                          answering, and the run ends within max(3 × MS, 30 s) + 9 s
+                          after its last answer (so does a run that stalls otherwise)
   --max-response-bytes N  read at most N bytes of one response (default ${DEFAULT_MAX_RESPONSE_BYTES})
   --ca FILE               trust this CA certificate (PEM) for an https target
   --insecure              accept any certificate of an https target (self-signed, expired)

@@ -44,9 +44,22 @@ export function interruptBoundMs(): number {
   return INTERRUPT_GRACE_MS + CLEANUP_BUDGET_MS + CLEANUP_REQUEST_MS;
 }
 
-/** The bound the hang rule gives, in ms after the target's last answer (printed by pmv6 run). */
+/**
+ * Decision (issue 36: the hang bound holds against any target): besides the deadlines in a row, a
+ * run in which no request ends, none is sent and no test ends for this long has stalled (a
+ * harness wait that no answer will end, such as read-backs of ids a target gave to several
+ * creations at once) and stops like a target that stopped answering. Never less than
+ * STALL_FLOOR_MS: loading suite files sends nothing for seconds on a loaded machine.
+ */
+export const STALL_FLOOR_MS = 30_000;
+
+export function stallMs(timeoutMs: number): number {
+  return Math.max(HANG_DEADLINES * timeoutMs, STALL_FLOOR_MS);
+}
+
+/** The bound the hang rules give, in ms after the target's last answer (printed by pmv6 run). */
 export function hangBoundMs(timeoutMs: number): number {
-  return HANG_DEADLINES * timeoutMs + INTERRUPT_GRACE_MS + CLEANUP_BUDGET_MS + CLEANUP_REQUEST_MS;
+  return stallMs(timeoutMs) + INTERRUPT_GRACE_MS + CLEANUP_BUDGET_MS + CLEANUP_REQUEST_MS;
 }
 /**
  * Files side by side: this many for each request the gate lets be in flight. A file mostly
@@ -174,6 +187,24 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
       stop(new TargetStopped(hung), hung);
     }
   });
+  // The stall rule (stallMs): the run's last sign of progress, checked every second.
+  let progressAt = performance.now();
+  let sentSeen = requestsSent();
+  const stopProgress = onExchange(() => {
+    progressAt = performance.now();
+  });
+  const stallWatch = setInterval(() => {
+    const sent = requestsSent();
+    if (sent !== sentSeen) {
+      sentSeen = sent;
+      progressAt = performance.now();
+    }
+    if (hung !== undefined || stopFiles.signal.aborted || performance.now() - progressAt < stallMs(config.timeoutMs)) return;
+    hung = `the run made no progress: no request was sent or ended and no test ended for ${Math.round(stallMs(config.timeoutMs) / 1000)} s`;
+    collector.harnessError(hung);
+    stop(new TargetStopped(hung), hung);
+  }, 1_000);
+  stallWatch.unref();
   const concurrency = inFlight(config);
   const gate = new Gate(concurrency);
   setRunConfig(config);
@@ -191,7 +222,15 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
           runSuiteFile(
             file,
             declared,
-            { signal: stopFiles.signal, testTimeoutMs: timeoutMs, hookTimeoutMs: timeoutMs, onCaseDone: (c) => collector.caseDone(file, c) },
+            {
+              signal: stopFiles.signal,
+              testTimeoutMs: timeoutMs,
+              hookTimeoutMs: timeoutMs,
+              onCaseDone: (c) => {
+                progressAt = performance.now();
+                collector.caseDone(file, c);
+              },
+            },
             scope,
           );
         run = declared.alone === undefined ? await go() : await gate.exclusive(go);
@@ -222,6 +261,8 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
     setRunConfig(undefined);
     stopObserving();
     stopWatching();
+    stopProgress();
+    clearInterval(stallWatch);
     process.off('unhandledRejection', unhandled);
   }
   // Whatever still runs of the files sends nothing more (RunStoppedError): only the cleanup does.
