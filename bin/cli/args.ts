@@ -83,3 +83,14 @@ export function urlOption(name: string, value: string | undefined): string | und
   }
   return value.replace(/\/+$/, '');
 }
+
+/** The target and its credentials, as `pmv6 run` and `pmv6 cleanup` both take them. */
+export const TARGET_OPTIONS = {
+  target: { type: 'string' },
+  user: { type: 'string' },
+  password: { type: 'string' },
+  'hmac-public': { type: 'string' },
+  'hmac-private': { type: 'string' },
+  control: { type: 'string' },
+  'control-token': { type: 'string' },
+} as const;

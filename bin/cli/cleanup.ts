@@ -6,7 +6,7 @@ import { newRunId } from '../../suites/harness/config.ts';
 import { stateDir } from '../../suites/harness/journal/journal.ts';
 import { blame, removalText, removeObjects, restoreJournalSettings } from '../../suites/runner/leftovers.ts';
 import { preflight } from '../../targets/preflight.ts';
-import { intOption, parse, urlOption } from './args.ts';
+import { intOption, parse, TARGET_OPTIONS, urlOption } from './args.ts';
 import { tlsTrust } from './run.ts';
 
 const HELP = `pmv6 cleanup: remove what earlier pmv6 runs left on a target
@@ -32,13 +32,7 @@ is left or a setting is not put back (named), 2 usage error or a target that can
 3 a list could not be read (what it holds is unknown).`;
 
 const OPTIONS = {
-  target: { type: 'string' },
-  user: { type: 'string' },
-  password: { type: 'string' },
-  'hmac-public': { type: 'string' },
-  'hmac-private': { type: 'string' },
-  control: { type: 'string' },
-  'control-token': { type: 'string' },
+  ...TARGET_OPTIONS,
   ca: { type: 'string' },
   insecure: { type: 'boolean', default: false },
   timeout: { type: 'string' },

@@ -17,7 +17,7 @@ import { ContainerOptionError, type ContainerOptions, containerTarget } from '..
 import { preflight } from '../../targets/preflight.ts';
 import type { BaseConfig, Target } from '../../targets/target.ts';
 import { type UrlTargetOptions, urlTarget } from '../../targets/url.ts';
-import { intOption, parse, urlOption } from './args.ts';
+import { intOption, parse, TARGET_OPTIONS, urlOption } from './args.ts';
 import { CONTAINER_HELP, CONTAINER_OPTIONS, containerOptions } from './container-flags.ts';
 import { checkInputFile, checkOutputDir, checkOutputFile } from './paths.ts';
 import { namedVariants } from './variant-option.ts';
@@ -79,14 +79,8 @@ failed setup, no violation), 130/143 interrupted by SIGINT/SIGTERM (after deleti
 created; the cleanup is printed).`;
 
 const RUN_OPTIONS = {
-  target: { type: 'string' },
+  ...TARGET_OPTIONS,
   variant: { type: 'string' },
-  user: { type: 'string' },
-  password: { type: 'string' },
-  'hmac-public': { type: 'string' },
-  'hmac-private': { type: 'string' },
-  control: { type: 'string' },
-  'control-token': { type: 'string' },
   only: { type: 'string' },
   skip: { type: 'string' },
   strict: { type: 'boolean', default: false },
