@@ -10,7 +10,7 @@ import { CLAUSES, clauseById, clausesMatching } from '../../suites/catalogue/cla
 import { selects, selectsIds } from '../../suites/catalogue/selection.ts';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../../suites/harness/client.ts';
 import { DEFAULT_CONCURRENCY, DEPTHS, isDepth, newRunId, type RunConfig, randomSeed } from '../../suites/harness/config.ts';
-import { Journal, stateDir } from '../../suites/harness/journal/journal.ts';
+import { blame, Journal, stateDir } from '../../suites/harness/journal/journal.ts';
 import { cleanupText, settingsAlarm } from '../../suites/runner/cleanup.ts';
 import { nothingChecked, verdictOf } from '../../suites/runner/verdict.ts';
 import { ContainerOptionError, type ContainerOptions, containerTarget } from '../../targets/container.ts';
@@ -265,11 +265,10 @@ async function acquire(request: RunRequest, log: (line: string) => void): Promis
     } catch (e) {
       // A setting a journal says an earlier run changed and did not put back: said so, with the fix.
       if (!(e instanceof TargetError)) throw e;
-      const { blame } = await import('../../suites/runner/leftovers.ts');
-      const who = blame(request.stateDir, request.url.target);
+      const who = blame(request.stateDir, url.target);
       if (!who) throw e;
       throw new TargetError(
-        `${e.message}\npmv6 run: ${who}; put it back with: pmv6 cleanup --target ${request.url.target} --control URL (with the run's credentials)`,
+        `${e.message}\npmv6 run: ${who}; put it back with: pmv6 cleanup --target ${url.target} --control ${url.control?.url ?? 'URL'} (or run with --cleanup-first)`,
       );
     }
   }

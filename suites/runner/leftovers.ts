@@ -77,25 +77,6 @@ export function footprintLine(f: Footprint, command: string): string | undefined
   return `the target holds ${parts.join(' and ')}; remove them with: ${command} (or run with --cleanup-first)`;
 }
 
-/** Where a setting a journal recorded as turned off or narrowed stands: the run that did it. */
-export function blame(dir: string, target: string): string | undefined {
-  const j = journalsFor(dir, target)
-    .filter((x) => !x.clean && !x.running)
-    .find((x) =>
-      x.changes.some(
-        (c) => c['api_enabled'] === false || c['maintenance_mode'] === true || (typeof c['auth_methods'] === 'string' && c['auth_methods'] !== 'basic+hmac'),
-      ),
-    );
-  if (!j) return undefined;
-  // The settings as the run left them, replayed from its journal: the keys not as before.
-  const state: Record<string, unknown> = { ...j.before };
-  for (const c of j.changes) if (!c['reset']) Object.assign(state, c);
-  const keys = Object.keys(state)
-    .filter((k) => JSON.stringify(state[k]) !== JSON.stringify(j.before?.[k]))
-    .join(', ');
-  return `pmv6 run ${j.run} (started ${j.at}) changed ${keys} and did not put ${keys.includes(',') ? 'them' : 'it'} back (its journal: ${j.file})`;
-}
-
 export interface CleanupResult {
   settings: SettingsRestore;
   swept: SweepReport;

@@ -87,10 +87,18 @@ function creates(method: string, path: string, control: boolean): OwnedKind | un
   return CREATES[path];
 }
 
+/** A name as the journal keeps it: the run's prefix and enough to tell it (a limits probe's name is megabytes). */
+const NAME_CHARS = 200;
+
 function nameIn(body: unknown): string | undefined {
+  const name = fullName(body);
+  return name === undefined ? undefined : name.slice(0, NAME_CHARS);
+}
+
+function fullName(body: unknown): string | undefined {
   if (typeof body === 'string') {
     try {
-      return nameIn(JSON.parse(body));
+      return fullName(JSON.parse(body));
     } catch {
       return undefined;
     }
@@ -295,4 +303,23 @@ export function pruneClean(dir: string, olderThanMs = 7 * 24 * 3600 * 1000): voi
       // leave it
     }
   }
+}
+
+/** Where a setting a journal recorded as turned off or narrowed stands: the run that did it. */
+export function blame(dir: string, target: string): string | undefined {
+  const j = journalsFor(dir, target)
+    .filter((x) => !x.clean && !x.running)
+    .find((x) =>
+      x.changes.some(
+        (c) => c['api_enabled'] === false || c['maintenance_mode'] === true || (typeof c['auth_methods'] === 'string' && c['auth_methods'] !== 'basic+hmac'),
+      ),
+    );
+  if (!j) return undefined;
+  // The settings as the run left them, replayed from its journal: the keys not as before.
+  const state: Record<string, unknown> = { ...j.before };
+  for (const c of j.changes) if (!c['reset']) Object.assign(state, c);
+  const keys = Object.keys(state)
+    .filter((k) => JSON.stringify(state[k]) !== JSON.stringify(j.before?.[k]))
+    .join(', ');
+  return `pmv6 run ${j.run} (started ${j.at}) changed ${keys} and did not put ${keys.includes(',') ? 'them' : 'it'} back (its journal: ${j.file})`;
 }
