@@ -1,6 +1,7 @@
 import { closeSync, fdatasyncSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
+import { scrub } from '../../../core/redact.ts';
 import type { OwnedKind } from '../ownership.ts';
 
 /**
@@ -45,7 +46,8 @@ export class Journal {
   }
 
   write(entry: JournalEntry, sync = false): void {
-    const line = `${JSON.stringify(entry)}\n`;
+    // Redacted like every output: a target may echo secrets in the settings it answers.
+    const line = `${scrub(JSON.stringify(entry))}\n`;
     for (const fd of this.fds) {
       try {
         writeSync(fd, line);
