@@ -1,4 +1,5 @@
-import { relative } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
@@ -14,6 +15,7 @@ const LONGEST_FIRST = [
   'suites/runner/test/kill-matrix.test.ts', // 320, both cores
   'bin/test/hostile-target.test.ts', // 140, mostly waiting
   'bin/test/hostile-servers.test.ts', // 85, mostly waiting
+  'bin/test/journal.test.ts', // 70 here unloaded (165 under a load of 16), mostly waiting on slow targets
   'load/test/variants-load.test.ts', // 250
   'suites/runner/test/variants.test.ts', // 190
   'bin/test/cli.test.ts', // 75
@@ -62,6 +64,9 @@ export default defineConfig({
             'package/test/**/*.test.ts',
           ],
           testTimeout: 30_000,
+          // The journals of the runs the tests start (suites/harness/journal/) go to a folder of
+          // the test run's, never into the user's own state folder.
+          env: { PMV6_STATE_DIR: join(tmpdir(), `pmv6-test-state-${process.pid}`) },
         },
       },
     ],

@@ -8,12 +8,21 @@ import { UsageError } from '../../core/errors.ts';
  * ignored `pmv6 run http://host` would test the embedded server and turn a gate green.
  */
 export function parse<T extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: T, opts: { positionals?: boolean } = {}) {
-  const strictly = () => parseArgs({ args: argv, options: { help: { type: 'boolean', short: 'h' }, ...options }, strict: true, allowPositionals: true });
+  const strictly = () =>
+    parseArgs({ args: argv, options: { help: { type: 'boolean', short: 'h' }, ...options }, strict: true, allowPositionals: true, tokens: true });
   let parsed: ReturnType<typeof strictly>;
   try {
     parsed = strictly();
   } catch (e) {
     throw new UsageError(usageLine(e as Error & { code?: string }));
+  }
+  // Decision (issue 36): a flag that takes one value given twice is refused, never the last one
+  // taken: `--target A ... --target B` in a CI script would test B without a word.
+  const seen = new Set<string>();
+  for (const t of parsed.tokens ?? []) {
+    if (t.kind !== 'option' || options[t.name]?.multiple) continue;
+    if (seen.has(t.name)) throw new UsageError(`--${t.name} is given more than once; give it once`);
+    seen.add(t.name);
   }
   const first = parsed.positionals[0];
   if (!opts.positionals && first !== undefined) refuse(first, options);
@@ -74,3 +83,14 @@ export function urlOption(name: string, value: string | undefined): string | und
   }
   return value.replace(/\/+$/, '');
 }
+
+/** The target and its credentials, as `pmv6 run` and `pmv6 cleanup` both take them. */
+export const TARGET_OPTIONS = {
+  target: { type: 'string' },
+  user: { type: 'string' },
+  password: { type: 'string' },
+  'hmac-public': { type: 'string' },
+  'hmac-private': { type: 'string' },
+  control: { type: 'string' },
+  'control-token': { type: 'string' },
+} as const;

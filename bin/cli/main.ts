@@ -3,6 +3,10 @@ import { forTerminal } from '../../reporters/terminal.ts';
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<(argv: string[]) => Promise<number>> }> = {
   run: { summary: 'run the conformance suites against a target (default: the embedded reference server)', load: async () => (await import('./run.ts')).run },
+  cleanup: {
+    summary: 'remove what earlier runs left on a target (from their journals and by name), put their settings back',
+    load: async () => (await import('./cleanup.ts')).cleanup,
+  },
   serve: { summary: 'run the reference v6 server in the foreground', load: async () => (await import('./serve.ts')).serve },
   clauses: { summary: 'list the clause catalogue (--json for machine use)', load: async () => (await import('./clauses.ts')).clauses },
   report: {

@@ -6,17 +6,18 @@ import { progress, verdictText } from '../../reporters/console.ts';
 import { resultsDocument } from '../../reporters/results-json.ts';
 import { forTerminal } from '../../reporters/terminal.ts';
 import { writeReports } from '../../reporters/write-reports.ts';
-import { clauseById, clausesMatching } from '../../suites/catalogue/clauses.ts';
-import { selectsIds } from '../../suites/catalogue/selection.ts';
+import { CLAUSES, clauseById, clausesMatching } from '../../suites/catalogue/clauses.ts';
+import { selects, selectsIds } from '../../suites/catalogue/selection.ts';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../../suites/harness/client.ts';
 import { DEFAULT_CONCURRENCY, DEPTHS, isDepth, newRunId, type RunConfig, randomSeed } from '../../suites/harness/config.ts';
+import { blame, Journal, stateDir } from '../../suites/harness/journal/journal.ts';
 import { cleanupText, settingsAlarm } from '../../suites/runner/cleanup.ts';
-import { verdictOf } from '../../suites/runner/verdict.ts';
+import { nothingChecked, verdictOf } from '../../suites/runner/verdict.ts';
 import { ContainerOptionError, type ContainerOptions, containerTarget } from '../../targets/container.ts';
 import { preflight } from '../../targets/preflight.ts';
 import type { BaseConfig, Target } from '../../targets/target.ts';
 import { type UrlTargetOptions, urlTarget } from '../../targets/url.ts';
-import { intOption, parse, urlOption } from './args.ts';
+import { intOption, parse, TARGET_OPTIONS, urlOption } from './args.ts';
 import { CONTAINER_HELP, CONTAINER_OPTIONS, containerOptions } from './container-flags.ts';
 import { checkInputFile, checkOutputDir, checkOutputFile } from './paths.ts';
 import { namedVariants } from './variant-option.ts';
@@ -40,7 +41,8 @@ Options (secrets are better given in the environment, which other users cannot s
   --strict                a failed SHOULD fails the run too
   --timeout MS            deadline of each whole request, headers and body (default 10000);
                           3 deadlines in a row with no answer between: the target stopped
-                          answering, and the run ends within 3 × MS + 11 s after its last answer
+                          answering, and the run ends within max(3 × MS, 30 s) + 9 s
+                          after its last answer (so does a run that stalls otherwise)
   --max-response-bytes N  read at most N bytes of one response (default ${DEFAULT_MAX_RESPONSE_BYTES})
   --ca FILE               trust this CA certificate (PEM) for an https target
   --insecure              accept any certificate of an https target (self-signed, expired)
@@ -52,6 +54,7 @@ Options (secrets are better given in the environment, which other users cannot s
                           changed with the target to themselves; the same verdict at any N
                           (1: every file in turn, one request after another)
   --report-dir DIR        write DIR/results.json, junit.xml, report.html and summary.md
+                          (env PMV6_REPORT_DIR; the runner image sets /work/pmv6-report)
                           (summary.md also to $GITHUB_STEP_SUMMARY when that is set)
   --expectations FILE     known deviations, {"PAG-03": "reason", ...}: a listed failure is an
                           expected failure and does not fail the run; a listed clause that
@@ -62,6 +65,12 @@ Options (secrets are better given in the environment, which other users cannot s
   --list                  print the tests that would run (after --only/--skip) and exit
   --read-only             run only the checks that create, change and delete nothing; the
                           others are reported as disabled
+  --state-dir DIR         where runs keep their journals (env PMV6_STATE_DIR; default
+                          $XDG_STATE_HOME/pmv6, else ~/.local/state/pmv6): every setting before
+                          it changes and every creation before it is sent, read by pmv6 cleanup
+                          (a copy goes to --report-dir as journal.jsonl)
+  --cleanup-first         before the run, remove what earlier runs left on the target and put
+                          back the settings they changed (as pmv6 cleanup does)
 ${CONTAINER_HELP}
 
 Exit codes: 0 conformant, 1 one or more violations, 2 usage error, unreachable target,
@@ -70,14 +79,8 @@ failed setup, no violation), 130/143 interrupted by SIGINT/SIGTERM (after deleti
 created; the cleanup is printed).`;
 
 const RUN_OPTIONS = {
-  target: { type: 'string' },
+  ...TARGET_OPTIONS,
   variant: { type: 'string' },
-  user: { type: 'string' },
-  password: { type: 'string' },
-  'hmac-public': { type: 'string' },
-  'hmac-private': { type: 'string' },
-  control: { type: 'string' },
-  'control-token': { type: 'string' },
   only: { type: 'string' },
   skip: { type: 'string' },
   strict: { type: 'boolean', default: false },
@@ -93,6 +96,8 @@ const RUN_OPTIONS = {
   list: { type: 'boolean', default: false },
   'read-only': { type: 'boolean', default: false },
   concurrency: { type: 'string' },
+  'state-dir': { type: 'string' },
+  'cleanup-first': { type: 'boolean', default: false },
   ...CONTAINER_OPTIONS,
 } as const;
 
@@ -109,6 +114,9 @@ interface RunRequest {
   expectations?: Expectations;
   /** lawful variants the embedded server applies (fixtures/variants/) */
   variants?: string;
+  /** the state folder of the journals (suites/harness/journal/) */
+  stateDir: string;
+  cleanupFirst: boolean;
 }
 
 // parse → acquire a target → run the suites → report.
@@ -144,6 +152,8 @@ async function parseRun(argv: string[]): Promise<RunRequest | string> {
   const only = list(values.only, '--only');
   const skip = list(values.skip, '--skip');
   if (values.list) return listing(only, skip);
+  if (!CLAUSES.some((c) => !c.retired && selects([c], { only, skip })))
+    throw new UsageError('nothing would be checked: --only and --skip together select no clause (see pmv6 clauses)');
   const user = values.user ?? env.PMV6_USER;
   const password = values.password ?? env.PMV6_PASSWORD;
   const hmacPublic = values['hmac-public'] ?? env.PMV6_HMAC_PUBLIC;
@@ -158,6 +168,21 @@ async function parseRun(argv: string[]): Promise<RunRequest | string> {
   ] as const) {
     if (value) registerSecret(value, label);
   }
+  // Decision (issue 36): a target or credentials given in the environment with no --target are
+  // refused, never ignored: the run would test the embedded server and turn a gate green.
+  if (!target && !values.image && env.PMV6_TARGET)
+    throw new UsageError(
+      `PMV6_TARGET is set (${env.PMV6_TARGET.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1«redacted»@')}) but pmv6 reads the target from --target only: give --target "$PMV6_TARGET", or unset PMV6_TARGET to test the embedded server`,
+    );
+  if (!target && !values.image) {
+    const set = ['PMV6_USER', 'PMV6_PASSWORD', 'PMV6_HMAC_PUBLIC', 'PMV6_HMAC_PRIVATE', 'PMV6_CONTROL_TOKEN'].filter((k) => env[k]);
+    if (set.length > 0)
+      throw new UsageError(
+        `${set.join(', ')} ${set.length === 1 ? 'is' : 'are'} set but no --target is given: the run would test the embedded server; give --target URL, or unset ${set.length === 1 ? 'it' : 'them'}`,
+      );
+  }
+  if (values['cleanup-first'] && (values['read-only'] || (!target && !values.image)))
+    throw new UsageError('--cleanup-first needs --target (or --image) and a run that may write (not --read-only)');
   if (!target && !values.image && (values.user || values.password || control || values['control-token']))
     throw new UsageError('--user, --password, --control and --control-token need --target (or --image)');
   // Decision (issue 27): a control token without --control is refused, not tried at a guessed
@@ -172,8 +197,10 @@ async function parseRun(argv: string[]): Promise<RunRequest | string> {
   const tls = await tlsTrust(values.ca, values.insecure, target);
   if (values.expectations !== undefined) await checkInputFile('--expectations', values.expectations);
   const expectations = values.expectations !== undefined ? await loadExpectations(values.expectations, clauseById) : undefined;
-  if (values['report-dir'] !== undefined) await checkOutputDir('--report-dir', values['report-dir']);
-  if (values['report-dir'] !== undefined && env.GITHUB_STEP_SUMMARY) await checkOutputFile('GITHUB_STEP_SUMMARY', env.GITHUB_STEP_SUMMARY);
+  // PMV6_REPORT_DIR: the runner image's mounted folder (package/runner.Dockerfile).
+  const reportDir = values['report-dir'] ?? (env.PMV6_REPORT_DIR || undefined);
+  if (reportDir !== undefined) await checkOutputDir(values['report-dir'] !== undefined ? '--report-dir' : 'PMV6_REPORT_DIR', reportDir);
+  if (reportDir !== undefined && env.GITHUB_STEP_SUMMARY) await checkOutputFile('GITHUB_STEP_SUMMARY', env.GITHUB_STEP_SUMMARY);
   const hmac = hmacPublic && hmacPrivate ? { publicKey: hmacPublic, privateKey: hmacPrivate } : undefined;
   const container = containerOptions(values, { target, control, user, password, controlToken });
   if (values.variant !== undefined && (target || container)) throw new UsageError('--variant applies to the embedded server: leave out --target and --image');
@@ -201,13 +228,15 @@ async function parseRun(argv: string[]): Promise<RunRequest | string> {
     ...(hmac ? { hmac } : {}),
     strict: values.strict,
     quiet: values.quiet,
-    ...(values['report-dir'] !== undefined ? { reportDir: values['report-dir'] } : {}),
+    ...(reportDir !== undefined ? { reportDir } : {}),
     ...(expectations ? { expectations } : {}),
     ...(values.variant !== undefined ? { variants: values.variant } : {}),
+    stateDir: stateDir(values['state-dir']),
+    cleanupFirst: values['cleanup-first'],
   };
 }
 
-async function tlsTrust(caFile: string | undefined, insecure: boolean, target: string | undefined): Promise<RunConfig['tls']> {
+export async function tlsTrust(caFile: string | undefined, insecure: boolean, target: string | undefined): Promise<RunConfig['tls']> {
   let ca: string | undefined;
   if (caFile !== undefined) {
     if (!target) throw new UsageError('--ca needs --target');
@@ -223,7 +252,26 @@ async function tlsTrust(caFile: string | undefined, insecure: boolean, target: s
 }
 
 async function acquire(request: RunRequest, log: (line: string) => void): Promise<Target> {
-  if (request.url) return urlTarget(request.base, request.url);
+  if (request.url) {
+    const { url } = request;
+    if (request.cleanupFirst) {
+      // Settings first: a target an earlier run left with the API off would fail the preflight.
+      const { restoreJournalSettings } = await import('../../suites/runner/leftovers.ts');
+      const restored = await restoreJournalSettings({ ...request.base, ...url, control: url.control } as RunConfig, request.stateDir);
+      if (restored.restored.length > 0) log(`settings: put back ${restored.restored.join(', ')} as before an earlier run changed them (read back)`);
+    }
+    try {
+      return await urlTarget(request.base, url);
+    } catch (e) {
+      // A setting a journal says an earlier run changed and did not put back: said so, with the fix.
+      if (!(e instanceof TargetError)) throw e;
+      const who = blame(request.stateDir, url.target);
+      if (!who) throw e;
+      throw new TargetError(
+        `${e.message}\npmv6 run: ${who}; put it back with: pmv6 cleanup --target ${url.target} --control ${url.control?.url ?? 'URL'} (or run with --cleanup-first)`,
+      );
+    }
+  }
   if (request.container) {
     try {
       return await containerTarget(request.base, { ...request.container, log }, request.hmac);
@@ -255,14 +303,31 @@ async function runAndReport(target: Target, request: RunRequest, log: (line: str
   if (config.readOnly) log('read-only run: checks that would create, change or delete data are disabled');
   // Signals are handled from here: a Ctrl-C while the suites load still cleans up and exits 130.
   const stop = interruption();
+  // A file still running after a stop is refused every request (RunStoppedError) and may reject
+  // where no one awaits it any more: expected, never a stack trace (issue 36).
+  process.on('unhandledRejection', (e) => {
+    if ((e as Error)?.name === 'RunStoppedError' || (e as Error)?.name === 'OwnershipError') return;
+    process.stderr.write(`pmv6 run: harness error after the run: ${forTerminal(scrub(String((e as Error)?.message ?? e).split('\n')[0] ?? ''))}\n`);
+  });
   // Decision: the runner and the suites are loaded only once a run starts, so a bad flag, path or
   // target costs a fraction of the memory and of the start-up time.
-  const { runSuites, hangBoundMs } = await import('../../suites/runner/run-suites.ts');
+  const { runSuites, hangBoundMs, interruptBoundMs } = await import('../../suites/runner/run-suites.ts');
+  stop.boundMs = interruptBoundMs();
   log(
     `a target that stops answering ends the run within ${Math.ceil(hangBoundMs(config.timeoutMs) / 1000)} s after its last answer (3 deadlines of --timeout in a row)`,
   );
+  const journal = target.kind === 'embedded' ? undefined : await earlierRuns(target, request, log);
   const bar = progress(process.stdout, { quiet: request.quiet, clean: scrub });
-  const result = await runSuites(config, { onModuleDone: bar.module, onTestDone: bar.test, onProgress: bar.tick, signal: stop.signal }).finally(stop.release);
+  const result = await runSuites(config, {
+    onModuleDone: bar.module,
+    onTestDone: bar.test,
+    onProgress: bar.tick,
+    signal: stop.signal,
+    ...(journal ? { journal } : {}),
+  }).finally(() => {
+    stop.release();
+    journal?.close();
+  });
   bar.done();
   // Settings not as before the run come first and loudly (also under --quiet): every user may be locked out.
   const alarm = forTerminal(settingsAlarm(result.settings));
@@ -284,7 +349,7 @@ async function runAndReport(target: Target, request: RunRequest, log: (line: str
     setTimeout(() => process.exit(code), 500).unref();
     return code;
   }
-  const verdict = verdictOf(result, request.strict, request.expectations);
+  const verdict = nothingChecked(result, verdictOf(result, request.strict, request.expectations));
   // Outcome colours only on a terminal that has not asked for none (https://no-color.org).
   const colour = process.stdout.isTTY === true && !process.env.NO_COLOR && process.env.TERM !== 'dumb';
   const text = verdictText(result, verdict, { colour });
@@ -312,13 +377,56 @@ async function runAndReport(target: Target, request: RunRequest, log: (line: str
   return verdict.exitCode;
 }
 
+/**
+ * Before a run against an installation: what earlier runs left on it (journals, names), in one
+ * line with the command that removes it, or removed first (--cleanup-first); then the run's own
+ * journal, opened before anything is written (also into --report-dir).
+ */
+async function earlierRuns(target: Target, request: RunRequest, log: (line: string) => void): Promise<Journal | undefined> {
+  const { config } = target;
+  const { footprint, footprintLine, removeFootprint, removalText } = await import('../../suites/runner/leftovers.ts');
+  const { pruneClean } = await import('../../suites/harness/journal/journal.ts');
+  const limits = { requestMs: Math.min(config.timeoutMs, 5_000), until: Date.now() + 15_000 };
+  if (request.cleanupFirst) {
+    const removed = await removeFootprint(config, request.stateDir, limits);
+    for (const line of removalText(removed).trimEnd().split('\n')) log(line);
+  } else {
+    const line = footprintLine(
+      await footprint(config, request.stateDir, limits),
+      `pmv6 cleanup --target ${config.target}${config.control ? ` --control ${config.control.url}` : ''}`,
+    );
+    // Also under --quiet: the target is not as a clean installation would be.
+    if (line) process.stderr.write(`pmv6 run: ${forTerminal(scrub(line))}\n`);
+  }
+  if (config.readOnly) return undefined;
+  pruneClean(request.stateDir);
+  const { join } = await import('node:path');
+  if (request.reportDir) (await import('node:fs')).mkdirSync(request.reportDir, { recursive: true });
+  try {
+    const journal = new Journal(
+      request.stateDir,
+      { run: config.runId, target: config.target, ...(config.control ? { control: config.control.url } : {}) },
+      request.reportDir ? join(request.reportDir, 'journal.jsonl') : undefined,
+    );
+    log(`journal: ${journal.path}`);
+    return journal;
+  } catch (e) {
+    // An unwritable state folder does not stop the run: pmv6 cleanup finds its objects by name.
+    process.stderr.write(
+      `pmv6 run: no journal: cannot write in ${forTerminal(request.stateDir)} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); set --state-dir or PMV6_STATE_DIR; pmv6 cleanup will find the run's objects by their names\n`,
+    );
+    return undefined;
+  }
+}
+
 // SIGINT/SIGTERM during the run: stop it (the running check ends, the files' cleanup, the settings
 // restore and the final sweep run), then exit 130/143. A second signal exits at once.
-function interruption(): { signal: AbortSignal; received: NodeJS.Signals | undefined; release(): void } {
+function interruption(): { signal: AbortSignal; received: NodeJS.Signals | undefined; boundMs: number | undefined; release(): void } {
   const controller = new AbortController();
   const state = {
     signal: controller.signal,
     received: undefined as NodeJS.Signals | undefined,
+    boundMs: undefined as number | undefined,
     release() {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
@@ -330,7 +438,10 @@ function interruption(): { signal: AbortSignal; received: NodeJS.Signals | undef
       process.exit(signal === 'SIGTERM' ? 143 : 130);
     }
     state.received = signal;
-    process.stderr.write(`pmv6 run: ${signal}: stopping the run and deleting what it created (send it again to exit at once)\n`);
+    const within = state.boundMs === undefined ? '' : `, within ${Math.ceil(state.boundMs / 1000)} s`;
+    process.stderr.write(
+      `pmv6 run: ${signal}: stopping the run, putting the settings back and deleting what it created${within} (send it again to exit at once)\n`,
+    );
     controller.abort();
   }
   process.on('SIGINT', onSignal);

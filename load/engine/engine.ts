@@ -66,7 +66,7 @@ export interface LoadResults {
   durationS: number;
   iterations: { started: number; completed: number; dropped: number; interrupted: number };
   /** a writing run: what its end-of-run sweep found under the run's names, and deleted */
-  swept?: { found: number; deleted: number };
+  swept?: { found: number; deleted: number; left: number | null; why?: string };
   requests: { total: number; failed: number; rps: number; bytes: number };
   http_req_duration: LatencySummary;
   checks: { passes: number; fails: number; byName: Record<string, { passes: number; fails: number }> };

@@ -33,7 +33,7 @@ export interface IterationsRun extends IterationCounts {
   startedAt: Date;
   durationS: number;
   /** a writing run's sweep at its end: objects of the run found under its names, and deleted */
-  swept?: { found: number; deleted: number };
+  swept?: { found: number; deleted: number; left: number | null; why?: string };
 }
 
 export interface IterationLimits {

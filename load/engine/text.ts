@@ -1,3 +1,4 @@
+import { sweepLine } from '../k6/lib/iterations.js';
 // The results of a load run as the CLI prints them: a line of totals, a table per endpoint and
 // page size whose columns name their units, the failed checks, and each threshold with what was
 // measured, in its unit.
@@ -26,10 +27,8 @@ export function resultsText(r: LoadResults): string {
   for (const [name, c] of Object.entries(r.checks.byName)) if (c.fails > 0) lines.push(`  check failed ${c.fails}×: ${name}`);
   if (r.retried > 0) lines.push(`  sent again on a new connection: ${r.retried} (a kept-alive connection closed before any byte of the answer; not failed)`);
   for (const t of r.thresholds) lines.push(`  ${t.ok ? 'ok  ' : 'FAIL'} ${t.metric} ${t.expr} (actual ${t.actual}${thresholdUnit(t)})`);
-  if (r.swept && r.swept.found > 0)
-    lines.push(
-      `  left behind by the iterations: ${r.swept.found} objects under the run's names; the sweep deleted ${r.swept.deleted}${r.swept.deleted < r.swept.found ? ` (${r.swept.found - r.swept.deleted} left on the target)` : ''}`,
-    );
+  const swept = r.swept ? sweepLine(r.swept) : '';
+  if (swept) lines.push(`  ${swept}`);
   lines.push(r.pass ? 'thresholds: all held' : 'thresholds: FAILED');
   return lines.join('\n');
 }

@@ -148,6 +148,27 @@ describe('pmv6 load against the embedded reference server', () => {
     }
   }, 60_000);
 
+  it('a server that fails every other search and project delete: the sweep tries again, deletes everything and says what is left by a search (issue 36)', async () => {
+    let n = 0;
+    const flaky = await startSeededTarget({
+      passwords: 10,
+      mutate: (s) =>
+        s.app.addHook('onRequest', async (req, reply) => {
+          if (!((req.method === 'DELETE' && req.url.includes('/projects/')) || req.url.includes('/search/pmv6-load-'))) return;
+          n++;
+          if (n % 2 === 1) return reply.code(500).header('content-type', 'application/json').send('{"error":true,"type":"Internal","message":"flaky"}');
+        }),
+    });
+    try {
+      const { r } = await loadAgainst(flaky, 'flaky', '--scenario', 'mixed', '--rate', '5', '--duration', '1s');
+      expect(r.swept?.found, `${n} ${JSON.stringify(r.swept)} ${JSON.stringify(r.checks)}`).toBeGreaterThan(0);
+      expect(r.swept).toMatchObject({ left: 0 });
+      expect(r.swept?.deleted).toBe(r.swept?.found);
+    } finally {
+      await flaky.close();
+    }
+  }, 60_000);
+
   it('a count one above its list is caught by a whole walk at a size it does not divide (pages by ceiling agree)', async () => {
     // 2,100 passwords, counted 2,101: at 1000 a page both make 3 pages, so only the items tell.
     const off = await startSeededTarget({ passwords: 2_100, mutate: (s) => mutantById('count-items-off-by-one')!.apply(s) });

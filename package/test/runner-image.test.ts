@@ -130,3 +130,36 @@ describe.skipIf(why !== undefined)(`the runner image ${RUNNER}${why ? ` (skipped
     }
   }, 330_000);
 });
+
+// Issue 36: the image writes its reports (and journals) into the folder the README mounts, as the
+// user the README runs it as. Checked on the image's definition, which needs no engine, and by the
+// CLI reading the variables the image sets.
+describe('the runner image writes into the mounted folder (definition)', () => {
+  test('the Dockerfile points reports and journals at /work/pmv6-report; both READMEs run it as the folder owner with that mount', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const dockerfile = await readFile(new URL('../runner.Dockerfile', import.meta.url), 'utf8');
+    expect(dockerfile).toMatch(/^ENV .*PMV6_REPORT_DIR=\/work\/pmv6-report\b/m);
+    expect(dockerfile).toMatch(/^ENV .*PMV6_STATE_DIR=\/work\/pmv6-report\/state\b/m);
+    for (const readme of ['../README.md', '../../README.md']) {
+      const text = await readFile(new URL(readme, import.meta.url), 'utf8');
+      const line = /docker run --rm --network host[^`]*pmv6:local run --target/.exec(text)?.[0] ?? '';
+      expect(line, readme).toContain('--user "$(id -u):$(id -g)"');
+      expect(line, readme).toContain('-v "$PWD/pmv6-report:/work/pmv6-report"');
+    }
+  });
+
+  test('PMV6_REPORT_DIR: pmv6 run writes its reports there without --report-dir', async () => {
+    const { mkdtemp, readdir, rm } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { pmv6 } = await import('../../bin/test/spawn-cli.ts');
+    const dir = await mkdtemp(join(tmpdir(), 'pmv6-report-env-'));
+    try {
+      const r = await pmv6(['run', '--only', 'VER', '--quiet'], { PMV6_REPORT_DIR: join(dir, 'pmv6-report') }, { timeoutMs: 120_000 });
+      expect(r.code, r.stderr).toBe(0);
+      expect((await readdir(join(dir, 'pmv6-report'))).sort()).toEqual(expect.arrayContaining(['junit.xml', 'report.html', 'results.json', 'summary.md']));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});

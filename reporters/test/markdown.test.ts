@@ -60,7 +60,7 @@ describe('summary.md', () => {
 
   test('names expected failures and stale expectations apart from the failures', () => {
     const md = summaryOf(syntheticRun({ 'PAG-04': 'fail' }), true, parseExpectations({ 'PAG-04': 'known: next on last page', 'PAG-03': 'old' }, clauseById));
-    expect(md).toMatch(/^## ❌ pmv6: CONFORMANT WITH KNOWN DEVIATIONS \(exit 1\)/);
+    expect(md).toMatch(/^## ❌ pmv6: STALE EXPECTATIONS \(exit 1\)/);
     expect(md).toMatch(/Stale expectations \(listed as known deviations, but passed; they fail the run under --strict\): PAG-03/);
     expect(md).toMatch(/### Known deviations that failed as expected \(1\)\n\n- \*\*PAG-04\*\* MUST [^\n]*\(known deviation: known: next on last page\)\\\n/);
     expect(md).not.toMatch(/Failed MUST clauses/);

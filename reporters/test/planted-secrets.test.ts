@@ -79,7 +79,7 @@ describe('secrets in a full run with failures', () => {
     });
     expect(code, out.slice(-2000)).toBe(1);
     const files = readdirSync(join(dir, 'report')).map((f) => join(dir, 'report', f));
-    expect(files.map((f) => f.split('/').at(-1)).sort()).toEqual(['junit.xml', 'report.html', 'results.json', 'summary.md']);
+    expect(files.map((f) => f.split('/').at(-1)).sort()).toEqual(['journal.jsonl', 'junit.xml', 'report.html', 'results.json', 'summary.md']);
     const outputs: Array<[string, string]> = [
       ['console', out],
       ['step summary', readFileSync(summary, 'utf8')],

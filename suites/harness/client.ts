@@ -249,11 +249,11 @@ export class ApiClient {
     // Ownership (suites/harness/ownership.ts): a write to an id the run did not verify is never
     // sent; the creations it names still pending are read back first.
     const guardBase = this.channel === 'control' ? this.target : `${this.target}${API_PREFIX}`;
-    const refused = (await activeLedger()?.settleFor(req.method, req.url ?? this.apiUrl(req.path), guardBase)) ?? [];
+    const refused = (await activeLedger()?.settleFor(req.method, req.url ?? this.apiUrl(req.path), guardBase, req.json ?? req.rawBody)) ?? [];
     // The test's object turned out not to be the run's: its setup failed, with the cause.
     for (const v of refused)
       if ('foreign' in v) throw new SetupError(`harness: ${req.method.toUpperCase()} ${cut(req.path, 200)} not sent: ${foreignText(v.foreign)}`);
-    const url = guardRequest(req.method, req.url ?? this.apiUrl(req.path), guardBase);
+    const url = guardRequest(req.method, req.url ?? this.apiUrl(req.path), guardBase, req.json ?? req.rawBody);
     const body: Buffer | undefined =
       req.rawBody !== undefined
         ? Buffer.isBuffer(req.rawBody)

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Exchange } from '../../core/exchange.ts';
 import { clip } from '../../core/redact.ts';
 import type { ApiClient } from './client.ts';
+import { activeJournal, journalIntent } from './journal/journal.ts';
 
 /**
  * Ownership (issue 24): a run changes, uploads into or deletes an object only when the run's
@@ -301,11 +302,11 @@ export class Ledger {
    * Settles the pending ids a write to `url` names (below `base`); reads settle nothing. The
    * verdicts that did not make an id the run's: the write will be refused (guardRequest).
    */
-  async settleFor(method: string, url: string, base: string): Promise<Verdict[]> {
+  async settleFor(method: string, url: string, base: string, body?: unknown): Promise<Verdict[]> {
     if (this.pending.size === 0 || READS.has(method.toUpperCase())) return [];
     const below = url.startsWith(`${base}/`) ? url.slice(base.length) : pathOf(url);
     const waits: Promise<Verdict>[] = [];
-    for (const { kind, id } of idsInPath(below.split(/[?#]/)[0] ?? '')) {
+    for (const { kind, id } of [...idsInPath(below.split(/[?#]/)[0] ?? ''), ...idsInBody(body)]) {
       if (this.resolve(kind, id) !== undefined) continue;
       const p = this.pendingFor(kind, id);
       if (p) waits.push(this.settle(p));
@@ -395,7 +396,30 @@ export function idsInPath(path: string): Array<{ kind: OwnedKind; id: string; at
  * the client's base URL: only the path below it is read. Without an open ledger (outside a run)
  * the request is left as it is.
  */
-export function guardRequest(method: string, url: string, base: string): string {
+export function guardRequest(method: string, url: string, base: string, body?: unknown): string {
+  const sent = guarded(method, url, base);
+  // Body ids are guarded like path ids (issue 36): a write whose JSON body names an object (a
+  // password's project_id, a project's parent_id, the users and groups of a security payload)
+  // that is not the run's is never sent.
+  const ledger = activeLedger();
+  if (ledger && !READS.has(method.toUpperCase()))
+    for (const { kind, id, field } of idsInBody(body))
+      if (ledger.resolve(kind, id) === undefined)
+        throw new OwnershipError(
+          `harness: ${method.toUpperCase()} not sent: its body's ${field} names ${kind} ${clip(id, 40)}, not an object this run created and verified (a run writes only to its own objects)`,
+        );
+  // The journal (suites/harness/journal/): a write the guard lets go is on disk before it is sent.
+  if (activeJournal() && !READS.has(method.toUpperCase())) {
+    const control = !base.endsWith(V6_ROOT);
+    const below = sent.startsWith(`${base}/`) ? sent.slice(base.length) : pathOf(sent);
+    journalIntent(method, below.split(/[?#]/)[0] ?? below, control, body);
+  }
+  return sent;
+}
+
+const V6_ROOT = '/index.php/api/v6';
+
+function guarded(method: string, url: string, base: string): string {
   const ledger = activeLedger();
   if (!ledger) return url;
   if (ledger.stopped !== undefined && !cleanupContext.getStore()) {
@@ -427,6 +451,49 @@ export function guardRequest(method: string, url: string, base: string): string 
   if (!changed) return url;
   const rebuilt = segments.join('/') + (cut < 0 ? '' : below.slice(cut));
   return url.startsWith(`${base}/`) ? `${base}${rebuilt}` : url.replace(below, rebuilt);
+}
+
+/** Body members that name an object, by kind; `*_permissions` hold [id, permission] pairs. */
+const BODY_IDS: Readonly<Record<string, OwnedKind>> = {
+  project_id: 'project',
+  parent_id: 'project',
+  password_id: 'password',
+  user_id: 'user',
+  group_id: 'group',
+  managed_by: 'user',
+};
+const BODY_ID_LISTS: Readonly<Record<string, OwnedKind>> = { users_permissions: 'user', groups_permissions: 'group', users: 'user', groups: 'group' };
+
+const idText = (v: unknown): string | undefined =>
+  typeof v === 'number' && Number.isInteger(v) && v > 0 ? String(v) : typeof v === 'string' && /^[1-9]\d{0,39}$/.test(v) ? v : undefined;
+
+/**
+ * The object ids a write's JSON body names, at its top level: 0 (a root project) and values that
+ * are no positive integer (a probe's bad value) name nothing. A text body is parsed when it is JSON.
+ */
+export function idsInBody(body: unknown): Array<{ kind: OwnedKind; id: string; field: string }> {
+  let json = body;
+  if (typeof body === 'string') {
+    try {
+      json = JSON.parse(body);
+    } catch {
+      return [];
+    }
+  }
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) return [];
+  const out: Array<{ kind: OwnedKind; id: string; field: string }> = [];
+  for (const [field, value] of Object.entries(json as Record<string, unknown>)) {
+    const kind = BODY_IDS[field];
+    const id = kind ? idText(value) : undefined;
+    if (kind && id) out.push({ kind, id, field });
+    const listKind = BODY_ID_LISTS[field];
+    if (listKind && Array.isArray(value))
+      for (const item of value) {
+        const each = idText(Array.isArray(item) ? item[0] : item);
+        if (each) out.push({ kind: listKind, id: each, field });
+      }
+  }
+  return out;
 }
 
 function pathOf(url: string): string {

@@ -3,6 +3,7 @@ import type { RunConfig } from '../harness/config.ts';
 import { ControlClient, type Settings } from '../harness/control.ts';
 import { shellQuote } from '../harness/curl.ts';
 import { type CleanupReport, deletePath, type FixtureKind, reportId, UNLOCK_REASON } from '../harness/fixtures.ts';
+import { inOrder } from '../harness/in-order.ts';
 import { exactItemIds, type Ledger, showPath, verifyCreated } from '../harness/ownership.ts';
 import { writeMark } from '../harness/traffic.ts';
 
@@ -57,6 +58,17 @@ const LISTS: Array<{ kind: FixtureKind; lists: string[] }> = [
   { kind: 'user', lists: ['/users'] },
 ];
 const PAGE_SIZE = 1000;
+/** Deletes of one kind in flight at once in the sweep. */
+const DELETES_AT_ONCE = 8;
+
+export interface SweepOptions {
+  /** The names to look for (default: the run's `pmv6-<run>-`); pmv6 cleanup looks for `pmv6-`. */
+  prefix?: string;
+  /** Names listed under the prefix that are not to be touched (a run still running). */
+  spare?: (name: string) => boolean;
+  /** Read the lists once and delete nothing: what they hold is `leftovers` (pmv6 run's look before it starts). */
+  listOnly?: boolean;
+}
 const MAX_PAGES = 200;
 /** Pages of one list the sweep reads at once after a full first page. */
 const PAGES_AT_ONCE = 4;
@@ -240,10 +252,11 @@ async function listNamed(
  * in a run that lost no reply, one reading says both that nothing was missed and that nothing is
  * left.
  */
-export async function sweep(config: RunConfig, ledger: Ledger | undefined, limits?: CleanupLimits): Promise<SweepReport> {
+export async function sweep(config: RunConfig, ledger: Ledger | undefined, limits?: CleanupLimits, opts: SweepOptions = {}): Promise<SweepReport> {
   const report: SweepReport = { deleted: [], leftovers: [], unknown: [] };
   if (config.readOnly) return report;
-  const prefix = ledger?.prefix ?? `pmv6-${config.runId}-`;
+  const prefix = opts.prefix ?? ledger?.prefix ?? `pmv6-${config.runId}-`;
+  const spare = opts.spare ?? (() => false);
   const { admin, control } = clientsOf(config, limits);
   await control?.close();
   const failed = new Map<string, string>();
@@ -251,42 +264,63 @@ export async function sweep(config: RunConfig, ledger: Ledger | undefined, limit
   const tried = new Set<string>();
   const key = (kind: FixtureKind, id: string) => `${kind}:${id}`;
   const listsOf = (kind: FixtureKind) => LISTS.find((l) => l.kind === kind)?.lists ?? [];
-  const remove = async (kind: FixtureKind, items: Iterable<Listed>) => {
-    for (const item of items) {
-      tried.add(key(kind, item.id));
-      if (outOfTime(limits)) {
-        failed.set(key(kind, item.id), `not deleted: ${OUT_OF_TIME}`);
-        continue;
-      }
-      const ex = await admin
-        .delete(deletePath(kind, item.id), kind === 'password' ? { headers: { 'X-Unlock-Reason': UNLOCK_REASON } } : {})
-        .catch((e: unknown) => ({ error: firstLine(e) }) as const);
-      const status = 'response' in ex ? ex.response?.status : undefined;
-      if (status !== undefined && ((status >= 200 && status < 300) || status === 404)) {
-        // 404: gone already (a password inside a project deleted just before).
-        if (status !== 404) report.deleted.push({ kind, id: reportId(item.id), name: item.name });
-        ledger?.markDeleted(kind, item.id);
-        failed.delete(key(kind, item.id));
-      } else {
-        failed.set(key(kind, item.id), status === undefined ? `no response: ${'error' in ex ? ex.error : 'unknown error'}` : `DELETE answered ${status}`);
-        // Not listable (files): what the run could not delete stays a leftover.
-        if (listsOf(kind).length === 0) report.leftovers.push({ kind, id: reportId(item.id), name: item.name, reason: failed.get(key(kind, item.id))! });
-      }
+  // The objects of one kind side by side (children's kinds before their parents'): an interrupted
+  // run's cleanup must fit a CI runner's grace against a slow target.
+  const removeOne = async (kind: FixtureKind, item: Listed, last: boolean) => {
+    tried.add(key(kind, item.id));
+    if (outOfTime(limits)) {
+      failed.set(key(kind, item.id), `not deleted: ${OUT_OF_TIME}`);
+      if (listsOf(kind).length === 0) report.leftovers.push({ kind, id: reportId(item.id), name: item.name, reason: failed.get(key(kind, item.id))! });
+      return;
     }
+    const ex = await admin
+      .delete(deletePath(kind, item.id), kind === 'password' ? { headers: { 'X-Unlock-Reason': UNLOCK_REASON } } : {})
+      .catch((e: unknown) => ({ error: firstLine(e) }) as const);
+    const status = 'response' in ex ? ex.response?.status : undefined;
+    if (status !== undefined && ((status >= 200 && status < 300) || status === 404)) {
+      // 404: gone already (a password inside a project deleted just before).
+      if (status !== 404) report.deleted.push({ kind, id: reportId(item.id), name: item.name });
+      ledger?.markDeleted(kind, item.id);
+      failed.delete(key(kind, item.id));
+    } else {
+      failed.set(key(kind, item.id), status === undefined ? `no response: ${'error' in ex ? ex.error : 'unknown error'}` : `DELETE answered ${status}`);
+      // Not listable (files): what the run could not delete stays a leftover.
+      if (last && listsOf(kind).length === 0) report.leftovers.push({ kind, id: reportId(item.id), name: item.name, reason: failed.get(key(kind, item.id))! });
+    }
+  };
+  const remove = async (kind: FixtureKind, items: Listed[]) => {
+    await inOrder(items, DELETES_AT_ONCE, (item) => removeOne(kind, item, false));
+    // Asked again one by one, newest first: a project refused while a subproject of it stood, a
+    // delete whose connection was reset.
+    const again = items.filter((i) => failed.has(key(kind, i.id)) && !failed.get(key(kind, i.id))!.startsWith('not deleted')).reverse();
+    for (const item of again) await removeOne(kind, item, true);
   };
   /** Every list read once: what each kind's lists hold under the prefix. A list that could not be read is unknown and not asked again. */
   const readLists = async () => {
     const found: Listed[] = [];
-    for (const { kind, lists: all } of LISTS) {
-      // A hung target costs a deadline for each list asked.
-      const lists = all.filter((l) => !report.unknown.some((u) => u.list === l));
-      const read = await listNamed(admin, kind, lists, prefix, limits);
-      found.push(...read.found);
+    // The kinds side by side: a hung target costs one deadline for them all, a slow one one reply.
+    const reads = await Promise.all(
+      LISTS.map(({ kind, lists: all }) =>
+        listNamed(
+          admin,
+          kind,
+          all.filter((l) => !report.unknown.some((u) => u.list === l)),
+          prefix,
+          limits,
+        ),
+      ),
+    );
+    for (const read of reads) {
+      found.push(...read.found.filter((f) => !spare(f.name)));
       report.unknown.push(...read.unknown);
     }
     return found;
   };
   try {
+    if (opts.listOnly) {
+      for (const item of await readLists()) report.leftovers.push({ kind: item.kind, id: reportId(item.id), name: item.name, reason: 'listed' });
+      return report;
+    }
     // Files first (their containers may not be the run's to delete); then the listed kinds, in
     // the fixtures' deletion order.
     const kinds: FixtureKind[] = ['file', ...LISTS.map((l) => l.kind)];
@@ -328,6 +362,19 @@ export async function sweep(config: RunConfig, ledger: Ledger | undefined, limit
         await remove(kind, take);
       }
       found = await readLists();
+    }
+    // What the ledger holds and no DELETE removed, where a list that would show it could not be
+    // read: named as left over, never counted as nothing.
+    const listed = new Set(found.map((f) => key(f.kind, f.id)));
+    for (const o of ledger?.live() ?? []) {
+      const lists = listsOf(o.kind);
+      if (lists.length === 0 || listed.has(key(o.kind, o.id)) || !lists.some((l) => report.unknown.some((u) => u.list === l))) continue;
+      report.leftovers.push({
+        kind: o.kind,
+        id: reportId(o.id),
+        name: o.name,
+        reason: `${failed.get(key(o.kind, o.id)) ?? 'not deleted'}; its list could not be read to tell`,
+      });
     }
     // What the target holds afterwards: the last reading (not what the run believes it deleted).
     for (const item of found)

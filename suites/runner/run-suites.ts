@@ -2,15 +2,17 @@ import { setMaxListeners } from 'node:events';
 import type { Outcome } from '../../core/outcomes.ts';
 import { OUTCOMES } from '../../core/outcomes.ts';
 import { CLAUSES, type Clause } from '../catalogue/clauses.ts';
+import { API_PREFIX } from '../harness/client.ts';
 import { inFlight, type RunConfig, setRunConfig } from '../harness/config.ts';
 import { forgetShownSettings, lockSettings } from '../harness/control.ts';
 import type { CleanupReport } from '../harness/fixtures.ts';
 import { Gate, openGate } from '../harness/gate.ts';
 import { inOrder } from '../harness/in-order.ts';
-import { asCleanup, Ledger, withLedger } from '../harness/ownership.ts';
+import { type Journal, journalAnswer, openJournal } from '../harness/journal/journal.ts';
+import { asCleanup, exactId, Ledger, withLedger } from '../harness/ownership.ts';
 import { clauseOutcome, type RunProgress, type TestResult } from '../harness/results.ts';
 import type { SuiteDeclarations } from '../harness/suite-api.ts';
-import { onExchange, requestsSent } from '../harness/traffic.ts';
+import { type Observed, onExchange, requestsSent } from '../harness/traffic.ts';
 import { activateOracle, Oracle } from '../oracle/oracle.ts';
 import { mergeCleanup, restoreSettings, type SettingsRestore, snapshotSettings, sweep, type Unknown, writesSettled } from './cleanup.ts';
 import { type CollectedRun, Collector } from './collector.ts';
@@ -20,11 +22,12 @@ import { errorText, type FileRun, loadSuiteFile, runSuiteFile, suiteFiles, Targe
 /**
  * Decision, after an interrupt: the running file gets INTERRUPT_GRACE_MS to end and clean up after
  * itself; then the settings restore and the final sweep run with CLEANUP_REQUEST_MS per request and
- * CLEANUP_BUDGET_MS in all, so Ctrl-C ends within 15 s whatever the target does.
+ * CLEANUP_BUDGET_MS in all, so SIGINT or SIGTERM ends within 9 s whatever the target does (issue 36:
+ * inside a CI runner's grace of 10 s before its SIGKILL; the journal's objects go side by side).
  */
-export const INTERRUPT_GRACE_MS = 3_000;
+export const INTERRUPT_GRACE_MS = 1_500;
 export const CLEANUP_REQUEST_MS = 2_000;
-export const CLEANUP_BUDGET_MS = 6_000;
+export const CLEANUP_BUDGET_MS = 5_500;
 /**
  * Decision (the hang bound): this many request deadlines (--timeout) in a row, with no answer
  * between them and each for a request sent after the one before had passed its deadline (requests
@@ -32,13 +35,31 @@ export const CLEANUP_BUDGET_MS = 6_000;
  * starts, the rest are harness errors ("the target stopped answering"), and the cleanup runs
  * under the interrupt's limits. A run against a target that stops answering ends within
  * HANG_DEADLINES × --timeout after its last answer, plus INTERRUPT_GRACE_MS, CLEANUP_BUDGET_MS and
- * one CLEANUP_REQUEST_MS (with the default 10 s timeout: 30 s + 11 s).
+ * one CLEANUP_REQUEST_MS (with the default 10 s timeout: 30 s + 9 s).
  */
 export const HANG_DEADLINES = 3;
 
-/** The bound the hang rule gives, in ms after the target's last answer (printed by pmv6 run). */
+/** How long a run takes to end after SIGINT or SIGTERM, at most (printed when the signal arrives). */
+export function interruptBoundMs(): number {
+  return INTERRUPT_GRACE_MS + CLEANUP_BUDGET_MS + CLEANUP_REQUEST_MS;
+}
+
+/**
+ * Decision (issue 36: the hang bound holds against any target): besides the deadlines in a row, a
+ * run in which no request ends, none is sent and no test ends for this long has stalled (a
+ * harness wait that no answer will end, such as read-backs of ids a target gave to several
+ * creations at once) and stops like a target that stopped answering. Never less than
+ * STALL_FLOOR_MS: loading suite files sends nothing for seconds on a loaded machine.
+ */
+export const STALL_FLOOR_MS = 30_000;
+
+export function stallMs(timeoutMs: number): number {
+  return Math.max(HANG_DEADLINES * timeoutMs, STALL_FLOOR_MS);
+}
+
+/** The bound the hang rules give, in ms after the target's last answer (printed by pmv6 run). */
 export function hangBoundMs(timeoutMs: number): number {
-  return HANG_DEADLINES * timeoutMs + INTERRUPT_GRACE_MS + CLEANUP_BUDGET_MS + CLEANUP_REQUEST_MS;
+  return stallMs(timeoutMs) + INTERRUPT_GRACE_MS + CLEANUP_BUDGET_MS + CLEANUP_REQUEST_MS;
 }
 /**
  * Files side by side: this many for each request the gate lets be in flight. A file mostly
@@ -88,6 +109,11 @@ export interface RunSuitesOptions {
    * cleanup runs, then the settings are put back and the final sweep deletes what is left.
    */
   signal?: AbortSignal;
+  /**
+   * The run's journal (suites/harness/journal/): the settings before any change, every change and
+   * creation before it is sent, each answer's id and each deletion after it, the end.
+   */
+  journal?: Journal;
 }
 
 // Runs every conformance suite file against the configured target. The response oracle judges
@@ -105,6 +131,10 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
   forgetShownSettings();
   const snapshot = await snapshotSettings(config);
   const settingsBefore = snapshot.settings;
+  const journal = options.journal;
+  if (journal && settingsBefore) journal.write({ t: 'settings', before: { ...settingsBefore } }, true);
+  openJournal(journal);
+  const stopJournal = journal ? onExchange((o) => journalExchange(config, o)) : () => {};
   // A run that cannot read the settings changes none: nothing could be put back.
   const unread = snapshot.error;
   lockSettings(unread === undefined ? undefined : `the settings could not be read at the start of the run (${unread})`);
@@ -157,6 +187,24 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
       stop(new TargetStopped(hung), hung);
     }
   });
+  // The stall rule (stallMs): the run's last sign of progress, checked every second.
+  let progressAt = performance.now();
+  let sentSeen = requestsSent();
+  const stopProgress = onExchange(() => {
+    progressAt = performance.now();
+  });
+  const stallWatch = setInterval(() => {
+    const sent = requestsSent();
+    if (sent !== sentSeen) {
+      sentSeen = sent;
+      progressAt = performance.now();
+    }
+    if (hung !== undefined || stopFiles.signal.aborted || performance.now() - progressAt < stallMs(config.timeoutMs)) return;
+    hung = `the run made no progress: no request was sent or ended and no test ended for ${Math.round(stallMs(config.timeoutMs) / 1000)} s`;
+    collector.harnessError(hung);
+    stop(new TargetStopped(hung), hung);
+  }, 1_000);
+  stallWatch.unref();
   const concurrency = inFlight(config);
   const gate = new Gate(concurrency);
   setRunConfig(config);
@@ -174,7 +222,15 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
           runSuiteFile(
             file,
             declared,
-            { signal: stopFiles.signal, testTimeoutMs: timeoutMs, hookTimeoutMs: timeoutMs, onCaseDone: (c) => collector.caseDone(file, c) },
+            {
+              signal: stopFiles.signal,
+              testTimeoutMs: timeoutMs,
+              hookTimeoutMs: timeoutMs,
+              onCaseDone: (c) => {
+                progressAt = performance.now();
+                collector.caseDone(file, c);
+              },
+            },
             scope,
           );
         run = declared.alone === undefined ? await go() : await gate.exclusive(go);
@@ -205,6 +261,8 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
     setRunConfig(undefined);
     stopObserving();
     stopWatching();
+    stopProgress();
+    clearInterval(stallWatch);
     process.off('unhandledRejection', unhandled);
   }
   // Whatever still runs of the files sends nothing more (RunStoppedError): only the cleanup does.
@@ -235,11 +293,29 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
   const result = summarise(config, started, collector.run);
   result.cleanup = mergeCleanup(collector.run.cleanup, swept);
   result.settings = unread === undefined ? settings : { ...settings, unread };
+  stopJournal();
+  openJournal(undefined);
+  journal?.write({
+    t: 'end',
+    clean: result.cleanup.leftovers.length === 0 && !result.cleanup.unknown?.length && !settings.unrestored?.length,
+    leftovers: result.cleanup.leftovers.length,
+    at: new Date().toISOString(),
+  });
   result.requests = requestsSent() - sentBefore;
   result.requestsByFile = collector.run.requestsByFile;
   if (interrupted) result.interrupted = true;
   if (hung !== undefined) result.stopped = hung;
   return result;
+}
+
+/** An answer into the journal: the id a creation got, a deletion. */
+function journalExchange(config: RunConfig, o: Observed): void {
+  const { request, response } = o.exchange;
+  const control = o.channel === 'control';
+  const base = control ? (config.control?.url ?? '').replace(/\/+$/, '') : `${config.target}${API_PREFIX}`;
+  if (!request.url.startsWith(`${base}/`)) return;
+  const path = request.url.slice(base.length).split(/[?#]/)[0] ?? '';
+  journalAnswer(request.method, path, control, request.body, response?.status, response ? exactId(o.exchange) : undefined);
 }
 
 /**

@@ -9,7 +9,7 @@ import type { RunResult } from './run-suites.ts';
  * labelled CONFORMANT: the label says the server deviates where it was told it would, and a CI
  * that greps the label cannot take it for a clean one. The exit code stays 0.
  */
-export type VerdictLabel = 'CONFORMANT' | 'CONFORMANT WITH KNOWN DEVIATIONS' | 'NOT CONFORMANT' | 'INCONCLUSIVE';
+export type VerdictLabel = 'CONFORMANT' | 'CONFORMANT WITH KNOWN DEVIATIONS' | 'NOT CONFORMANT' | 'INCONCLUSIVE' | 'STALE EXPECTATIONS' | 'NOTHING CHECKED';
 
 export interface Verdict {
   label: VerdictLabel;
@@ -26,7 +26,18 @@ export interface Verdict {
 //
 // Known deviations: a listed clause that fails or warns does not fail the run. A listed clause
 // that passes is a stale expectation; under --strict it fails the run (exit 1) like pytest's
-// strict xfail, but the label still describes the server, so it is not NOT CONFORMANT.
+// strict xfail, and the label says so (issue 36: the printed verdict matches the exit code): it
+// is STALE EXPECTATIONS, not CONFORMANT and not NOT CONFORMANT.
+/**
+ * Decision (issue 36): a run in which no clause was checked (every test disabled, skipped or not
+ * selected, no harness error) proves nothing: NOTHING CHECKED, exit 2, never CONFORMANT.
+ */
+export function nothingChecked(result: RunResult, verdict: Verdict): Verdict {
+  const unchecked = new Set<Outcome>(['disabled', 'skipped-unverifiable', 'untested']);
+  if (result.harnessErrors.length > 0 || result.clauses.some((c) => !unchecked.has(c.outcome))) return verdict;
+  return { ...verdict, label: 'NOTHING CHECKED', exitCode: EXIT.usage };
+}
+
 export function verdictOf(result: RunResult, strict = false, expectations?: Expectations): Verdict {
   const counts = zeroCounts();
   for (const c of result.clauses) counts[c.outcome]++;
@@ -41,7 +52,8 @@ export function verdictOf(result: RunResult, strict = false, expectations?: Expe
   const deviations = result.clauses.filter((c) => expected.has(c.clause.id) && violates(c)).length;
   if (violated) return { label: 'NOT CONFORMANT', exitCode: EXIT.violations, counts, ...extra };
   const stale = strict && (report?.stale.length ?? 0) > 0;
+  if (stale) return { label: 'STALE EXPECTATIONS', exitCode: EXIT.violations, counts, ...extra };
   const broken = result.clauses.filter((c) => OUTCOMES[c.outcome].verdict === 'inconclusive').length + result.harnessErrors.length;
-  if (broken > 0) return { label: 'INCONCLUSIVE', exitCode: stale ? EXIT.violations : EXIT.inconclusive, counts, ...extra };
-  return { label: deviations > 0 ? 'CONFORMANT WITH KNOWN DEVIATIONS' : 'CONFORMANT', exitCode: stale ? EXIT.violations : EXIT.conformant, counts, ...extra };
+  if (broken > 0) return { label: 'INCONCLUSIVE', exitCode: EXIT.inconclusive, counts, ...extra };
+  return { label: deviations > 0 ? 'CONFORMANT WITH KNOWN DEVIATIONS' : 'CONFORMANT', exitCode: EXIT.conformant, counts, ...extra };
 }

@@ -442,23 +442,29 @@ export async function mixed(io, _scenario, n) {
   }
 }
 
+/** Tries of one sweep search or delete before it counts as failed (connections reset, a 5XX). */
+const SWEEP_TRIES = 4;
+
 /**
  * The end of a run that writes, in both engines (k6: teardown): what its iterations left behind
  * under the run's names (a create answered without a usable id, a delete refused, an iteration
- * stopped mid-way) is found by searching the run's name prefix and deleted. Not a check: k6 counts
- * no check of teardown in its summary; each engine reports the counts itself.
+ * stopped mid-way) is found by searching the run's name prefix and deleted; each search and each
+ * delete is tried up to SWEEP_TRIES times (issue 36: one reset connection no longer ends the
+ * sweep). Then a last search of each kind says what is verifiably left; `left` is null when that
+ * search failed every time (unknown, never "nothing"). Not a check: k6 counts no check of
+ * teardown in its summary; each engine reports the counts itself.
  * @param {Io} io
- * @returns {Promise<{ found: number, deleted: number }>}
+ * @returns {Promise<{ found: number, deleted: number, left: number | null, why?: string }>}
  */
 export async function sweep(io) {
   const prefix = `pmv6-load-${io.runTag}-`;
-  const out = { found: 0, deleted: 0 };
+  /** @type {{ found: number, deleted: number, left: number | null, why?: string }} */
+  const out = { found: 0, deleted: 0, left: 0 };
   const kinds = ['passwords', 'projects'];
-  for (let k = 0; k < kinds.length; k++) {
-    const kind = kinds[k];
-    /** @type {Record<string, boolean>} */
-    const seen = {};
-    for (let round = 0; round < 10; round++) {
+  /** @param {string} kind @returns {Promise<{ items: any[] } | { why: string }>} */
+  const search = async (kind) => {
+    let why = '';
+    for (let t = 0; t < SWEEP_TRIES; t++) {
       const r = await io.send('GET', `${io.api}/${kind}/search/${encodeURIComponent(prefix)}.json`, {
         pageSize: 1000,
         name: NAMES.sweep,
@@ -466,26 +472,68 @@ export async function sweep(io) {
         cleanup: true,
       });
       const items = json(r.body);
-      if (r.status !== 200 || !Array.isArray(items)) break;
+      if (r.status === 200 && Array.isArray(items))
+        return {
+          items: items.filter(
+            (o) => o !== null && typeof o === 'object' && typeof o.name === 'string' && o.name.indexOf(prefix) === 0 && Number.isInteger(o.id),
+          ),
+        };
+      // A search past the last page, or of nothing, may answer 404 (product facts).
+      if (r.status === 404) return { items: [] };
+      why = `GET ${kind}/search answered ${r.status || 'nothing'}`;
+    }
+    return { why: `${why} (${SWEEP_TRIES} tries)` };
+  };
+  /** @param {string} kind @param {number} id */
+  const remove = async (kind, id) => {
+    for (let t = 0; t < SWEEP_TRIES; t++) {
+      const d = await io.send('DELETE', `${io.api}/${kind}/${id}.json`, {
+        name: kind === 'projects' ? NAMES.project : NAMES.password,
+        readBody: true,
+        cleanup: true,
+      });
+      if (d.status >= 200 && d.status < 300) return true;
+      if (d.status === 404 || (d.status >= 400 && d.status < 500)) return false;
+    }
+    return false;
+  };
+  for (let k = 0; k < kinds.length; k++) {
+    const kind = kinds[k];
+    /** @type {Record<string, boolean>} */
+    const seen = {};
+    for (let round = 0; round < 10; round++) {
+      const found = await search(kind);
+      if (!('items' in found)) break;
       let fresh = 0;
-      for (let i = 0; i < items.length; i++) {
-        const o = items[i];
-        if (o === null || typeof o !== 'object' || typeof o.name !== 'string' || o.name.indexOf(prefix) !== 0 || !Number.isInteger(o.id) || seen[o.id])
-          continue;
+      for (let i = 0; i < found.items.length; i++) {
+        const o = found.items[i];
+        if (seen[o.id]) continue;
         seen[o.id] = true;
         fresh++;
         out.found++;
-        const d = await io.send('DELETE', `${io.api}/${kind}/${o.id}.json`, {
-          name: kind === 'projects' ? NAMES.project : NAMES.password,
-          readBody: true,
-          cleanup: true,
-        });
-        if (d.status >= 200 && d.status < 300) out.deleted++;
+        if (await remove(kind, o.id)) out.deleted++;
       }
       if (fresh === 0) break;
     }
   }
+  // What is verifiably left: a last search of each kind.
+  for (let k = 0; k < kinds.length; k++) {
+    const found = await search(kinds[k]);
+    if ('items' in found) {
+      if (out.left !== null) out.left += found.items.length;
+    } else {
+      out.left = null;
+      out.why = found.why;
+    }
+  }
   return out;
+}
+
+/** One line for a sweep's result, or '' when it found nothing and nothing is left. */
+export function sweepLine(/** @type {{ found: number, deleted: number, left: number | null, why?: string }} */ s) {
+  if (s.found === 0 && s.left === 0) return '';
+  const left = s.left === null ? `what is left is unknown: ${s.why}` : `${s.left} left on the target (searched again)`;
+  return `the iterations left ${s.found} objects under the run's names; the sweep deleted ${s.deleted}; ${left}`;
 }
 
 /** The iteration a scenario file names. */

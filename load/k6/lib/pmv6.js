@@ -8,7 +8,7 @@ import exec from 'k6/execution';
 import http from 'k6/http';
 import { Counter } from 'k6/metrics';
 import { signedUri } from '../../../core/signed-uri.js';
-import { DEFAULT_BODY_SAMPLE, endpointSelector, endpoints, ITERATIONS, onTarget, sweep } from './iterations.js';
+import { DEFAULT_BODY_SAMPLE, endpointSelector, endpoints, ITERATIONS, onTarget, sweep, sweepLine } from './iterations.js';
 import { instanceOf, summaryOutputs } from './summary.js';
 
 /** @typedef {import('./iterations.js').Scenario} Scenario */
@@ -293,11 +293,8 @@ export function scenarioScript(scenario) {
     /** A run that writes sweeps what it left behind. @param {{ runTag: string }} data */
     teardown: async (data) => {
       if (scenario.iteration !== 'mixed') return;
-      const swept = await sweep(io(t, data.runTag));
-      if (swept.found > 0)
-        /** @type {any} */ (globalThis).console.warn(
-          `pmv6: the iterations left ${swept.found} objects under the run's names; the sweep deleted ${swept.deleted}`,
-        );
+      const line = sweepLine(await sweep(io(t, data.runTag)));
+      if (line) /** @type {any} */ (globalThis).console.warn(`pmv6: ${line}`);
     },
     /** @param {any} data */
     handleSummary: (data) => summary(scenario, data),
