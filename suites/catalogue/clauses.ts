@@ -132,6 +132,17 @@ export const CLAUSES: readonly Clause[] = [
   ),
   C('GEN-08', 'MUST', S.gen, 'a user with the "Admin" role sees all resources', 'show an Admin user resources created by other users', true),
   C('GEN-09', 'MUST', S.gen, 'users with other roles see fewer', 'hide from a user without the Admin role the resources they have no access to', true),
+  // Cross-user exposure of personal data (suites/model/personal.ts): the product keeps a personal
+  // password its owner's alone (product facts §6, my_passwords), so another user's sight of it is
+  // SHOULD; whether an Admin sees them is open (a lawful variant). Reported first in every report.
+  C(
+    'GEN-17',
+    'SHOULD',
+    S.gen,
+    'users with other roles see fewer',
+    "show no user without the Admin role another user's personal passwords or favorites, nor let them change one",
+    true,
+  ),
   C('GEN-10', 'MUST', S.gen, 'API access is switched on and off globally in the settings.', 'switch API access on and off for all users at once', true),
   C('GEN-11', 'MUST', S.gen, 'It is off by default', 'keep API access off in the default settings', true),
   C(
@@ -209,6 +220,41 @@ export const CLAUSES: readonly Clause[] = [
     'offer the groups operations list, show, create, update, add user, delete user and delete',
   ),
   C('OPS-08', 'INFO', S.ops, 'Passwords generator | return a strong random password made with the current generator settings', 'offer the password generator'),
+  // The effects of the operations §1 names, at the product's paths (product facts §6), read back
+  // by each user they concern (suites/model/: files.ts, personal.ts, passwords.ts). SHOULD: the
+  // operation is the spec's, its path and payload the product's; "Transitions: not shown", so
+  // only what the operation's name says is asserted (an upload is then listed, a deletion is not).
+  C(
+    'OPS-09',
+    'SHOULD',
+    S.ops,
+    'Files | list, show, update notes of a file, get the maximum upload file size, get uploads folder information, upload, download, delete',
+    'carry out each files operation at once: an uploaded file listed, shown with its name and notes and downloaded byte for byte by each user who may read it, a deleted one neither, an upload over the maximum refused and not listed',
+  ),
+  C(
+    'OPS-10',
+    'SHOULD',
+    S.ops,
+    'My Passwords | list, show, create, update, delete',
+    "carry out each my passwords operation for its owner at once: a created one shown and listed, an updated one shown with its new name, a deleted one neither, a favorite one in the owner's favorites",
+    true,
+  ),
+  C(
+    'OPS-11',
+    'SHOULD',
+    S.ops,
+    'Favorites | list favorite passwords and projects of the user, make a password/project favorite, make a password/project not favorite',
+    "list a password or project in the user's own favorites as soon as it is made favorite and never after it is unmade, and never another user's favorites",
+    true,
+  ),
+  C(
+    'OPS-12',
+    'SHOULD',
+    S.ops,
+    'Passwords | list, show, create, update, update security, update custom fields definitions, list users who can access the password, delete, archive/unarchive, move, list files, upload a file, lock/unlock',
+    "carry out lock/unlock, archive/unarchive, move and update security at once: a locked password shown in full only with X-Unlock-Reason, an archived one in the archived list, a moved one in its new project's passwords, a grantee reading it",
+    true,
+  ),
 
   // ── ADDR: section 2, request address ─────────────────────────────────────────────────────
   C(

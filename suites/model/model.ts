@@ -21,6 +21,8 @@ import type { Session } from '../harness/session.ts';
 import { onExchange } from '../harness/traffic.ts';
 import { mentions } from '../log/log-reader.ts';
 import { isJsonMediaType } from '../relations/relations.ts';
+import type { Fil } from './files.ts';
+import type { Mine } from './personal.ts';
 
 /**
  * Who acts. `admin`: the run's Admin ("sees all resources"). `viewer`: a Normal user of the run
@@ -103,6 +105,12 @@ export interface Model {
   generated: string[];
   /** Whether the log search (product path) answers: undefined until known. */
   logSearch?: boolean;
+  /** The sequence's files (files.ts). */
+  files?: Fil[];
+  /** The sequence's personal passwords (personal.ts). */
+  personal?: Mine[];
+  /** True once the target refused to make a personal password (the feature off, or not offered). */
+  personalOff?: boolean;
 }
 
 /** The clients of one run. */
@@ -147,7 +155,7 @@ export function countShows(): () => void {
 }
 
 /** Each violation's expected text starts with its clause, which survives the replay's rethrow. */
-function fail(clause: string, ex: Exchange | undefined, expected: string, actual: string): never {
+export function fail(clause: string, ex: Exchange | undefined, expected: string, actual: string): never {
   violation(ex, `(${clause}) ${expected}`, actual, [clause]);
 }
 
@@ -156,7 +164,7 @@ function fail(clause: string, ex: Exchange | undefined, expected: string, actual
  * §8.1, "Implementations MUST NOT add a byte order mark") and a JSON body, error bodies included,
  * not labelled with another media type (the relations' rule, suites/relations).
  */
-function framed(ex: Exchange | undefined): void {
+export function framed(ex: Exchange | undefined): void {
   const res = ex?.response;
   if (!res || res.body === '') return;
   if (res.bom) fail('GEN-03', ex, 'a JSON body as sent, without a byte order mark (RFC 8259 §8.1)', 'the bytes EF BB BF before the JSON');
@@ -169,8 +177,8 @@ export function clauseOf(e: ViolationError): string | undefined {
   return /^\(([A-Z]+-\d+)\)/.exec(e.expected)?.[1];
 }
 
-const UNLOCK = { 'X-Unlock-Reason': UNLOCK_REASON };
-const PAGE = { 'X-Page-Size': '1000' };
+export const UNLOCK = { 'X-Unlock-Reason': UNLOCK_REASON };
+export const PAGE = { 'X-Page-Size': '1000' };
 
 export function stringsIn(value: unknown): string[] {
   if (typeof value === 'string') return [value];
@@ -180,12 +188,12 @@ export function stringsIn(value: unknown): string[] {
 }
 
 /** The password a command points at: `back` counts from the newest, so sequences stay on a few passwords. */
-function pick(m: Model, back: number, live = true): Pw | undefined {
+export function pick(m: Model, back: number, live = true): Pw | undefined {
   const list = live ? m.passwords.filter((p) => !p.deleted) : m.passwords;
   return list.length === 0 ? undefined : list[list.length - 1 - (back % list.length)];
 }
 
-function listed(ex: Exchange, clause: string, what: string): Set<number> {
+export function listed(ex: Exchange, clause: string, what: string): Set<number> {
   expectResponse(ex, what);
   framed(ex);
   if (ex.response.status !== 200 || !Array.isArray(ex.json)) fail(clause, ex, `200 OK and a JSON array (${what})`, `status ${ex.response.status}`);
@@ -198,7 +206,7 @@ function listed(ex: Exchange, clause: string, what: string): Set<number> {
 }
 
 /** The ids of every page of a list read at 1000 a page (the viewer's lists hold the run's objects only). */
-async function allIds(client: ApiClient, base: string, clause: string, what: string): Promise<{ ex: Exchange; ids: Set<number> }> {
+export async function allIds(client: ApiClient, base: string, clause: string, what: string): Promise<{ ex: Exchange; ids: Set<number> }> {
   const ex = await client.get(`${base}.json`, { headers: PAGE });
   const ids = listed(ex, clause, what);
   for (let page = 2; ids.size >= 1000 * (page - 1) && page <= 20; page++) {
@@ -208,12 +216,12 @@ async function allIds(client: ApiClient, base: string, clause: string, what: str
 }
 
 /** Favorites are the user's own: the Admin over HMAC may be another Admin than over Basic. */
-const favKey = (r: Real, actor: 'admin' | 'viewer', via: Via) => (actor === 'admin' && !r.sameAdmin ? `admin-${via}` : actor);
-const favSet = (m: Model, key: string) => (m.favorites[key] ??= new Set());
+export const favKey = (r: Real, actor: 'admin' | 'viewer', via: Via) => (actor === 'admin' && !r.sameAdmin ? `admin-${via}` : actor);
+export const favSet = (m: Model, key: string) => (m.favorites[key] ??= new Set());
 
-const label = (p: Pw) => `password ${p.id} (${p.marker})`;
+export const label = (p: Pw) => `password ${p.id} (${p.marker})`;
 
-abstract class Step implements fc.AsyncCommand<Model, Real, false> {
+export abstract class Step implements fc.AsyncCommand<Model, Real, false> {
   abstract check(m: Readonly<Model>): boolean;
   abstract run(m: Model, r: Real): Promise<void>;
   abstract toString(): string;
@@ -263,6 +271,8 @@ export class Create extends Step {
       fail('EP-07', shown, `200 OK and ${label(p)}, created with 201 just before, for the Admin over ${this.via}`, `status ${shown.response.status}`);
     if (!stringsIn(shown.json).includes(name))
       fail('EP-07', shown, `the name ${name} sent at creation in the show body`, clip(JSON.stringify(shown.json), 300) ?? 'no body');
+    // And through the list and its count, by the viewer who may read it: three rows of §4's table (EP-03, SIZE-10, MUST).
+    await judgeList(m, r, 'viewer', this.via, true);
   }
   toString = () => `create(${this.via}, ${this.project})`;
 }
@@ -328,7 +338,7 @@ export class Write extends Step {
 /**
  * GET /passwords/<id>.json. Admin: 200 OK with the password's current name while it exists
  * (EP-07: "all data of the password"; the value is looked for anywhere in the body, the fields
- * being "not shown"), an error once deleted (RES-10). Viewer: the same, for passwords whose
+ * being "not shown"), an error once deleted (OPS-12, SHOULD: the deletion is §1's, its path the product's). Viewer: the same, for passwords whose
  * state never changed. Outsiders: never a 2XX (GEN-09).
  */
 export class Show extends Step {
@@ -351,7 +361,7 @@ export class Show extends Step {
   toString = () => `show(${this.actor}, ${this.outsider ? 'basic and hmac' : this.via}, -${this.back})`;
 }
 
-async function judgeShow(r: Real, actor: Show['actor'], via: Via, p: Pw): Promise<void> {
+export async function judgeShow(r: Real, actor: Show['actor'], via: Via, p: Pw): Promise<void> {
   {
     const ex = await r.clients[actor][via].get(`/passwords/${p.id}.json`, p.locked ? { headers: UNLOCK } : {});
     expectResponse(ex, `an answer to GET /passwords/${p.id}.json`);
@@ -363,7 +373,8 @@ async function judgeShow(r: Real, actor: Show['actor'], via: Via, p: Pw): Promis
       return;
     }
     if (p.deleted) {
-      if (ok) fail('RES-10', ex, `an error for ${label(p)}, deleted with a 2XX earlier in the sequence, shown to ${who}`, `status ${ex.response.status}`);
+      // The deletion is §1's ("Passwords | ... delete"), its path the product's: SHOULD (OPS-12).
+      if (ok) fail('OPS-12', ex, `an error for ${label(p)}, deleted with a 2XX earlier in the sequence, shown to ${who}`, `status ${ex.response.status}`);
       return;
     }
     if (actor === 'viewer' && p.changedState) return;
@@ -533,7 +544,10 @@ export class Favorite extends Step {
   toString = () => `${this.on ? 'favorite' : 'unfavorite'}(${this.actor}, ${this.via}, -${this.back})`;
 }
 
-/** GET favorite_passwords.json: the actor's favorites among the run's passwords, and none other of them (OPS-05). */
+/**
+ * GET favorite_passwords.json: the actor's favorites among the run's passwords, and none other of
+ * them, another user's included (OPS-11, SHOULD: §1's favorites row at the product's path).
+ */
 export class Favorites extends Step {
   constructor(
     readonly actor: 'admin' | 'viewer',
@@ -555,15 +569,15 @@ async function judgeFavorites(m: Model, r: Real, actor: 'admin' | 'viewer', via:
     framed(first);
     if (first.response?.status === 404 || first.response?.status === 405) return;
     const who = `the ${actor} over ${via}`;
-    const { ex, ids } = await allIds(c, '/favorite_passwords', 'OPS-05', `GET /favorite_passwords.json for ${who}`);
+    const { ex, ids } = await allIds(c, '/favorite_passwords', 'OPS-11', `GET /favorite_passwords.json for ${who}`);
     const favs = favSet(m, favKey(r, actor, via));
     const late = m.passwords.filter((p, i) => favs.has(i) && !p.deleted && !p.changedState && !ids.has(p.id));
     if (late.length > 0)
-      fail('OPS-05', ex, `${late.map(label).join(', ')} in the favorites of ${who}: made favorite with a 2XX earlier in the sequence`, 'missing');
+      fail('OPS-11', ex, `${late.map(label).join(', ')} in the favorites of ${who}: made favorite with a 2XX earlier in the sequence`, 'missing');
     const stale = m.passwords.filter((p, i) => !favs.has(i) && ids.has(p.id));
     if (stale.length > 0)
       fail(
-        'OPS-05',
+        'OPS-11',
         ex,
         `no password in the favorites of ${who} that was made not favorite, or deleted, or never made favorite`,
         `${stale.map(label).join(', ')} listed`,
@@ -688,13 +702,13 @@ export async function judgeLog(m: Model, r: Real, p: Pw): Promise<void> {
 }
 
 /** The id of a 201's object, as a number (an id sent as a string of digits too). */
-function createdId(ex: Exchange): number | undefined {
+export function createdId(ex: Exchange): number | undefined {
   const id = exactId(ex);
   return id === undefined ? undefined : Number(id);
 }
 
 /** The ids of every object in a body but the body itself, as text: a record names its members by reference. */
-function nestedIds(value: unknown, top = true): Set<string> {
+export function nestedIds(value: unknown, top = true): Set<string> {
   const out = new Set<string>();
   const walk = (v: unknown, root: boolean) => {
     if (Array.isArray(v)) for (const x of v) walk(x, false);
@@ -1205,7 +1219,8 @@ const inside = fc.constantFrom<'admin' | 'viewer'>('admin', 'viewer');
 /** The commands, weighted towards what relates answers to each other on a few passwords of the sequence's own. */
 export function commandArbitraries(): Array<fc.Arbitrary<Step>> {
   const create = fc.tuple(via, fc.constantFrom<'main' | 'other'>('main', 'main', 'other')).map(([v, p]) => new Create(v, p));
-  const kinds = fc.constantFrom('update', 'update', 'update', 'delete', 'delete', 'delete', 'archive', 'unarchive', 'lock', 'unlock', 'move');
+  // Archive, lock and move are passwords.ts's PasswordStep, with their read-backs.
+  const kinds = fc.constantFrom('update', 'update', 'update', 'delete', 'delete', 'delete');
   const write = fc.tuple(kinds, via, back).map(([k, v, b]) => new Write(k, v, b));
   const show = fc.tuple(inside, via, back).map(([a, v, b]) => new Show(a, v, b));
   const viewerList = fc.tuple(via, fc.boolean()).map(([v, c]) => new List('viewer', v, c));
