@@ -28,8 +28,8 @@ export interface Fil {
 const CLAUSE = 'OPS-09';
 /** Decision: past this the upload over the maximum is not sent (its body would be the size of the maximum). */
 const OVER_MAX_AT_MOST = 16 * 1024 * 1024;
-/** The uploads over the maximum tried, once per file run (keyed by the run's shared pool). */
-const overMaxTried = new WeakSet<object>();
+/** The sequences that sent an upload over the maximum: one a sequence (its body is the size of the maximum). */
+const overMaxTried = new WeakSet<Model>();
 
 const files = (m: Model): Fil[] => (m.files ??= []);
 const labelF = (f: Fil) => `file ${f.id} (${f.name})`;
@@ -38,6 +38,12 @@ const live = (f: Fil) => !f.deleted && (f.on.kind === 'project' || (!f.on.pw.del
 const containerPath = (f: Pick<Fil, 'on'>) => (f.on.kind === 'password' ? `/passwords/${f.on.pw.id}` : `/projects/${f.on.id}`);
 /** The viewer reads files of the main project and of passwords whose state never changed. */
 const viewerSees = (f: Fil) => f.on.kind === 'project' || !f.on.pw.changedState;
+
+/** A call on a password's file, or its files, answered 2XX: the server may log it with the password (LOG-01's bookkeeping). */
+function called(f: Pick<Fil, 'on'>, ex: Exchange): Exchange {
+  if (f.on.kind === 'password' && isSuccess(ex)) f.on.pw.fileCalls = (f.on.pw.fileCalls ?? 0) + 1;
+  return ex;
+}
 
 function pickF(m: Model, back: number): Fil | undefined {
   const list = files(m).filter(live);
@@ -53,7 +59,7 @@ function fileName(r: Real, marker: string, ascii: boolean): string {
 /** The files GET <container>/files.json lists, by id; undefined when the product's path is not offered. */
 async function fileIds(c: ApiClient, f: Pick<Fil, 'on'>, clause: string, who: string): Promise<{ ex: Exchange; ids: Set<number> } | undefined> {
   const path = `${containerPath(f)}/files.json`;
-  const ex = await c.get(path, { headers: { ...UNLOCK, ...PAGE } });
+  const ex = called(f, await c.get(path, { headers: { ...UNLOCK, ...PAGE } }));
   if ((ex.response?.status === 404 || ex.response?.status === 405) && !Array.isArray(ex.json)) return undefined;
   return { ex, ids: listed(ex, clause, `GET ${path} for ${who}`) };
 }
@@ -74,7 +80,7 @@ async function judgeFile(r: Real, actor: 'admin' | 'viewer', via: Via, f: Fil, p
     if (got && !f.deleted && !got.ids.has(f.id)) fail(CLAUSE, got.ex, `${labelF(f)}, uploaded with a 2XX, in the files of its container for ${who}`, 'missing');
   }
   if (parts.show) {
-    const ex = await c.get(`/files/${f.id}.json`, { headers: UNLOCK });
+    const ex = called(f, await c.get(`/files/${f.id}.json`, { headers: UNLOCK }));
     framed(ex);
     if (f.deleted) {
       if (isSuccess(ex)) fail(CLAUSE, ex, `an error for ${labelF(f)}, deleted with a 2XX, shown to ${who}`, `status ${ex.response?.status}`);
@@ -91,7 +97,7 @@ async function judgeFile(r: Real, actor: 'admin' | 'viewer', via: Via, f: Fil, p
     }
   }
   if (parts.download) {
-    const ex = await c.get(`/files/download/${f.id}.json`, { headers: UNLOCK });
+    const ex = called(f, await c.get(`/files/download/${f.id}.json`, { headers: UNLOCK }));
     framed(ex);
     if (f.deleted) {
       if (isSuccess(ex)) fail(CLAUSE, ex, `an error for the download of ${labelF(f)}, deleted with a 2XX, by ${who}`, `status ${ex.response?.status}`);
@@ -121,7 +127,10 @@ async function upload(m: Model, r: Real, via: Via, on: Fil['on'], ascii: boolean
   const data = randomBytes(48 + (r.counter.n % 40)).toString('base64');
   const notes = `notes-${marker}`;
   const f: Fil = { id: 0, name, data, notes, on, deleted: false };
-  const ex = await r.clients.admin[via].post(`${containerPath(f)}/upload.json`, { file_name: name, file_data_base64: data, notes }, { headers: UNLOCK });
+  const ex = called(
+    f,
+    await r.clients.admin[via].post(`${containerPath(f)}/upload.json`, { file_name: name, file_data_base64: data, notes }, { headers: UNLOCK }),
+  );
   framed(ex);
   const id = isSuccess(ex) ? createdId(ex) : undefined;
   if (id === undefined || !(await r.s.fixtures.track('file', id, name, { creation: ex, reader: r.clients.admin[via], lazy: true }))) return;
@@ -132,10 +141,10 @@ async function upload(m: Model, r: Real, via: Via, on: Fil['on'], ascii: boolean
 
 /**
  * GET files/max_upload_file_size.json and files/uploads_folder_info.json by the Admin: each
- * answered 200 with an object. Once a file run, where the maximum is small enough to send, an
- * upload of one byte more: refused, and nothing of it listed (OPS-09).
+ * answered 200 with an object. With `over`, once a sequence and where the maximum is small enough
+ * to send, an upload of one byte more: refused, and nothing of it listed (OPS-09).
  */
-async function limits(m: Model, r: Real, via: Via): Promise<void> {
+async function limits(m: Model, r: Real, via: Via, over: boolean): Promise<void> {
   const c = r.clients.admin[via];
   const mx = await c.get('/files/max_upload_file_size.json');
   framed(mx);
@@ -149,8 +158,8 @@ async function limits(m: Model, r: Real, via: Via): Promise<void> {
   }
   // Decision (fields not shown): the maximum is the one whole number of bytes in the answer's `_bytes` field, or not used.
   const bytes = Object.entries((mx.json ?? {}) as Record<string, unknown>).find(([k, v]) => /bytes/i.test(k) && Number.isInteger(v))?.[1] as number | undefined;
-  if (bytes === undefined || bytes < 1 || bytes > OVER_MAX_AT_MOST || overMaxTried.has(r.pool)) return;
-  overMaxTried.add(r.pool);
+  if (!over || bytes === undefined || bytes < 1 || bytes > OVER_MAX_AT_MOST || overMaxTried.has(m)) return;
+  overMaxTried.add(m);
   const on: Fil['on'] = { kind: 'project', id: r.projects.main };
   const name = `${r.s.fixtures.name('model-file')}-${r.prefix}f${++r.counter.n}z-over-max.bin`;
   const ex = await c.post(`${containerPath({ on })}/upload.json`, { file_name: name, file_data_base64: Buffer.alloc(bytes + 1, 0x61).toString('base64') });
@@ -170,9 +179,9 @@ async function intrude(r: Real, actor: (typeof OUTSIDERS)[number], via: Via, f: 
   const c = r.clients[actor][via];
   const who = `the ${actor} over ${via}, who was given no access to it`;
   for (const [what, ex] of [
-    [`a list of the files of ${containerPath(f)}`, await c.get(`${containerPath(f)}/files.json`, { headers: UNLOCK })],
-    [`a show of ${labelF(f)}`, await c.get(`/files/${f.id}.json`, { headers: UNLOCK })],
-    [`a download of ${labelF(f)}`, await c.get(`/files/download/${f.id}.json`, { headers: UNLOCK })],
+    [`a list of the files of ${containerPath(f)}`, called(f, await c.get(`${containerPath(f)}/files.json`, { headers: UNLOCK }))],
+    [`a show of ${labelF(f)}`, called(f, await c.get(`/files/${f.id}.json`, { headers: UNLOCK }))],
+    [`a download of ${labelF(f)}`, called(f, await c.get(`/files/download/${f.id}.json`, { headers: UNLOCK }))],
   ] as const) {
     framed(ex);
     if (!isSuccess(ex)) continue;
@@ -190,7 +199,7 @@ async function intrude(r: Real, actor: (typeof OUTSIDERS)[number], via: Via, f: 
 export class FileStep extends Step {
   private did = '';
   constructor(
-    readonly kind: 'upload' | 'notes' | 'delete' | 'read' | 'limits' | 'intrude',
+    readonly kind: 'upload' | 'notes' | 'delete' | 'read' | 'limits' | 'over' | 'intrude',
     readonly via: Via,
     readonly back: number,
     readonly onPassword: boolean,
@@ -202,9 +211,9 @@ export class FileStep extends Step {
   check = () => true;
   async run(m: Model, r: Real): Promise<void> {
     const steps: string[] = [];
-    if (this.kind === 'limits') {
-      this.did = 'fileLimits';
-      return limits(m, r, this.via);
+    if (this.kind === 'limits' || this.kind === 'over') {
+      this.did = this.kind === 'over' ? 'limits+overMax' : 'limits';
+      return limits(m, r, this.via, this.kind === 'over');
     }
     if (this.kind === 'upload' || !pickF(m, this.back)) {
       const pw = this.onPassword ? pick(m, this.back) : undefined;
@@ -223,7 +232,7 @@ export class FileStep extends Step {
     if (this.kind === 'intrude') return intrude(r, this.intruder, this.via, f);
     if (this.kind === 'notes') {
       const notes = `notes-${r.prefix}-${++r.counter.n}-ü`;
-      const ex = await c.put(`/files/${f.id}.json`, { notes }, { headers: UNLOCK });
+      const ex = called(f, await c.put(`/files/${f.id}.json`, { notes }, { headers: UNLOCK }));
       framed(ex);
       if (!isSuccess(ex)) return;
       f.notes = notes;
@@ -231,7 +240,7 @@ export class FileStep extends Step {
       if (viewerSees(f)) await judgeFile(r, 'viewer', this.via, f, { show: true });
       return;
     }
-    const ex = await c.delete(`/files/${f.id}.json`, { headers: UNLOCK });
+    const ex = called(f, await c.delete(`/files/${f.id}.json`, { headers: UNLOCK }));
     framed(ex);
     if (!isSuccess(ex)) return;
     f.deleted = true;
@@ -248,7 +257,7 @@ export class FileStep extends Step {
  */
 export async function endFiles(m: Model, r: Real): Promise<void> {
   for (const f of files(m).filter((x) => !x.deleted)) {
-    const ex = await r.s.admin.delete(`/files/${f.id}.json`, { headers: UNLOCK });
+    const ex = called(f, await r.s.admin.delete(`/files/${f.id}.json`, { headers: UNLOCK }));
     if (isSuccess(ex) || ex.response?.status === 404) {
       f.deleted = true;
       r.s.fixtures.forget('file', f.id);
@@ -264,7 +273,7 @@ export function fileCommands(): Array<fc.Arbitrary<Step>> {
   return [
     fc
       .tuple(
-        fc.constantFrom<FileStep['kind']>('upload', 'upload', 'notes', 'delete', 'read', 'limits', 'intrude'),
+        fc.constantFrom<FileStep['kind']>('upload', 'upload', 'notes', 'delete', 'read', 'limits', 'over', 'intrude'),
         via,
         back,
         fc.boolean(),

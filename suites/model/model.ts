@@ -53,6 +53,8 @@ export interface Pw {
   readonly views: number;
   /** Successful favorite and unfavorite calls. */
   favoriteCalls: number;
+  /** Successful calls on its files (files.ts: uploads, lists, shows, downloads, notes, deletions): a server may log each with the password. */
+  fileCalls?: number;
   /** Log searches for the marker so far (a server that logs reads may log them too). */
   logReads: number;
   /**
@@ -672,8 +674,8 @@ export async function judgeLog(m: Model, r: Real, p: Pw): Promise<void> {
     // A server whose search finds none of a password's entries (another log shape) is not judged.
     if (e === 0) return;
     m.logSearch = true;
-    const besides = p.favoriteCalls + p.logReads - 1 + p.searches;
-    const counts = `${p.writes} writes, ${p.views} shows, ${p.favoriteCalls} favorite calls, ${p.searches} password searches, ${p.logReads - 1} earlier log searches`;
+    const besides = p.favoriteCalls + p.logReads - 1 + p.searches + (p.fileCalls ?? 0);
+    const counts = `${p.writes} writes, ${p.views} shows, ${p.favoriteCalls} favorite calls, ${p.searches} password searches, ${p.fileCalls ?? 0} calls on its files, ${p.logReads - 1} earlier log searches`;
     if (e < p.writes)
       fail(
         'LOG-01',

@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { clip } from '../../core/redact.ts';
 import { isSuccess } from '../harness/checks.ts';
-import { allIds, fail, framed, label, type Model, type Pw, pick, type Real, Step, stringsIn, UNLOCK, UserCreate, type Usr, type Via } from './model.ts';
+import { allIds, Create, fail, framed, label, type Model, type Pw, pick, type Real, Step, stringsIn, UNLOCK, UserCreate, type Usr, type Via } from './model.ts';
 
 const CLAUSE = 'OPS-12';
 /** The secret Create sends: in the full data of a show, never in the basic data of a locked one. */
@@ -67,17 +67,21 @@ export class PasswordStep extends Step {
   ) {
     super();
   }
-  check = (m: Readonly<Model>) => pick(m as Model, this.back) !== undefined;
+  check = () => true;
   async run(m: Model, r: Real): Promise<void> {
-    const p = pick(m, this.back)!;
+    // Decision (the same number of commands): while the sequence has no password, the command creates one first.
+    const made = pick(m, this.back) ? '' : 'create+';
+    if (made) await new Create(this.via, 'main').run(m, r);
+    const p = pick(m, this.back);
+    if (!p) return;
     const c = r.clients.admin[this.via];
-    this.did = this.kind === 'lock' && p.locked ? 'unlock' : this.kind === 'archive' && p.archived ? 'unarchive' : this.kind;
+    this.did = made + (this.kind === 'lock' && p.locked ? 'unlock' : this.kind === 'archive' && p.archived ? 'unarchive' : this.kind);
     if (this.kind === 'lock') {
       const path = `/passwords/${p.id}/${p.locked ? 'unlock' : 'lock'}.json`;
       // Decision: an unlock without a reason may be refused (the product asks for one); then with it.
       let ex = await c.put(path, undefined, p.locked ? {} : { headers: UNLOCK });
       if (p.locked && !isSuccess(ex)) {
-        this.did = 'unlock(reason)';
+        this.did = `${made}unlock(reason)`;
         ex = await c.put(path, undefined, { headers: UNLOCK });
       }
       framed(ex);
@@ -113,7 +117,7 @@ export class PasswordStep extends Step {
     }
     let u = m.users.find((x) => !x.deleted && x.active);
     if (!u) {
-      this.did = 'createUser+security';
+      this.did = `${made}createUser+security`;
       await new UserCreate(this.via).run(m, r);
       u = m.users.find((x) => !x.deleted && x.active);
       if (!u) return;
