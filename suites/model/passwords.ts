@@ -14,31 +14,39 @@ const CLAUSE = 'OPS-12';
 /** The secret Create sends: in the full data of a show, never in the basic data of a locked one. */
 const secretOf = (p: Pw) => `${p.marker}-secret`;
 
-/** GET passwords/<id>.json by the Admin, with or without X-Unlock-Reason: the full data holds the secret, the basic data of a locked password does not. */
+/**
+ * A lock or unlock read back by the Admin. Unlocked: the show without X-Unlock-Reason holds the
+ * current name (EP-07, as every show) and the secret sent at creation (OPS-12). Locked: the show
+ * with X-Unlock-Reason holds them too, and a change without it is refused (product facts §3:
+ * "Without it: ... update ... returns 403"; OPS-12); the show without it is sent and left to the
+ * oracle (basic data or a refusal: the product's words, not the spec's).
+ */
 async function judgeLock(r: Real, via: Via, p: Pw): Promise<void> {
   const c = r.clients.admin[via];
   const bare = await c.get(`/passwords/${p.id}.json`);
   framed(bare);
-  const has = stringsIn(bare.json).includes(secretOf(p));
-  if (p.locked && isSuccess(bare) && has)
-    fail(CLAUSE, bare, `only the basic data of ${label(p)}, locked with a 2XX, shown without X-Unlock-Reason (product facts §3)`, 'its secret in the body');
-  if (!p.locked && (bare.response?.status !== 200 || !has))
+  const shown = p.locked ? await c.get(`/passwords/${p.id}.json`, { headers: UNLOCK }) : bare;
+  framed(shown);
+  const how = `${label(p)}, ${p.locked ? 'locked' : 'unlocked'} with a 2XX, shown ${p.locked ? 'with' : 'without'} X-Unlock-Reason to the Admin over ${via}`;
+  const strings = stringsIn(shown.json);
+  if (shown.response?.status !== 200 || !strings.includes(p.name))
     fail(
-      CLAUSE,
-      bare,
-      `200 OK and all data of ${label(p)}, unlocked with a 2XX, shown without X-Unlock-Reason`,
-      `status ${bare.response?.status}${has ? '' : ', without its secret'}`,
+      'EP-07',
+      shown,
+      `200 OK and all data of ${how}: its current name ${p.name}`,
+      `status ${shown.response?.status}: ${clip(JSON.stringify(shown.json), 200)}`,
     );
+  if (!strings.includes(secretOf(p))) fail(CLAUSE, shown, `all data of ${how}: the password sent at creation`, 'not in the body');
   if (!p.locked) return;
-  const given = await c.get(`/passwords/${p.id}.json`, { headers: UNLOCK });
-  framed(given);
-  const strings = stringsIn(given.json);
-  if (given.response?.status !== 200 || !strings.includes(secretOf(p)) || !strings.includes(p.name))
+  // The name it has: accepted, the write changes nothing.
+  const put = await c.put(`/passwords/${p.id}.json`, { name: p.name });
+  framed(put);
+  if (isSuccess(put))
     fail(
       CLAUSE,
-      given,
-      `200 OK and all data of ${label(p)}, locked, shown with X-Unlock-Reason (product facts §3)`,
-      `status ${given.response?.status}: ${clip(JSON.stringify(given.json), 200)}`,
+      put,
+      `a refusal of an update of ${label(p)}, locked with a 2XX, sent without X-Unlock-Reason (product facts §3)`,
+      `status ${put.response?.status}`,
     );
 }
 
