@@ -40,7 +40,15 @@ export interface Clause {
    * not pass, this clause is skipped-unverifiable, never failed (cache-tests' depends_on).
    */
   dependsOn?: string[];
+  /**
+   * Kinds of finding a report shows apart, whatever the clause's level: `exposure`, one user's
+   * personal data in sight of another (every report opens with them, reporters/README.md).
+   */
+  tags?: readonly ClauseTag[];
 }
+
+export type ClauseTag = 'exposure';
+export const TAGS: Record<ClauseTag, string> = { exposure: 'Cross-user exposure of personal data' };
 
 /**
  * The normalisation rule: runs of whitespace (spaces, tabs, line breaks) collapse to one space
@@ -80,7 +88,7 @@ const C = (
   quote: string,
   behaviour: string,
   needsControl = false,
-  extra: Pick<Clause, 'retired' | 'dependsOn'> = {},
+  extra: Pick<Clause, 'retired' | 'dependsOn' | 'tags'> = {},
 ): Clause => ({ id, level, area: id.split('-')[0] as Area, section, quote, behaviour, needsControl, ...extra });
 
 // HMAC: the spec says only that the keys "are used to compute a hash of the request" and that
@@ -142,6 +150,7 @@ export const CLAUSES: readonly Clause[] = [
     'users with other roles see fewer',
     "show no user without the Admin role another user's personal passwords or favorites, nor let them change one",
     true,
+    { tags: ['exposure'] },
   ),
   C('GEN-10', 'MUST', S.gen, 'API access is switched on and off globally in the settings.', 'switch API access on and off for all users at once', true),
   C('GEN-11', 'MUST', S.gen, 'It is off by default', 'keep API access off in the default settings', true),
