@@ -1,8 +1,9 @@
 /**
  * The model's command list: the commands of model.ts and those of each resource's file
- * (files.ts, personal.ts, passwords.ts), one list the property draws from (README.md here).
+ * (files.ts, personal.ts, passwords.ts, favorites.ts), one list the property draws from (README.md here).
  */
 import type fc from 'fast-check';
+import { favoriteCommands } from './favorites.ts';
 import { fileCommands } from './files.ts';
 import { commandArbitraries, type Step } from './model.ts';
 import { passwordCommands } from './passwords.ts';
@@ -17,5 +18,6 @@ export function allCommands(): Array<fc.Arbitrary<Step>> {
     ...fileCommands(),
     ...personalCommands(),
     ...personalCommands(),
+    ...favoriteCommands(),
   ];
 }
