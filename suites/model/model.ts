@@ -16,7 +16,7 @@ import type { ApiClient } from '../harness/client.ts';
 import type { Role } from '../harness/control.ts';
 import { UNLOCK_REASON } from '../harness/fixtures.ts';
 import { exactId } from '../harness/ownership.ts';
-import type { Count } from '../harness/pages.ts';
+import { type Count, repeatedPage } from '../harness/pages.ts';
 import type { Session } from '../harness/session.ts';
 import { onExchange } from '../harness/traffic.ts';
 import { mentions } from '../log/log-reader.ts';
@@ -211,8 +211,14 @@ export function listed(ex: Exchange, clause: string, what: string): Set<number> 
 export async function allIds(client: ApiClient, base: string, clause: string, what: string): Promise<{ ex: Exchange; ids: Set<number> }> {
   const ex = await client.get(`${base}.json`, { headers: PAGE });
   const ids = listed(ex, clause, what);
+  const pages = new Map<number, string[]>([[1, [...ids].map(String)]]);
   for (let page = 2; ids.size >= 1000 * (page - 1) && page <= 20; page++) {
-    for (const id of listed(await client.get(`${base}/page/${page}.json`, { headers: PAGE }), clause, what)) ids.add(id);
+    const pex = await client.get(`${base}/page/${page}.json`, { headers: PAGE });
+    const got = [...listed(pex, clause, what)].map(String);
+    const twin = repeatedPage(pages, page, got);
+    if (twin !== undefined) fail(clause, pex, `page ${page} of ${base}.json holding other items than page ${twin} (${what})`, 'the same items: the walk loops');
+    pages.set(page, got);
+    for (const id of got) ids.add(Number(id));
   }
   return { ex, ids };
 }
