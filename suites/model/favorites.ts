@@ -65,7 +65,7 @@ export class ProjectFavorite extends Step {
     if (other?.ids.has(p.id))
       fail(CLAUSE, other.ex, `none of another user's favorite projects in the favorite projects of the viewer over ${this.via}`, `project ${p.id} listed`);
   }
-  toString = () => `${this.did || 'projectFavorite'}(${this.via}, -${this.back})`;
+  toString = () => `favorite(${this.did || 'project'}, ${this.via}, -${this.back})`;
 }
 
 /** The commands on favorite projects: one choice, toggling (the request budget). */

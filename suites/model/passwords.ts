@@ -89,7 +89,7 @@ export class PasswordStep extends Step {
       // Decision: an unlock without a reason may be refused (the product asks for one); then with it.
       let ex = await c.put(path, undefined, p.locked ? {} : { headers: UNLOCK });
       if (p.locked && !isSuccess(ex)) {
-        this.did = `${made}unlock(reason)`;
+        this.did = `${made}unlock+reason`;
         ex = await c.put(path, undefined, { headers: UNLOCK });
       }
       framed(ex);
@@ -141,7 +141,8 @@ export class PasswordStep extends Step {
       fail(CLAUSE, show, `200 OK and ${label(p)} for the user ${u.id} given read access with a 2XX`, `status ${show.response?.status}`);
     if (!p.archived) await judgeListed(r, u, this.via, '/passwords', p, true, 'given read access with a 2XX');
   }
-  toString = () => `${this.did || this.kind}(${this.via}, -${this.back})`;
+  // `password(create+lock, basic, -0)`: what it did, the create it made first included.
+  toString = () => `password(${this.did || this.kind}, ${this.via}, -${this.back})`;
 }
 
 const via = fc.constantFrom<Via>('basic', 'hmac');
