@@ -546,8 +546,9 @@ export class Favorite extends Step {
     p.favoriteCalls++;
     if (this.on) set.add(i);
     else set.delete(i);
-    // Read back, as a client does.
+    // Read back, as a client does; and a favorite just made is not another user's (OPS-11: "of the user").
     await judgeFavorites(m, r, this.actor, this.via);
+    if (this.on) await judgeFavorites(m, r, this.actor === 'admin' ? 'viewer' : 'admin', this.via);
   }
   toString = () => `${this.on ? 'favorite' : 'unfavorite'}(${this.actor}, ${this.via}, -${this.back})`;
 }
