@@ -1,8 +1,9 @@
 import { type ConsoleColour, OUTCOME_ORDER, OUTCOMES, type Outcome, zeroCounts } from '../core/outcomes.ts';
-import { AREAS, type Area } from '../suites/catalogue/clauses.ts';
+import { AREAS, type Area, TAGS } from '../suites/catalogue/clauses.ts';
 import type { RunProgress, TestResult } from '../suites/harness/results.ts';
 import type { RunResult } from '../suites/runner/run-suites.ts';
 import type { Verdict } from '../suites/runner/verdict.ts';
+import { exposureFindings } from './results-json.ts';
 import { forTerminal, terminalText } from './terminal.ts';
 
 const SGR: Record<ConsoleColour, string> = { green: '32', red: '31', yellow: '33', cyan: '36', magenta: '35', gray: '90' };
@@ -95,6 +96,14 @@ export function verdictText(result: RunResult, verdict: Verdict, options: { colo
     const row = byArea.get(c.clause.area) ?? zeroCounts();
     row[c.outcome]++;
     byArea.set(c.clause.area, row);
+  }
+  // Every report opens with cross-user exposure of personal data, whatever its level.
+  const exposed = exposureFindings(result.clauses.map((c) => ({ ...c, tags: c.clause.tags })));
+  if (exposed.length > 0) lines.push('', `${TAGS.exposure.toUpperCase()} (${exposed.length}): one user's personal data in sight of another`);
+  for (const c of exposed) {
+    const t = c.tests.find((x) => x.outcome === c.outcome);
+    lines.push(`  ${word(c.outcome, colour)} [${c.clause.id}] ${c.clause.level} ${c.clause.behaviour}`);
+    if (t?.failure) lines.push(indent(forTerminal(t.failure.message.split('\n')[0] ?? ''), 4));
   }
   const used = OUTCOME_ORDER.filter((o) => [...byArea.values()].some((r) => r[o] > 0));
   lines.push('', `${'area'.padEnd(34)}${used.map((o) => word(o, colour, 14)).join('')}`);

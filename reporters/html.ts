@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import type { Exchange } from '../core/exchange.ts';
 import { byWeight, isOutcome, OUTCOMES } from '../core/outcomes.ts';
 import { clip, scrub } from '../core/redact.ts';
-import { AREAS } from '../suites/catalogue/clauses.ts';
+import { AREAS, TAGS } from '../suites/catalogue/clauses.ts';
 import { SCRIPT } from './html/script.ts';
 import { STYLE } from './html/style.ts';
-import type { ResultsClause, ResultsDocument, ResultsTest } from './results-json.ts';
+import { exposureFindings, type ResultsClause, type ResultsDocument, type ResultsTest } from './results-json.ts';
 
 interface OutcomeInfo {
   label: string;
@@ -358,6 +358,15 @@ function cspHash(text: string): string {
   return `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 }
 
+/** Every report opens with cross-user exposure of personal data, whatever its level. */
+function exposure(doc: ResultsDocument): string {
+  const found = exposureFindings(doc.clauses);
+  if (found.length === 0) return '';
+  return `<section class="wrap harness-errors" id="exposure"><h2>${esc(`${TAGS.exposure} (${found.length})`)}</h2><p>${esc("One user's personal data in sight of another:")}</p><ul>${found
+    .map((c) => `<li><a class="mono" href="#${anchor(c.id)}">${esc(c.id)}</a> ${badge(String(c.outcome))} ${esc(c.behaviour)}</li>`)
+    .join('')}</ul></section>`;
+}
+
 /**
  * One self-contained page: inline CSS and JS, no network. Decision: a Content-Security-Policy
  * allows only this page's own style and script by hash, so even text that escaped escaping could
@@ -386,6 +395,7 @@ export function renderHtml(doc: ResultsDocument): string {
 <body>
 ${summary(doc)}
 <main>
+${exposure(doc)}
 ${matrix(doc)}
 ${expectations(doc)}
 ${harnessErrors(doc)}

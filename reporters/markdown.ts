@@ -2,8 +2,8 @@ import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { OUTCOME_ORDER, OUTCOMES, type Outcome, zeroCounts } from '../core/outcomes.ts';
 import { scrub } from '../core/redact.ts';
-import { AREAS, type Area } from '../suites/catalogue/clauses.ts';
-import type { ResultsClause, ResultsDocument } from './results-json.ts';
+import { AREAS, type Area, TAGS } from '../suites/catalogue/clauses.ts';
+import { exposureFindings, type ResultsClause, type ResultsDocument } from './results-json.ts';
 import { forTerminal } from './terminal.ts';
 
 /**
@@ -104,6 +104,7 @@ export function renderSummary(doc: ResultsDocument): string {
   const inconclusive = doc.clauses.filter((c) => c.outcome === 'setup-failed' || c.outcome === 'harness-error');
   const lines = [
     verdictLine(doc),
+    ...section(`⚠️ ${TAGS.exposure}: one user's personal data in sight of another`, exposureFindings(doc.clauses)),
     '',
     areaTable(doc),
     ...section('Failed MUST clauses', failed),

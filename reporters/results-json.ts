@@ -22,7 +22,7 @@ export interface CleanupSummary {
 
 export type ResultsTest = TestResult;
 
-export interface ResultsClause extends Pick<Clause, 'id' | 'level' | 'area' | 'section' | 'quote' | 'behaviour' | 'needsControl' | 'dependsOn'> {
+export interface ResultsClause extends Pick<Clause, 'id' | 'level' | 'area' | 'section' | 'quote' | 'behaviour' | 'needsControl' | 'dependsOn' | 'tags'> {
   outcome: Outcome;
   note?: string;
   expectation?: { reason: string; status: ExpectationStatus };
@@ -59,6 +59,14 @@ export interface ResultsDocument {
   clauses: ResultsClause[];
   harnessErrors: string[];
   cleanup?: CleanupSummary;
+}
+
+/**
+ * The findings every report opens with, whatever their level: a clause tagged `exposure` (one
+ * user's personal data in sight of another) that failed or warned.
+ */
+export function exposureFindings<C extends { tags?: readonly string[] | undefined; outcome: string }>(clauses: readonly C[]): C[] {
+  return clauses.filter((c) => c.tags?.includes('exposure') && (c.outcome === 'fail' || c.outcome === 'warn'));
 }
 
 // results.json: the run, the redacted configuration and every clause with its tests. Secrets
@@ -107,6 +115,7 @@ export function resultsDocument(
         behaviour: c.clause.behaviour,
         needsControl: c.clause.needsControl,
         ...(c.clause.dependsOn ? { dependsOn: c.clause.dependsOn } : {}),
+        ...(c.clause.tags ? { tags: [...c.clause.tags] } : {}),
         outcome: c.outcome,
         ...(c.note ? { note: c.note } : {}),
         ...(expectation ? { expectation } : {}),

@@ -40,7 +40,15 @@ export interface Clause {
    * not pass, this clause is skipped-unverifiable, never failed (cache-tests' depends_on).
    */
   dependsOn?: string[];
+  /**
+   * Kinds of finding a report shows apart, whatever the clause's level: `exposure`, one user's
+   * personal data in sight of another (every report opens with them, reporters/README.md).
+   */
+  tags?: readonly ClauseTag[];
 }
+
+export type ClauseTag = 'exposure';
+export const TAGS: Record<ClauseTag, string> = { exposure: 'Cross-user exposure of personal data' };
 
 /**
  * The normalisation rule: runs of whitespace (spaces, tabs, line breaks) collapse to one space
@@ -80,7 +88,7 @@ const C = (
   quote: string,
   behaviour: string,
   needsControl = false,
-  extra: Pick<Clause, 'retired' | 'dependsOn'> = {},
+  extra: Pick<Clause, 'retired' | 'dependsOn' | 'tags'> = {},
 ): Clause => ({ id, level, area: id.split('-')[0] as Area, section, quote, behaviour, needsControl, ...extra });
 
 // HMAC: the spec says only that the keys "are used to compute a hash of the request" and that
@@ -145,6 +153,18 @@ export const CLAUSES: readonly Clause[] = [
   ),
   C('GEN-08', 'MUST', S.gen, 'a user with the "Admin" role sees all resources', 'show an Admin user resources created by other users', true),
   C('GEN-09', 'MUST', S.gen, 'users with other roles see fewer', 'hide from a user without the Admin role the resources they have no access to', true),
+  // Cross-user exposure of personal data (suites/model/personal.ts): the product keeps a personal
+  // password its owner's alone (product facts §6, my_passwords), so another user's sight of it is
+  // SHOULD; whether an Admin sees them is open (a lawful variant). Reported first in every report.
+  C(
+    'GEN-17',
+    'SHOULD',
+    S.gen,
+    'users with other roles see fewer',
+    "show no user without the Admin role another user's personal passwords or favorites, nor let them change one",
+    true,
+    { tags: ['exposure'] },
+  ),
   C('GEN-10', 'MUST', S.gen, 'API access is switched on and off globally in the settings.', 'switch API access on and off for all users at once', true),
   C('GEN-11', 'MUST', S.gen, 'It is off by default', 'keep API access off in the default settings', true),
   C(
@@ -222,6 +242,41 @@ export const CLAUSES: readonly Clause[] = [
     'offer the groups operations list, show, create, update, add user, delete user and delete',
   ),
   C('OPS-08', 'INFO', S.ops, 'Passwords generator | return a strong random password made with the current generator settings', 'offer the password generator'),
+  // The effects of the operations §1 names, at the product's paths (product facts §6), read back
+  // by each user they concern (suites/model/: files.ts, personal.ts, passwords.ts). SHOULD: the
+  // operation is the spec's, its path and payload the product's; "Transitions: not shown", so
+  // only what the operation's name says is asserted (an upload is then listed, a deletion is not).
+  C(
+    'OPS-09',
+    'SHOULD',
+    S.ops,
+    'Files | list, show, update notes of a file, get the maximum upload file size, get uploads folder information, upload, download, delete',
+    'carry out each files operation at once: an uploaded file listed, shown with its name and notes and downloaded byte for byte by each user who may read it, a deleted one neither, an upload over the maximum refused and not listed',
+  ),
+  C(
+    'OPS-10',
+    'SHOULD',
+    S.ops,
+    'My Passwords | list, show, create, update, delete',
+    "carry out each my passwords operation for its owner at once: a created one shown and listed, an updated one shown with its new name, a deleted one neither, a favorite one in the owner's favorites",
+    true,
+  ),
+  C(
+    'OPS-11',
+    'SHOULD',
+    S.ops,
+    'Favorites | list favorite passwords and projects of the user, make a password/project favorite, make a password/project not favorite',
+    "list a password or project in the user's own favorites as soon as it is made favorite and never after it is unmade, and never another user's favorites",
+    true,
+  ),
+  C(
+    'OPS-12',
+    'SHOULD',
+    S.ops,
+    'Passwords | list, show, create, update, update security, update custom fields definitions, list users who can access the password, delete, archive/unarchive, move, list files, upload a file, lock/unlock',
+    "carry out lock/unlock, archive/unarchive, move and update security at once: a locked password shown in full only with X-Unlock-Reason, an archived one in the archived list, a moved one in its new project's passwords, a grantee reading it",
+    true,
+  ),
 
   // The effects of the operations §1 names, at the product's paths (product facts §6), read back by
   // each user they concern: SHOULD, since the spec names the operation and the product the path and

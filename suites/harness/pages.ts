@@ -61,6 +61,23 @@ export function sameItems(a: readonly string[], b: readonly string[]): boolean {
   return x.every((v, i) => v === y[i]);
 }
 
+/**
+ * The rule of every page walk (issue 35): "A page number above the last page gives 404 Not
+ * Found" (§4 rule 5), so no two pages of one list, read in one state at one page size, hold the
+ * same items; a walk whose next page is one it already returned has looped, and one that does
+ * not end within `PAGE_WALK_LIMIT` pages never ends. Gives the earlier page `ids` repeats (the
+ * same items, not none), or undefined. Serves the walks of the relations, the model and
+ * page-walk.prop.test.ts.
+ */
+export function repeatedPage(earlier: Iterable<readonly [number, readonly string[]]>, page: number, ids: readonly string[]): number | undefined {
+  if (ids.length === 0) return undefined;
+  for (const [n, other] of earlier) if (n !== page && sameItems(other, ids)) return n;
+  return undefined;
+}
+
+/** Pages a walk follows at most: past them it "never ends" (a violation where it is seen). */
+export const PAGE_WALK_LIMIT = 10_000;
+
 /** The API root (`{target}/index.php/api/v6`) of the request that got `ex`. */
 function apiRootOf(ex: Exchange): string {
   const u = ex.request.url;

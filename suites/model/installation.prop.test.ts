@@ -6,22 +6,11 @@ import { type ClauseTestContext, clauseTest } from '../harness/clause-test.ts';
 import type { ApiClient } from '../harness/client.ts';
 import { checkProperty } from '../harness/property.ts';
 import { useSession } from '../harness/session.ts';
+import { allCommands } from './commands.ts';
+import { endFiles } from './files.ts';
 import { judgeGeneratorSettings } from './generator.ts';
-import {
-  ACTORS,
-  type Actor,
-  clauseOf,
-  commandArbitraries,
-  countShows,
-  emptyGroup,
-  endProjects,
-  judgeLog,
-  MEMBERS,
-  type Model,
-  OUTSIDERS,
-  type Real,
-  type Via,
-} from './model.ts';
+import { ACTORS, type Actor, clauseOf, countShows, emptyGroup, endProjects, judgeLog, MEMBERS, type Model, OUTSIDERS, type Real, type Via } from './model.ts';
+import { endPersonal } from './personal.ts';
 
 // Random sequences of the v6 operations by users of every role, over HTTP Basic and HMAC, each
 // answer held to a model of what the installation must then contain (./model.ts, README.md).
@@ -112,14 +101,22 @@ function runModel(t: ClauseTestContext): Promise<Outcome> {
     if (typeof sh === 'string') return { ok: 'unverifiable', reason: sh };
     made = sh;
     t.observe('HMAC', sh.hmac ? 'every command over HMAC is signed' : 'HMAC not accepted (AUTH-03): the commands over HMAC go over Basic');
-    const property = fc.asyncProperty(fc.commands(commandArbitraries(), { maxCommands: MAX_COMMANDS, size: 'max' }), async (cmds) => {
+    const property = fc.asyncProperty(fc.commands(allCommands(), { maxCommands: MAX_COMMANDS, size: 'max' }), async (cmds) => {
       let state: { model: Model; real: Real } | undefined;
-      await fc.asyncModelRun(() => (state = setup(sh)), cmds);
+      try {
+        await fc.asyncModelRun(() => (state = setup(sh)), cmds);
+      } catch (e) {
+        // What only the sequence can delete (files of locked passwords, others' personal passwords), also after a failure.
+        if (state) await Promise.allSettled([endFiles(state.model, state.real), endPersonal(state.model, state.real, false)]);
+        throw e;
+      }
       // At the end of every sequence, the log of each of its passwords (LOG-01), its group emptied
       // (OPS-14) and its projects deleted (OPS-01, SIZE-10), each read back.
       for (const p of state?.model.passwords ?? []) await judgeLog(state!.model, state!.real, p);
       if (state) await emptyGroup(state.model, state.real);
       if (state) await endProjects(state.model, state.real);
+      if (state) await endFiles(state.model, state.real);
+      if (state) await endPersonal(state.model, state.real, true);
     });
     const stop = countShows();
     try {
@@ -160,7 +157,7 @@ modelTest('EP-07', `show a password with the values of its last successful updat
 modelTest('RES-10', `answer a show of a password deleted earlier with an error, ${OF}`);
 modelTest('GEN-09', `refuse every show, list entry and write of the run's passwords to users given no access, ${OF}`);
 modelTest('SIZE-10', `count in count.json the passwords the list holds, ${OF}`);
-modelTest('OPS-05', `list a favorite as soon as it is made and never after it is unmade, ${OF}`);
+modelTest('OPS-11', `list a favorite as soon as it is made and never after it is unmade, and never another user's, ${OF}`);
 // Then, once for the file, the generator with its settings changed (./generator.ts), in an exclusive section.
 modelTest('OPS-16', `never return the same generated password twice, ${OF}; and follow the generator settings' length and classes`, async (t) => {
   const sh = made!;
@@ -177,6 +174,10 @@ modelTest('OPS-01', `show and find a project with its current name while it exis
 modelTest('GEN-07', `let a user activated again call the API with their own credentials, ${OF}`);
 modelTest('GEN-15', `refuse the credentials of a user deactivated with a 2XX, ${OF}`);
 modelTest('GEN-08', `list to the Admin every project the Admin made and did not delete, ${OF}`);
+modelTest('OPS-09', `upload, list, show, download byte for byte, update the notes of and delete files, and refuse an upload over the maximum, ${OF}`);
+modelTest('OPS-10', `show, list, update and delete a personal password as its owner did, ${OF}`);
+modelTest('OPS-12', `lock and unlock, archive and unarchive, move and grant access to a password, each read back at once, ${OF}`);
+modelTest('GEN-17', `show no user another user's personal passwords, ${OF}`);
 modelTest('GEN-18', `refuse at once an old password after a change and old HMAC keys after a renewal, ${OF}`);
 modelTest(
   'OPS-13',

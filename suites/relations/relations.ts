@@ -21,6 +21,7 @@ import { clip } from '../../core/redact.ts';
 import type { Auth } from '../harness/client.ts';
 import type { RunConfig } from '../harness/config.ts';
 import type { Settings } from '../harness/control.ts';
+import { PAGE_WALK_LIMIT, repeatedPage } from '../harness/pages.ts';
 import { type Observed, unchangedSince } from '../harness/traffic.ts';
 import { holdsBetweenCounts, type ListAddress, listAddress, pageNumber } from '../oracle/lists.ts';
 
@@ -38,6 +39,8 @@ export const RELATIONS = {
   'walks-agree': 'SIZE-03',
   /** A whole walk holds as many items as count.json says. */
   'walk-count': 'SIZE-10',
+  /** No two pages of one walk hold the same items (pages.ts repeatedPage): a walk that returns a page again has looped. */
+  'walk-loops': 'SIZE-10',
   /** A password deleted is no longer one "the user can access" (EP-03); other kinds by their §1 row. */
   'gone-after-delete': 'EP-03',
   /** A password /passwords.json lists is one "the user can access": its show, read in the same state, is not 404 (EP-03); other lists and kinds by their §1 row (INFO). */
@@ -497,6 +500,30 @@ export class Relations {
     const walks = this.pages.get(`${listKey}|${size}`) ?? new Map<number, Page>();
     this.pages.set(`${listKey}|${size}`, walks);
     walks.set(page, { ids, started: o.mark.started, hasNext: rels.includes('next'), partial: ids.length < per });
+    const twin = repeatedPage(
+      [...walks].filter(([, p]) => p.started === o.mark.started).map(([n, p]) => [n, p.ids] as const),
+      page,
+      ids,
+    );
+    if (
+      twin !== undefined &&
+      (await this.heldStill(
+        o,
+        addr.base,
+        size,
+        async () => {
+          const [a, b] = [await this.pageIds(o, addr.base, page, size), await this.pageIds(o, addr.base, twin, size)];
+          return a !== undefined && b !== undefined && repeatedPage([[twin, b]], page, a) !== undefined;
+        },
+        `walk-loops|${listKey}|${size}|${[page, twin].sort().join('|')}|${o.mark.started}`,
+      ))
+    )
+      report(
+        RELATIONS['walk-loops'],
+        ex,
+        `page ${page} of ${addr.base}.json at X-Page-Size ${size} holding other items than page ${twin}`,
+        `the same ${ids.length} items`,
+      );
     const mine = wholeWalk(walks, o.mark.started);
     if (!mine) return;
     const count = this.counts.get(listKey);
@@ -569,13 +596,21 @@ export class Relations {
     return ex?.response?.status === 200 && typeof n === 'number' ? n : undefined;
   }
 
-  /** The ids of a whole walk of a list at `per` a page, anew; undefined when a page is not 200. */
+  /** The ids of one page of a list, anew; undefined when it is not 200. */
+  private async pageIds(o: Observed, base: string, page: number, size: string): Promise<string[] | undefined> {
+    const ex = await this.reread(o, `${base}/page/${page}.json`, size || undefined);
+    return ex?.response?.status === 200 ? idsOf(ex.json) : undefined;
+  }
+
+  /** The ids of a whole walk of a list at `per` a page, anew; undefined when a page is not 200, or the walk loops or never ends (walk-loops reports it). */
   private async rewalk(o: Observed, base: string, per: number): Promise<string[] | undefined> {
     const out: string[] = [];
-    for (let n = 1; n <= 10_000; n++) {
+    const seen = new Map<number, string[]>();
+    for (let n = 1; n <= PAGE_WALK_LIMIT; n++) {
       const ex = await this.reread(o, `${base}/page/${n}.json`, String(per));
       const ids = ex?.response?.status === 200 ? idsOf(ex.json) : undefined;
-      if (ids === undefined) return undefined;
+      if (ids === undefined || repeatedPage(seen, n, ids) !== undefined) return undefined;
+      seen.set(n, ids);
       out.push(...ids);
       const rels = parseLinkHeader(headerValue(ex!.response!.headers, 'link')).entries.flatMap((e) => e.rels);
       if (ids.length < per || !rels.includes('next')) return out;
