@@ -16,6 +16,8 @@ const LONGEST_FIRST = [
   'bin/test/hostile-target.test.ts', // 140, mostly waiting
   'bin/test/hostile-servers.test.ts', // 85, mostly waiting
   'bin/test/journal.test.ts', // 70 here unloaded (165 under a load of 16), mostly waiting on slow targets
+  'clients/test/correct-clients.test.ts', // 110 under load, a third of it waiting on the clients' own timeouts
+  'fixtures/front-ends/test/front-ends.test.ts', // 90, real nginx and Apache, mostly waiting
   'load/test/variants-load.test.ts', // 250
   'suites/runner/test/variants.test.ts', // 190
   'bin/test/cli.test.ts', // 75
