@@ -118,12 +118,22 @@ function othersCanReach(file: string): boolean {
   }
 }
 
+/**
+ * The credentials go with a run that names its target; a run without --target tests the embedded
+ * server, and pmv6 refuses credentials in the environment there (the gate, issue 36).
+ */
+function envFor(args: string[]): Record<string, string> {
+  if (args[0] !== 'run' || args.includes('--target')) return ENV;
+  const { PMV6_USER: _u, PMV6_PASSWORD: _p, ...rest } = ENV;
+  return rest;
+}
+
 async function pmv6(args: string[], env: Record<string, string> = {}, opts: { signalAfterMs?: number; uid?: number } = {}): Promise<Outcome> {
   const release = await slot();
   return new Promise<Outcome>((resolve, reject) => {
     const started = Date.now();
     const child = spawn(process.execPath, [BIN, ...args], {
-      env: { ...process.env, ...ENV, ...env },
+      env: { ...process.env, ...envFor(args), ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
       ...(opts.uid !== undefined ? { uid: opts.uid, gid: opts.uid, cwd: '/' } : {}),
     });
