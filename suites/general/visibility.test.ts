@@ -101,10 +101,9 @@ clauseTest('GEN-09', 'hide from a new Normal user, Read only user and Project ma
  * list is refused. The list's count.json for the same user must agree with what the list shows
  * (SIZE-10): a count of everything for a user who sees less breaks §4 rule 8 as much as a leak
  * breaks §1. Decision: other users of the installation may write to the list while it is read
- * (the Admin's lists), so the count is held to the pages only when a second reading of the pages
- * holds the same items and a count read after them says
- * what the count read before them said; a list that moved is read again, at most TRIES times,
- * and then its count is not judged (`moving`).
+ * (the Admin's lists), so the count is held to the pages only by the rule of `holdsBetweenCounts`
+ * (between two equal counts, a second reading shows the same items); a list that moved is read
+ * again, at most TRIES times, and then its count is not judged (`moving`).
  */
 async function idsOfList(client: ApiClient, base: string, moving: Set<string>, attempt = 1): Promise<Listed | undefined> {
   for (; ; attempt++) {
@@ -118,14 +117,20 @@ async function idsOfList(client: ApiClient, base: string, moving: Set<string>, a
     // it was): the list is read again with the target to itself, where only other users of the
     // installation can move it.
     if (!activeGate()?.holding() && activeGate() !== undefined) return exclusive(() => idsOfList(client, base, moving, attempt + 1));
-    // Other users may create and delete between two counts that agree: the finding stands only
-    // when the list's items read a second time are the same items and the count after still
-    // says what the count before said.
-    const again = await client.get(`${base}.json`, { headers });
-    const second = await pagesOf(client, base, again, before.count);
-    const after = await countOf(client, base);
-    if (after.count?.num_items === n && sameItems([...second.ids], [...listed.ids]))
-      violation(before.ex, `num_items ${listed.ids.size}: the items ${base}.json shows this user`, `num_items ${n}`);
+    // Other users may create and delete between two counts that agree: the finding stands by
+    // the rule of `holdsBetweenCounts` (suites/oracle/lists.ts), the second reading compared
+    // with the first (the same items, `sameItems`).
+    const again = await holdsBetweenCounts(
+      async () => (await countOf(client, base)).count?.num_items,
+      {
+        read: async () => pagesOf(client, base, await client.get(`${base}.json`, { headers }), before.count),
+        finding: (l) => (l.whole && l.ids.size !== n ? l : undefined),
+        same: (a, b) => sameItems([...a.ids], [...b.ids]),
+        first: listed,
+      },
+      { expected: n },
+    );
+    if (again.finding) violation(before.ex, `num_items ${listed.ids.size}: the items ${base}.json shows this user`, `num_items ${n}`);
     if (attempt >= TRIES) {
       moving.add(base);
       return listed;

@@ -49,32 +49,83 @@ export function pageNumber(page: string | undefined): number | undefined {
 }
 
 /**
- * "A finding on a list stands only when it holds again between two equal counts" (busy
- * installations, issue 25): other users write to the lists the run reads, and the run's own write
- * marks do not see them, so a finding that holds reads of a list to each other (a page to its
- * count, one walk to another, Basic to HMAC) is reported only when `again` (the finding's reads
- * made anew) still shows it and the list's count read before and after `again` is the same. Ask
- * it only when a finding is about to be reported: a quiet server costs no request.
+ * What a finding's reads of a list show, read anew, for `holdsBetweenCounts`'s second reading.
+ *
+ * - `read`: makes the finding's reads anew, as they were made (user, X-Page-Size), given the count
+ *   read before them.
+ * - `finding`: the finding a reading shows, undefined when it shows none.
+ * - `same`: whether two readings show the same answers (status, Link header, items: `sameItems`).
+ * - `first`: the reading the finding was seen in, when it was judged by the count given as
+ *   `expected`: the reading made anew is compared with it, and the list is read once; without
+ *   it, the list is read twice between the counts.
+ */
+export interface Reading<C, S, F> {
+  read: (before: C) => Promise<S>;
+  finding: (reading: S, before: C) => F | undefined;
+  same: (a: S, b: S) => boolean;
+  first?: S;
+}
+
+/**
+ * What became of a finding read again: it stands (`finding`, as the reading made anew shows it),
+ * or the count before could not be read (`uncounted`), or the reading anew shows none (`gone`),
+ * or the list moved (`moved`: the readings or the counts differ).
+ */
+export type Held<F> = { finding: F } | { finding?: undefined; why: 'uncounted' | 'gone' | 'moved' };
+
+/**
+ * The rule (busy installations, issues 25 and 35): "a finding on a list stands only when, between
+ * two equal counts, a second reading of the list shows the same answers". Other users write to
+ * the lists the run reads, and the run's own write marks do not see them, so a finding that holds
+ * reads of a list to each other (a page to its count, one walk to another, Basic to HMAC) is
+ * reported only when the list's count read before and after its reads made anew is the same, the
+ * reads made anew still show it, and a second reading shows the same answers (between two equal
+ * counts a list can still move and come back: another user creates one item and deletes another;
+ * measured: PAG-04 and SIZE-10 on a populated, busy installation). Ask it only when a finding is
+ * about to be reported: a quiet server costs no request.
  *
  * - `count`: reads the list's count.json as the finding's reads were made (user, X-Page-Size);
  *   undefined when it cannot be read, and then the finding does not stand.
- * - `again`: makes the finding's reads anew; true when the finding still holds.
+ * - `again`: a `Reading` (the rule above; gives a `Held`), or, for a check that reads no list
+ *   twice, a function that makes the finding's reads anew and says whether it still holds.
  * - `same`: whether two counts agree (default: `===`, for `num_items` alone).
  * - `expected`: the count the finding was judged by, when it rests on one: the count before must
  *   agree with it too.
  *
- * Serves `Relations.heldStill` (suites/relations) and the oracle's count-based findings
- * (`ResponseOracle.confirmed`); a check that retries (every-list's `held`) can call it per try.
+ * Serves every list finding: the relations (`Relations.heldStill`, suites/relations), the
+ * oracle's count-based findings (`ResponseOracle.confirmed`), every-list's `held` (per try) and
+ * visibility's `idsOfList` (suites/pagination, suites/general).
  */
+export async function holdsBetweenCounts<C, S, F>(
+  count: () => Promise<C | undefined>,
+  again: Reading<C, S, F>,
+  opts?: { same?: (a: C, b: C) => boolean; expected?: C },
+): Promise<Held<F>>;
 export async function holdsBetweenCounts<C>(
   count: () => Promise<C | undefined>,
   again: () => Promise<boolean>,
+  opts?: { same?: (a: C, b: C) => boolean; expected?: C },
+): Promise<boolean>;
+export async function holdsBetweenCounts<C, S, F>(
+  count: () => Promise<C | undefined>,
+  again: Reading<C, S, F> | (() => Promise<boolean>),
   opts: { same?: (a: C, b: C) => boolean; expected?: C } = {},
-): Promise<boolean> {
+): Promise<Held<F> | boolean> {
   const same = opts.same ?? ((a: C, b: C) => a === b);
   const before = await count();
-  if (before === undefined || (opts.expected !== undefined && !same(before, opts.expected))) return false;
-  if (!(await again())) return false;
+  const counted = before !== undefined && (opts.expected === undefined || same(before, opts.expected));
+  if (typeof again === 'function') {
+    if (!counted || !(await again())) return false;
+    const after = await count();
+    return after !== undefined && same(after, before);
+  }
+  if (before === undefined) return { why: 'uncounted' };
+  if (!counted) return { why: 'moved' };
+  const reading = await again.read(before);
+  const finding = again.finding(reading, before);
+  if (finding === undefined) return { why: 'gone' };
+  const second = again.first ?? (await again.read(before));
+  if (!again.same(reading, second)) return { why: 'moved' };
   const after = await count();
-  return after !== undefined && same(after, before);
+  return after !== undefined && same(after, before) ? { finding } : { why: 'moved' };
 }

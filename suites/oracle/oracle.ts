@@ -559,11 +559,11 @@ export class Oracle {
   }
 
   /**
-   * Findings that rest on a list's count, reported only when the page, read again between two
-   * fresh count.json that say what the one they were judged by said, answers as it did (status,
-   * Link header, number of items): other users of the installation (not the run, whose writes
-   * `unchangedSince` sees) may have moved the list between the page and the count, and back.
-   * Asked only when there is something to report.
+   * Findings that rest on a list's count, reported only when they hold between two equal counts
+   * (`holdsBetweenCounts`): the page, read again between two fresh count.json that say what the
+   * one they were judged by said, answers as it did (status, Link header, number of items). Other
+   * users of the installation (not the run, whose writes `unchangedSince` sees) may have moved the
+   * list between the page and the count, and back. Asked only when there is something to report.
    */
   private async confirmed(o: Observed, addr: ListAddress, header: string | undefined, used: Count, held: Held[]): Promise<void> {
     if (held.length === 0) return;
@@ -571,15 +571,20 @@ export class Oracle {
     const answer = (e: Exchange) => [e.response?.status, headerValue(e.response?.headers, 'link'), Array.isArray(e.json) ? e.json.length : undefined].join(' ');
     const stands = await holdsBetweenCounts(
       () => this.countOf(o, addr, header, true),
-      async () => {
-        const again = await o.client
-          .withAuth(plain(o.auth))
-          .request({ method: 'GET', path: '', url: ex.request.url, ...(header !== undefined ? { headers: { 'X-Page-Size': header } } : {}), quiet: true });
-        return answer(again) === answer(ex);
+      {
+        read: async () =>
+          answer(
+            await o.client
+              .withAuth(plain(o.auth))
+              .request({ method: 'GET', path: '', url: ex.request.url, ...(header !== undefined ? { headers: { 'X-Page-Size': header } } : {}), quiet: true }),
+          ),
+        finding: () => held,
+        same: (a, b) => a === b,
+        first: answer(ex),
       },
       { same: (a, b) => a.num_items === b.num_items && a.num_items_per_page === b.num_items_per_page, expected: used },
     );
-    if (stands) for (const h of held) this.report(...h);
+    if (stands.finding) for (const h of stands.finding) this.report(...h);
   }
 
   /** PAG-02 (syntax), PAG-08 (one entry per relation), GEN-06 (every URL ends in .json). */

@@ -70,11 +70,10 @@ const numItems = (ex: Exchange) => (ex.response?.status === 200 ? (ex.json as Pa
  * reads them (the run's own writes are over before the checks: the file runs alone), so a check
  * that holds one read of a list to another (a page to the count read before it, page 0 to the
  * first page) may see the list move between them. Its violation stands only when the list held
- * still: the check is made again on a fresh count and fresh reads, and a violation stands when
- * the count read after them says what the count read before them said (`holdsBetweenCounts`, as
- * the oracle's count-based findings and the relations) and a second reading of the list shows
- * the same answers. A list that moved each time is left out of the check after TRIES reads,
- * never failed.
+ * still: the check is made again on a fresh count and fresh reads, by the rule of
+ * `holdsBetweenCounts` (suites/oracle/lists.ts: between two equal counts, a second reading
+ * shows the same answers, `shown`). A list that moved each time is left out of the check after
+ * TRIES reads, never failed.
  */
 async function held<L extends List, R>(l: L, got: R, reread: (l: L) => Promise<R>, judge: (l: L, got: R) => void, moving: Set<string>): Promise<boolean> {
   try {
@@ -83,39 +82,31 @@ async function held<L extends List, R>(l: L, got: R, reread: (l: L) => Promise<R
   } catch (e) {
     if (!(e instanceof ViolationError)) throw e;
     for (let attempt = 1; attempt <= TRIES; attempt++) {
-      let fresh: L | undefined;
-      let unread = false;
-      let finding: ViolationError | undefined;
-      const stands = await holdsBetweenCounts(
+      const again = await holdsBetweenCounts(
         async () => {
           const countEx = await countOf(l.base);
-          if (fresh !== undefined) return numItems(countEx);
-          if (numItems(countEx) === undefined || validate('count', countEx.json).length > 0) {
-            unread = true;
-            return undefined;
-          }
-          fresh = { ...l, countEx, ...('count' in l ? { count: countEx.json as Count } : {}) };
-          return numItems(countEx);
+          if (numItems(countEx) === undefined || validate('count', countEx.json).length > 0) return undefined;
+          return { ...l, countEx, ...('count' in l ? { count: countEx.json as Count } : {}) } as L;
         },
-        async () => {
-          const got = await reread(fresh!);
-          try {
-            judge(fresh!, got);
-            return false;
-          } catch (e2) {
-            if (!(e2 instanceof ViolationError)) throw e2;
-            finding = e2;
-          }
-          // Between two equal counts a list can still move and come back (another user creates
-          // one item and deletes another): the finding stands only when the list reads the
-          // same a second time (measured: PAG-04 and SIZE-10 on a populated, busy installation).
-          return shown(await reread(fresh!)) === shown(got);
+        {
+          read: reread,
+          finding: (got, fresh) => {
+            try {
+              judge(fresh, got);
+              return undefined;
+            } catch (e2) {
+              if (!(e2 instanceof ViolationError)) throw e2;
+              return e2;
+            }
+          },
+          same: (a, b) => shown(a) === shown(b),
         },
+        { same: (a, b) => numItems(a.countEx) === numItems(b.countEx) },
       );
+      if (again.finding) throw again.finding;
       // A count that cannot be read leaves the first finding standing (EP-12 judges the count itself).
-      if (unread) throw e;
-      if (stands) throw finding;
-      if (finding === undefined) return true;
+      if (again.why === 'uncounted') throw e;
+      if (again.why === 'gone') return true;
     }
     moving.add(label(l.endpoint));
     return false;

@@ -21,7 +21,7 @@ import { clip } from '../../core/redact.ts';
 import type { Auth } from '../harness/client.ts';
 import type { RunConfig } from '../harness/config.ts';
 import type { Settings } from '../harness/control.ts';
-import { PAGE_WALK_LIMIT, repeatedPage } from '../harness/pages.ts';
+import { PAGE_WALK_LIMIT, repeatedPage, sameItems } from '../harness/pages.ts';
 import { type Observed, unchangedSince } from '../harness/traffic.ts';
 import { holdsBetweenCounts, type ListAddress, listAddress, pageNumber } from '../oracle/lists.ts';
 
@@ -511,9 +511,10 @@ export class Relations {
         o,
         addr.base,
         size,
-        async () => {
-          const [a, b] = [await this.pageIds(o, addr.base, page, size), await this.pageIds(o, addr.base, twin, size)];
-          return a !== undefined && b !== undefined && repeatedPage([[twin, b]], page, a) !== undefined;
+        {
+          read: async () => [await this.pageIds(o, addr.base, page, size), await this.pageIds(o, addr.base, twin, size)],
+          holds: ([a, b]) => a !== undefined && b !== undefined && repeatedPage([[twin, b]], page, a) !== undefined,
+          same: sameIdLists,
         },
         `walk-loops|${listKey}|${size}|${[page, twin].sort().join('|')}|${o.mark.started}`,
       ))
@@ -533,10 +534,10 @@ export class Relations {
         o,
         addr.base,
         size,
-        async () => {
-          const c = await this.countOf(o, addr.base, size);
-          const walked = await this.rewalk(o, addr.base, per);
-          return c !== undefined && walked !== undefined && walked.length !== c;
+        {
+          read: async () => ({ c: await this.countOf(o, addr.base, size), walked: await this.rewalk(o, addr.base, per) }),
+          holds: ({ c, walked }) => c !== undefined && walked !== undefined && walked.length !== c,
+          same: (a, b) => a.c === b.c && sameIdLists([a.walked], [b.walked]),
         },
         `walk-count|${listKey}|${size}|${o.mark.started}`,
       );
@@ -556,10 +557,10 @@ export class Relations {
           o,
           addr.base,
           size,
-          async () => {
-            const a = await this.rewalk(o, addr.base, per);
-            const b = Number.isInteger(otherPer) ? await this.rewalk(o, addr.base, otherPer) : undefined;
-            return a !== undefined && b !== undefined && itemsDiffer(a, b) !== undefined;
+          {
+            read: async () => [await this.rewalk(o, addr.base, per), Number.isInteger(otherPer) ? await this.rewalk(o, addr.base, otherPer) : undefined],
+            holds: ([a, b]) => a !== undefined && b !== undefined && itemsDiffer(a, b) !== undefined,
+            same: sameIdLists,
           },
           `walks-agree|${listKey}|${[size, otherSize].sort().join('|')}|${o.mark.started}`,
         ))
@@ -570,13 +571,20 @@ export class Relations {
   }
 
   /**
-   * Decision (busy installations, issue 25): other users of an installation write to the lists
-   * the run reads, and the run's write marks (`unchangedSince`) do not see them. A relation
-   * between reads of a list is reported only when `again` (the reads made anew) still breaks it
-   * between two reads of the list's count.json that agree; asked only when a finding is about to
-   * be reported, so a quiet server costs nothing. Without a list (a show), `again` alone decides.
+   * Decision (busy installations, issues 25 and 35): a relation between reads of a list is
+   * reported only when it holds between two equal counts and a second reading of the list shows
+   * the same answers (`holdsBetweenCounts`, suites/oracle/lists.ts: the rule is stated there):
+   * `again.read` makes the finding's reads anew, `holds` says whether they still break the
+   * relation, `same` compares two readings. Asked only when a finding is about to be reported, so
+   * a quiet server costs nothing. Without a list (a show), one reading anew alone decides.
    */
-  private async heldStill(o: Observed, base: string | undefined, size: string | undefined, again: () => Promise<boolean>, once?: string): Promise<boolean> {
+  private async heldStill<S>(
+    o: Observed,
+    base: string | undefined,
+    size: string | undefined,
+    again: { read: () => Promise<S>; holds: (reading: S) => boolean; same: (a: S, b: S) => boolean },
+    once?: string,
+  ): Promise<boolean> {
     // A walk is whole again at each later read of its pages: each finding is confirmed once.
     if (once !== undefined) {
       const known = this.confirmations.get(once);
@@ -585,8 +593,13 @@ export class Relations {
       this.confirmations.set(once, verdict);
       return verdict;
     }
-    if (base === undefined) return again();
-    return holdsBetweenCounts(() => this.countOf(o, base, size), again);
+    if (base === undefined) return again.holds(await again.read());
+    const held = await holdsBetweenCounts(() => this.countOf(o, base, size), {
+      read: again.read,
+      finding: (reading) => (again.holds(reading) ? true : undefined),
+      same: again.same,
+    });
+    return held.finding === true;
   }
 
   /** count.json of a list, as the observed request's user, at its page size; undefined if not 200. */
@@ -675,26 +688,43 @@ export class Relations {
     if (diff === undefined) return;
     // Busy installations: both read again, between two equal counts of the list they read.
     const addr = listAddress(path);
-    const again = await this.heldStill(o, addr?.base, size, async () => {
-      const h = await o.client.request({
-        method: 'GET',
-        path,
-        url: ex.request.url,
-        ...(size !== undefined ? { headers: { 'X-Page-Size': size } } : {}),
-        quiet: true,
-      });
-      const b = await o.client.withAuth({ kind: 'basic', user: creds.user, password: creds.password }).request({
-        method: 'GET',
-        path,
-        url: ex.request.url,
-        ...(size !== undefined ? { headers: { 'X-Page-Size': size } } : {}),
-        quiet: true,
-      });
-      return h.response !== undefined && b.response !== undefined && differ(h, b) !== undefined;
+    const again = await this.heldStill(o, addr?.base, size, {
+      read: async () => {
+        const h = await o.client.request({
+          method: 'GET',
+          path,
+          url: ex.request.url,
+          ...(size !== undefined ? { headers: { 'X-Page-Size': size } } : {}),
+          quiet: true,
+        });
+        const b = await o.client.withAuth({ kind: 'basic', user: creds.user, password: creds.password }).request({
+          method: 'GET',
+          path,
+          url: ex.request.url,
+          ...(size !== undefined ? { headers: { 'X-Page-Size': size } } : {}),
+          quiet: true,
+        });
+        return [h, b] as const;
+      },
+      holds: ([h, b]) => h.response !== undefined && b.response !== undefined && differ(h, b) !== undefined,
+      same: (x, y) => x.every((e, i) => sameAnswer(e, y[i]!)),
     });
     if (again && unchangedSince(o.mark))
       report(RELATIONS['basic-hmac'], ex, `the answer ${creds.user} gets over HTTP Basic to the same request`, `${diff} (HMAC first, Basic second)`);
   }
+}
+
+/** Whether two readings hold the same lists of ids, each as a multiset (`sameItems`), unread (undefined) alike. */
+function sameIdLists(a: ReadonlyArray<string[] | undefined>, b: ReadonlyArray<string[] | undefined>): boolean {
+  return a.length === b.length && a.every((x, i) => (x === undefined ? b[i] === undefined : b[i] !== undefined && sameItems(x, b[i]!)));
+}
+
+/** Whether two answers show the same: status, Link header, and the items' ids (a list) or the JSON (anything else). */
+function sameAnswer(a: Exchange, b: Exchange): boolean {
+  const shown = (e: Exchange) => [e.response?.status ?? e.error, headerValue(e.response?.headers, 'link') ?? null];
+  if (JSON.stringify(shown(a)) !== JSON.stringify(shown(b))) return false;
+  const [x, y] = [idsOf(a.json), idsOf(b.json)];
+  return x !== undefined && y !== undefined ? sameItems(x, y) : JSON.stringify(a.json ?? null) === JSON.stringify(b.json ?? null);
 }
 
 /**

@@ -164,10 +164,13 @@ describe('basic-hmac', () => {
       asked,
     );
     expect(await judge([{ ex: hmacPage(items(1, 2)), auth: hmac }], client)).toEqual(['GEN-16']);
-    // The Basic look-up; then, to tell a busy list from a fault, the count, both again, the count.
+    // The Basic look-up; then, to tell a busy list from a fault, the count, both again, both a
+    // second time (the same answers), the count.
     expect(asked.map((r) => r.url?.replace(API, ''))).toEqual([
       '/passwords.json',
       '/passwords/count.json',
+      '/passwords.json',
+      '/passwords.json',
       '/passwords.json',
       '/passwords.json',
       '/passwords/count.json',
@@ -195,6 +198,15 @@ describe('basic-hmac', () => {
           )(req, auth),
     );
     expect(await judge([{ ex: hmacPage(items(1, 2)), auth: hmac }], moving)).toEqual([]);
+    // …nor one whose list moved and came back between two equal counts: the second reading differs.
+    let reads = 0;
+    const back = fakeClient(
+      byAuth(
+        (url) => exchange('GET', url, 200, items(1, 2, 3)),
+        (url) => exchange('GET', url, 200, ++reads === 2 ? items(1, 2) : items(1, 2, 4)),
+      ),
+    );
+    expect(await judge([{ ex: hmacPage(items(1, 2)), auth: hmac }], back)).toEqual([]);
   });
 
   test('a status that differs fails GEN-16; the same answer, in another order, passes', async () => {
