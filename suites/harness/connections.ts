@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { createSecureContext } from 'node:tls';
 import { Agent, buildConnector } from 'undici';
 import type { Exchange } from '../../core/exchange.ts';
-import { IdleLimit } from '../../core/keep-alive.ts';
+import { type IdleLimit, idleLimitOf } from '../../core/keep-alive.ts';
 
 /** What one socket has carried, by its local port (undici's socket errors name the port). */
 interface Watch {
@@ -19,6 +19,8 @@ interface Watch {
 
 /** The undici options every pool of one client uses. */
 export interface PoolOptions {
+  /** the target's origin: its idle limit is shared with every client of it (core/keep-alive.ts idleLimitOf) */
+  origin: string;
   timeoutMs: number;
   ca?: string;
   insecure?: boolean;
@@ -37,6 +39,7 @@ export class Connections {
   retried = 0;
   private readonly watches = new Map<number, Watch>();
   private readonly connect: buildConnector.connector;
+  private readonly unlisten: () => void;
 
   constructor(private readonly opts: PoolOptions) {
     const base = buildConnector({
@@ -51,8 +54,9 @@ export class Connections {
         if (socket) this.watch(socket as Socket);
         callback(err, socket as never);
       });
-    this.idle = new IdleLimit(() => this.renew());
+    this.idle = idleLimitOf(opts.origin);
     this.agent = this.pool();
+    this.unlisten = this.idle.listen(() => this.renew());
   }
 
   private pool(): Agent {
@@ -126,6 +130,7 @@ export class Connections {
   }
 
   close(): Promise<void> {
+    this.unlisten();
     return this.agent.close();
   }
 }
