@@ -60,7 +60,10 @@ export class Connections {
   }
 
   private pool(): Agent {
-    const idle = this.idle.ms;
+    // undici refuses a keepAliveTimeout of 0 at each request (UND_ERR_INVALID_ARG); a limit of 0
+    // (a close seen just past MIN_OBSERVED_MS, as a loaded target's after its last allowed
+    // request) means no reuse, as 1 ms does.
+    const idle = Math.max(1, this.idle.ms);
     return new Agent({
       keepAliveTimeout: idle,
       keepAliveMaxTimeout: idle,

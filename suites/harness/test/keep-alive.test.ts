@@ -161,6 +161,17 @@ describe('kept-alive connections (issue 39)', () => {
     expect((await control.get('/settings')).response?.status).toBe(200);
   }, 15_000);
 
+  test('a limit learned as 0 (a close seen 160 ms after an answer) means no reuse, not requests refused by undici', async () => {
+    const front = await startFront({ idleMs: 10_000 });
+    open.push(front);
+    const client = clientOf(front);
+    client.connections.idle.closedAfter(160);
+    expect(client.connections.idle.ms).toBe(0);
+    const ex = await client.get('/version.json');
+    expect(ex.error).toBeUndefined();
+    expect(ex.response?.status).toBe(200);
+  });
+
   test('a create lost on a reused connection is sent again only after the lists show its name did not land: made once', async () => {
     const front = await startFront({ idleMs: 10_000, drop: (m, _p, nth) => m === 'POST' && nth >= 2 });
     open.push(front);
