@@ -36,11 +36,20 @@ export type IdleSource = 'default' | 'keep-alive header' | 'observed close';
 export class IdleLimit {
   private limit = DEFAULT_IDLE_MS;
   private from: IdleSource = 'default';
+  private readonly listeners = new Set<(limitMs: number) => void>();
   /** The target's timeout as learned (ms), when one was. */
   learnedTimeoutMs: number | undefined;
 
-  /** Called with the new limit whenever it goes down. */
-  constructor(private readonly onChange?: (limitMs: number) => void) {}
+  /** `onChange` is called with the new limit whenever it goes down. */
+  constructor(onChange?: (limitMs: number) => void) {
+    if (onChange) this.listeners.add(onChange);
+  }
+
+  /** Calls `listener` with the new limit whenever it goes down, until the returned function is called. */
+  listen(listener: (limitMs: number) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
 
   get ms(): number {
     return this.limit;
@@ -66,6 +75,24 @@ export class IdleLimit {
     this.limit = next;
     this.from = source;
     this.learnedTimeoutMs = timeoutMs;
-    this.onChange?.(next);
+    for (const listener of this.listeners) listener(next);
   }
+}
+
+const byOrigin = new Map<string, IdleLimit>();
+
+/**
+ * The one limit of an origin (scheme, host, port) for the whole process. Decision (issue 39): the
+ * idle timeout is the front end's, whichever client learned it; the run's control client, which
+ * goes through the same front end (`--control https://host/__control`) but speaks seldom, kept
+ * its own limit at DEFAULT_IDLE_MS and sent its creations on connections nginx had closed after
+ * 1 s (`control POST /users: no response: UND_ERR_SOCKET: other side closed`, under load).
+ */
+export function idleLimitOf(origin: string): IdleLimit {
+  let limit = byOrigin.get(origin);
+  if (!limit) {
+    limit = new IdleLimit();
+    byOrigin.set(origin, limit);
+  }
+  return limit;
 }

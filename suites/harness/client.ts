@@ -138,6 +138,15 @@ function errorCode(e: unknown): string | undefined {
   return err?.code ?? err?.cause?.code;
 }
 
+/** The target's origin (scheme, host, port); the target itself when it is no URL (its requests then fail, each with its error). */
+function originOf(target: string): string {
+  try {
+    return new URL(target).origin;
+  } catch {
+    return target;
+  }
+}
+
 /** Our own client ended the request (closed or destroyed): nothing about the target. */
 const CANCELLED = new Set(['UND_ERR_CLOSED', 'UND_ERR_DESTROYED', 'UND_ERR_ABORTED']);
 /**
@@ -224,6 +233,7 @@ export class ApiClient {
     this.connections =
       shared ??
       new Connections({
+        origin: originOf(this.target),
         timeoutMs: this.timeoutMs,
         ...(opts.tls?.ca ? { ca: opts.tls.ca } : {}),
         ...(opts.tls?.insecure ? { insecure: true } : {}),

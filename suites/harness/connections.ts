@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { createSecureContext } from 'node:tls';
 import { Agent, buildConnector } from 'undici';
 import type { Exchange } from '../../core/exchange.ts';
-import { IdleLimit } from '../../core/keep-alive.ts';
+import { type IdleLimit, idleLimitOf } from '../../core/keep-alive.ts';
 
 /** What one socket has carried, by its local port (undici's socket errors name the port). */
 interface Watch {
@@ -19,6 +19,8 @@ interface Watch {
 
 /** The undici options every pool of one client uses. */
 export interface PoolOptions {
+  /** the target's origin: its idle limit is shared with every client of it (core/keep-alive.ts idleLimitOf) */
+  origin: string;
   timeoutMs: number;
   ca?: string;
   insecure?: boolean;
@@ -37,6 +39,7 @@ export class Connections {
   retried = 0;
   private readonly watches = new Map<number, Watch>();
   private readonly connect: buildConnector.connector;
+  private readonly unlisten: () => void;
 
   constructor(private readonly opts: PoolOptions) {
     const base = buildConnector({
@@ -51,12 +54,16 @@ export class Connections {
         if (socket) this.watch(socket as Socket);
         callback(err, socket as never);
       });
-    this.idle = new IdleLimit(() => this.renew());
+    this.idle = idleLimitOf(opts.origin);
     this.agent = this.pool();
+    this.unlisten = this.idle.listen(() => this.renew());
   }
 
   private pool(): Agent {
-    const idle = this.idle.ms;
+    // undici refuses a keepAliveTimeout of 0 at each request (UND_ERR_INVALID_ARG); a limit of 0
+    // (a close seen just past MIN_OBSERVED_MS, as a loaded target's after its last allowed
+    // request) means no reuse, as 1 ms does.
+    const idle = Math.max(1, this.idle.ms);
     return new Agent({
       keepAliveTimeout: idle,
       keepAliveMaxTimeout: idle,
@@ -126,6 +133,7 @@ export class Connections {
   }
 
   close(): Promise<void> {
+    this.unlisten();
     return this.agent.close();
   }
 }

@@ -145,6 +145,33 @@ describe('kept-alive connections (issue 39)', () => {
     expect(client.connections.retried).toBe(1);
   });
 
+  test('the control client shares the limit its API client learned of the same front end', async () => {
+    const front = await startFront({ idleMs: 600 });
+    open.push(front);
+    const api = clientOf(front);
+    // as ControlClient makes it: its own client and pool, the same origin
+    const control = new ApiClient({ target: `${front.url}/__control`, auth: { kind: 'none' }, timeoutMs: 5_000, channel: 'control' });
+    open.push(control);
+    expect((await api.get('/version.json')).response?.status).toBe(200);
+    await sleep(800);
+    expect(api.connections.idle.source).toBe('observed close');
+    // Learned by the API client alone (the control client, speaking seldom, would keep 4 s).
+    expect(control.connections.idle.source).toBe('observed close');
+    expect(control.connections.idle.ms).toBe(api.connections.idle.ms);
+    expect((await control.get('/settings')).response?.status).toBe(200);
+  }, 15_000);
+
+  test('a limit learned as 0 (a close seen 160 ms after an answer) means no reuse, not requests refused by undici', async () => {
+    const front = await startFront({ idleMs: 10_000 });
+    open.push(front);
+    const client = clientOf(front);
+    client.connections.idle.closedAfter(160);
+    expect(client.connections.idle.ms).toBe(0);
+    const ex = await client.get('/version.json');
+    expect(ex.error).toBeUndefined();
+    expect(ex.response?.status).toBe(200);
+  });
+
   test('a create lost on a reused connection is sent again only after the lists show its name did not land: made once', async () => {
     const front = await startFront({ idleMs: 10_000, drop: (m, _p, nth) => m === 'POST' && nth >= 2 });
     open.push(front);
