@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { OUTCOMES } from '../core/outcomes.ts';
 import { clip } from '../core/redact.ts';
 import { formatExchange } from '../suites/harness/assert.ts';
+import { addCounts, junitDocument, junitSuite, noCounts, junitSeconds as seconds } from './junit-xml.ts';
 import type { ResultsClause, ResultsDocument, ResultsTest } from './results-json.ts';
-import { attrs, xmlAttr, xmlText } from './xml-text.ts';
+import { attrs, xmlText } from './xml-text.ts';
 
 // junit.xml in the Jenkins/Surefire JUnit format (reporters/schema/junit.xsd): one testsuite per
 // area, one testcase per test. Decisions:
@@ -140,42 +141,37 @@ function caseBody(c: Case, strict: boolean): { kind: Kind; body: string[]; statu
   }
 }
 
-const seconds = (ms: number) => (ms / 1000).toFixed(3);
-
 export function renderJunit(doc: ResultsDocument): string {
   const strict = doc.verdict.strict;
   const timestamp = doc.startedAt.replace(/\.\d+Z$/, 'Z');
-  const properties = [
-    '    <properties>',
-    ...Object.entries({
-      pmv6: doc.pmv6,
-      format: doc.format,
-      runId: doc.runId,
-      seed: String(doc.seed),
-      target: doc.target.url,
-      strict: String(strict),
-      verdict: doc.verdict.label,
-    }).map(([name, value]) => `      <property name="${xmlAttr(name)}" value="${xmlAttr(value)}"/>`),
-    '    </properties>',
-  ];
+  const properties = {
+    pmv6: doc.pmv6,
+    format: doc.format,
+    runId: doc.runId,
+    seed: String(doc.seed),
+    target: doc.target.url,
+    strict: String(strict),
+    verdict: doc.verdict.label,
+  };
   const suites: string[] = [];
   let id = 0;
-  const totals = { tests: 0, failures: 0, errors: 0, skipped: 0 };
+  const totals = noCounts();
   const suite = (name: string, cases: Array<{ name: string; time: string; file?: string; kind: Kind; body: string[]; status?: string }>, time: number) => {
-    const n = { tests: cases.length, failures: 0, errors: 0, skipped: 0 };
+    const n = { ...noCounts(), tests: cases.length };
     for (const c of cases)
       if (c.kind === 'failure') n.failures++;
       else if (c.kind === 'error') n.errors++;
       else if (c.kind === 'skipped') n.skipped++;
-    for (const k of ['tests', 'failures', 'errors', 'skipped'] as const) totals[k] += n[k];
+    addCounts(totals, n);
     suites.push(
-      `  <testsuite${attrs({ name, tests: n.tests, failures: n.failures, errors: n.errors, skipped: n.skipped, time: seconds(time), timestamp, hostname: doc.hostname, id: id++ })}>`,
-      ...properties,
-      ...cases.map((c) => {
-        const open = `    <testcase${attrs({ name: c.name, classname: name, time: c.time, file: c.file, status: c.status })}`;
-        return c.body.length === 0 ? `${open}/>` : `${open}>\n${c.body.map((b) => `      ${b}`).join('\n')}\n    </testcase>`;
-      }),
-      '  </testsuite>',
+      ...junitSuite(
+        { name, ...n, timeMs: time, timestamp, hostname: doc.hostname, id: id++ },
+        properties,
+        cases.map((c) => {
+          const open = `    <testcase${attrs({ name: c.name, classname: name, time: c.time, file: c.file, status: c.status })}`;
+          return c.body.length === 0 ? `${open}/>` : `${open}>\n${c.body.map((b) => `      ${b}`).join('\n')}\n    </testcase>`;
+        }),
+      ),
     );
   };
   for (const [area, cases] of casesByArea(doc)) {
@@ -197,13 +193,7 @@ export function renderJunit(doc: ResultsDocument): string {
       0,
     );
   }
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites${attrs({ name: `pmv6 ${doc.runId}`, tests: totals.tests, failures: totals.failures, errors: totals.errors, skipped: totals.skipped, time: seconds(doc.durationMs), timestamp })}>`,
-    ...suites,
-    '</testsuites>',
-    '',
-  ].join('\n');
+  return junitDocument(`pmv6 ${doc.runId}`, totals, doc.durationMs, timestamp, suites);
 }
 
 export async function writeJunit(dir: string, doc: ResultsDocument): Promise<string> {

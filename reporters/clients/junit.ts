@@ -1,6 +1,7 @@
 import { clip } from '../../core/redact.ts';
 import { formatExchange } from '../../suites/harness/assert.ts';
-import { attrs, xmlAttr, xmlText } from '../xml-text.ts';
+import { addCounts, junitDocument, junitSuite, noCounts, junitSeconds as seconds } from '../junit-xml.ts';
+import { attrs, xmlText } from '../xml-text.ts';
 import type { ClientResult, ClientResultsDocument } from './results.ts';
 
 // junit.xml of a client run, in the format of reporters/schema/junit.xsd: one testsuite per client
@@ -8,8 +9,6 @@ import type { ClientResult, ClientResultsDocument } from './results.ts';
 // testcase fails exactly when it makes the run fail: a MUST finding is <failure type="MUST">; a SHOULD
 // finding is a failure only under --strict; an INFO finding passes with the findings in <system-out>;
 // a clause no request exercised is <skipped>.
-
-const seconds = (ms: number) => (ms / 1000).toFixed(3);
 
 function findingsText(doc: ClientResultsDocument, c: ClientResult, id: string): string {
   const clause = doc.clauses.find((k) => k.id === id)!;
@@ -25,23 +24,23 @@ function findingsText(doc: ClientResultsDocument, c: ClientResult, id: string): 
 
 /** The testsuite of the kit's own faults: one <error> each, never a client's failure. */
 export function kitErrorSuite(name: string, errors: readonly string[], timestamp: string, hostname: string, id: number): string[] {
-  return [
-    `  <testsuite${attrs({ name, tests: errors.length, failures: 0, errors: errors.length, skipped: 0, time: seconds(0), timestamp, hostname, id })}>`,
-    ...errors.map(
+  return junitSuite(
+    { name, ...noCounts(), tests: errors.length, errors: errors.length, timeMs: 0, timestamp, hostname, id },
+    undefined,
+    errors.map(
       (e, i) =>
         `    <testcase${attrs({ name: `kit error ${i + 1}`, classname: name, time: seconds(0) })}>\n      <error${attrs({ message: e.split('\n')[0] ?? e, type: 'harness-error' })}>${xmlText(e)}</error>\n    </testcase>`,
     ),
-    '  </testsuite>',
-  ];
+  );
 }
 
 export function renderClientJunit(doc: ClientResultsDocument): string {
   const timestamp = doc.startedAt.replace(/\.\d+Z$/, 'Z');
-  const totals = { tests: 0, failures: 0, errors: 0, skipped: 0 };
+  const totals = noCounts();
   const suites: string[] = [];
   doc.clients.forEach((c, index) => {
     const name = `pmv6.clients.${c.id}`;
-    const n = { tests: 0, failures: 0, errors: 0, skipped: 0 };
+    const n = noCounts();
     const cases = c.clauses.map((x) => {
       const clause = doc.clauses.find((k) => k.id === x.id)!;
       n.tests++;
@@ -61,8 +60,8 @@ export function renderClientJunit(doc: ClientResultsDocument): string {
       }
       return `${open}>\n      <system-out>${xmlText(`warn (${clause.level}, does not fail the run): ${short}\n\n${findingsText(doc, c, x.id)}`)}</system-out>\n    </testcase>`;
     });
-    for (const k of ['tests', 'failures', 'errors', 'skipped'] as const) totals[k] += n[k];
-    const properties = Object.entries({
+    addCounts(totals, n);
+    const properties = {
       pmv6: doc.pmv6,
       format: doc.format,
       kit: doc.kit.url,
@@ -70,14 +69,9 @@ export function renderClientJunit(doc: ClientResultsDocument): string {
       credentials: c.credentials,
       requests: String(c.requests),
       verdict: doc.verdict.label,
-    }).map(([k, v]) => `      <property name="${xmlAttr(k)}" value="${xmlAttr(v)}"/>`);
+    };
     suites.push(
-      `  <testsuite${attrs({ name, tests: n.tests, failures: n.failures, errors: n.errors, skipped: n.skipped, time: seconds(Date.parse(c.lastAt) - Date.parse(c.firstAt)), timestamp, hostname: doc.hostname, id: index })}>`,
-      '    <properties>',
-      ...properties,
-      '    </properties>',
-      ...cases,
-      '  </testsuite>',
+      ...junitSuite({ name, ...n, timeMs: Date.parse(c.lastAt) - Date.parse(c.firstAt), timestamp, hostname: doc.hostname, id: index }, properties, cases),
     );
   });
   if (doc.kitErrors.length > 0) {
@@ -85,11 +79,5 @@ export function renderClientJunit(doc: ClientResultsDocument): string {
     totals.errors += doc.kitErrors.length;
     suites.push(...kitErrorSuite('pmv6.clients.kit', doc.kitErrors, timestamp, doc.hostname, doc.clients.length));
   }
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites${attrs({ name: 'pmv6 clients', tests: totals.tests, failures: totals.failures, errors: totals.errors, skipped: totals.skipped, time: seconds(doc.durationMs), timestamp })}>`,
-    ...suites,
-    '</testsuites>',
-    '',
-  ].join('\n');
+  return junitDocument('pmv6 clients', totals, doc.durationMs, timestamp, suites);
 }

@@ -1,6 +1,7 @@
 import type { ClientRunResult, ScenarioResult } from '../../clients/run/run-client.ts';
 import { clip } from '../../core/redact.ts';
-import { attrs, xmlAttr, xmlText } from '../xml-text.ts';
+import { junitDocument, junitSuite, junitSeconds as seconds } from '../junit-xml.ts';
+import { attrs, xmlText } from '../xml-text.ts';
 import { kitErrorSuite } from './junit.ts';
 import { clientRunLabel, sentStatus } from './run-text.ts';
 
@@ -8,8 +9,6 @@ import { clientRunLabel, sentStatus } from './run-text.ts';
 // scenario (`pmv6.clients.run.<scenario>`), one testcase per check; a check that did not hold is a
 // <failure> with the output lines it stands on, the requests and the command's last lines. A fault
 // of the kit is an <error> of its own suite, never a scenario's failure.
-
-const seconds = (ms: number) => (ms / 1000).toFixed(3);
 
 function failureText(r: ScenarioResult, detail: string, lines: Array<{ n: number; text: string }>): string {
   return [
@@ -40,16 +39,9 @@ export function renderClientRunJunit(result: ClientRunResult, startedAt: string,
     });
     totals.tests += r.checks.length;
     totals.failures += failures;
-    const properties = Object.entries({ command: result.command, scenario: r.scenario, expectation: r.expectation, verdict: clientRunLabel(result) }).map(
-      ([k, v]) => `      <property name="${xmlAttr(k)}" value="${xmlAttr(v)}"/>`,
-    );
+    const properties = { command: result.command, scenario: r.scenario, expectation: r.expectation, verdict: clientRunLabel(result) };
     suites.push(
-      `  <testsuite${attrs({ name, tests: r.checks.length, failures, errors: 0, skipped: 0, time: seconds(r.ms), timestamp, hostname, id: index })}>`,
-      '    <properties>',
-      ...properties,
-      '    </properties>',
-      ...cases,
-      '  </testsuite>',
+      ...junitSuite({ name, tests: r.checks.length, failures, errors: 0, skipped: 0, timeMs: r.ms, timestamp, hostname, id: index }, properties, cases),
     );
   });
   if (result.kitErrors.length > 0) {
@@ -58,11 +50,5 @@ export function renderClientRunJunit(result: ClientRunResult, startedAt: string,
     suites.push(...kitErrorSuite('pmv6.clients.run.kit', result.kitErrors, timestamp, hostname, result.scenarios.length));
   }
   const time = result.scenarios.reduce((n, r) => n + r.ms, 0);
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites${attrs({ name: 'pmv6 clients run', tests: totals.tests, failures: totals.failures, errors: totals.errors, skipped: totals.skipped, time: seconds(time), timestamp })}>`,
-    ...suites,
-    '</testsuites>',
-    '',
-  ].join('\n');
+  return junitDocument('pmv6 clients run', totals, time, timestamp, suites);
 }
