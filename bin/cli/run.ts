@@ -222,7 +222,16 @@ async function parseRun(argv: string[]): Promise<RunRequest | string> {
       ...(tls ? { tls } : {}),
     },
     ...(target
-      ? { url: { target, user: user!, password: password!, hmac, control: control && controlToken ? { url: control, token: controlToken } : undefined } }
+      ? {
+          url: {
+            target,
+            user: user!,
+            password: password!,
+            hmac,
+            control: control && controlToken ? { url: control, token: controlToken } : undefined,
+            orHmac: true,
+          },
+        }
       : {}),
     ...(container ? { container } : {}),
     ...(hmac ? { hmac } : {}),
@@ -301,6 +310,11 @@ async function runAndReport(target: Target, request: RunRequest, log: (line: str
       `${config.control ? ', control protocol on' : ', no control protocol: settings-dependent clauses are unverifiable'}`,
   );
   if (config.readOnly) log('read-only run: checks that would create, change or delete data are disabled');
+  // Also under --quiet: the run checks less than over HTTP Basic.
+  if (config.signIn === 'hmac')
+    process.stderr.write(
+      `pmv6 run: the target refused HTTP Basic for user "${forTerminal(scrub(config.user))}" and accepted the HMAC keys (it allows HMAC only${config.control ? ', as its settings say' : ', or the password is wrong'}): every request is signed with HMAC; the checks that need HTTP Basic are unverifiable\n`,
+    );
   // Signals are handled from here: a Ctrl-C while the suites load still cleans up and exits 130.
   const stop = interruption();
   // A file still running after a stop is refused every request (RunStoppedError) and may reject
