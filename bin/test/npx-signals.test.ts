@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -130,24 +130,28 @@ describe('signals sent to npx alone (issue 36)', { timeout: 90_000 }, () => {
     }
   });
 
-  test('through the default sh (dash): pmv6 says so in one line with the fix; as it says, SIGINT to npx alone does not reach it, and on SIGTERM npx exits first', async () => {
-    const shell = npx(['--no', '--', 'pmv6', 'serve', '--port', '0'], userEnv());
-    try {
-      await until('serve to listen', () => shell.output().includes('listening on'));
-      const pmv6 = shell.pmv6();
-      expect(parentOf(pmv6)).not.toBe(shell.child.pid);
-      expect(shell.output()).toMatch(HINT);
-      shell.child.kill('SIGINT');
-      await new Promise((r) => setTimeout(r, 2_000));
-      expect(alive(pmv6), shell.output()).toBe(true);
-      expect(shell.output()).not.toMatch(/server stopped/);
-      shell.child.kill('SIGTERM');
-      const end = await shell.exited;
-      expect(end.pmv6Running).toBe(true);
-      // pmv6 notices that npx and its shell are gone (bin/pmv6.js) and stops on its own.
-      await until('pmv6 to stop after its parents', () => !alive(pmv6), 5_000);
-    } finally {
-      reap(shell);
-    }
-  });
+  // What dash does; a /bin/sh that is bash runs a lone command in its own place.
+  test.skipIf(!realpathSync('/bin/sh').endsWith('dash'))(
+    'through the default sh (dash): pmv6 says so in one line with the fix; as it says, SIGINT to npx alone does not reach it, and on SIGTERM npx exits first',
+    async () => {
+      const shell = npx(['--no', '--', 'pmv6', 'serve', '--port', '0'], userEnv());
+      try {
+        await until('serve to listen', () => shell.output().includes('listening on'));
+        const pmv6 = shell.pmv6();
+        expect(parentOf(pmv6)).not.toBe(shell.child.pid);
+        expect(shell.output()).toMatch(HINT);
+        shell.child.kill('SIGINT');
+        await new Promise((r) => setTimeout(r, 2_000));
+        expect(alive(pmv6), shell.output()).toBe(true);
+        expect(shell.output()).not.toMatch(/server stopped/);
+        shell.child.kill('SIGTERM');
+        const end = await shell.exited;
+        expect(end.pmv6Running).toBe(true);
+        // pmv6 notices that npx and its shell are gone (bin/pmv6.js) and stops on its own.
+        await until('pmv6 to stop after its parents', () => !alive(pmv6), 5_000);
+      } finally {
+        reap(shell);
+      }
+    },
+  );
 });
