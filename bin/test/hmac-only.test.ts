@@ -54,6 +54,7 @@ test('a run against an installation set to HMAC only signs every request with HM
     );
     expect(r.code, context).toBe(0);
     expect(r.stdout, context).toMatch(/^verdict: CONFORMANT: .* \d+ unverifiable/m);
+    expect(r.stdout, context).toMatch(/^not checked, HTTP Basic refused \(HMAC only\): .*AUTH-02, .*AUTH-12, AUTH-13, AUTH-14/m);
     expect(r.stdout + r.stderr, context).not.toMatch(/HARNESS ERROR|harness error|^\s+at /m);
     // The preflight's one Basic GET (refused), and nothing else over Basic.
     expect(basic, context).toEqual(['GET /index.php/api/v6/version.json']);
