@@ -9,6 +9,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 
+/** The commands that run until they are stopped or have cleaned up: where a signal matters. */
+const LONG_RUNNING = new Set(['run', 'serve', 'load', 'clients']);
+
 const first = process.argv[2];
 if (first === '--version' || first === '-v') {
   process.stdout.write(`${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
@@ -24,9 +27,20 @@ if (first === '--version' || first === '-v') {
   // which would be left running, orphaned. So, started by npm exec, pmv6 treats the loss of its
   // parent, or of the npm above the shell that is its parent, as SIGTERM: the command's own
   // handler stops it and cleans up (serve closes, run deletes what it created).
+  //
+  // Measured with npm 11.19 and Debian's dash (bin/test/npx-signals.test.ts): npm exec runs
+  // `sh -c 'pmv6 …'`, and npm passes SIGINT and SIGTERM on to that shell only. dash keeps waiting
+  // on a SIGINT (the run goes on to its end) and dies of a SIGTERM, so npx exits at once while pmv6
+  // cleans up after it. bash execs a lone command: with `--script-shell=bash`, pmv6 is npx's own
+  // child, gets both signals and npx waits for it. Said in one line when a shell stands between.
   if (process.env.npm_command === 'exec') {
     const parent = process.ppid;
-    const npm = /^(sh|dash|bash)$/.test(procField(parent, 'comm')) ? procField(parent, 'ppid') : '';
+    const shell = procField(parent, 'comm');
+    const npm = /^(sh|dash|bash|ash|zsh)$/.test(shell) ? procField(parent, 'ppid') : '';
+    if (npm && LONG_RUNNING.has(first ?? ''))
+      process.stderr.write(
+        `pmv6: started by npx through ${shell}, which stays between them: a SIGINT sent to npx alone does not reach pmv6, and on SIGTERM npx exits before pmv6 has cleaned up; start it with npx --script-shell=bash (or npm_config_script_shell=bash) so that npx passes both on and waits\n`,
+      );
     const watch = setInterval(() => {
       if (process.ppid === parent && (!npm || procField(parent, 'ppid') === npm)) return;
       clearInterval(watch);

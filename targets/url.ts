@@ -1,5 +1,5 @@
 import { registerSecret } from '../core/redact.ts';
-import { preflight } from './preflight.ts';
+import { preflightSignIn } from './preflight.ts';
 import type { BaseConfig, Target } from './target.ts';
 
 export interface UrlTargetOptions {
@@ -10,6 +10,8 @@ export interface UrlTargetOptions {
   control?: { url: string; token: string } | undefined;
   /** how the work after the preflight signs in (a load of an HMAC scenario: HMAC) */
   signIn?: 'basic' | 'hmac';
+  /** sign every request with HMAC when the target refuses Basic and accepts the keys (pmv6 run) */
+  orHmac?: boolean;
 }
 
 // An installation given by --target: its secrets are registered for redaction before the first
@@ -26,6 +28,10 @@ export async function urlTarget(base: BaseConfig, options: UrlTargetOptions): Pr
     ...(options.hmac ? { hmac: options.hmac } : {}),
     ...(options.control ? { control: options.control } : {}),
   };
-  const version = await preflight({ ...config, ...(options.signIn ? { signIn: options.signIn } : {}) });
-  return { kind: 'url', label: '', config, version, close: async () => {} };
+  const { version, signIn } = await preflightSignIn({
+    ...config,
+    ...(options.signIn ? { signIn: options.signIn } : {}),
+    ...(options.orHmac ? { orHmac: true } : {}),
+  });
+  return { kind: 'url', label: '', config: { ...config, ...(signIn === 'hmac' ? { signIn } : {}) }, version, close: async () => {} };
 }

@@ -5,7 +5,7 @@ import type { RunConfig } from '../../suites/harness/config.ts';
 import { newRunId } from '../../suites/harness/config.ts';
 import { blame, stateDir } from '../../suites/harness/journal/journal.ts';
 import { removalText, removeObjects, restoreJournalSettings } from '../../suites/runner/leftovers.ts';
-import { preflight } from '../../targets/preflight.ts';
+import { preflightSignIn } from '../../targets/preflight.ts';
 import { intOption, parse, TARGET_OPTIONS, urlOption } from './args.ts';
 import { tlsTrust } from './run.ts';
 
@@ -21,6 +21,9 @@ what it removed and what is left (kind, id, name). A run still running on this m
 Options (the same credentials as pmv6 run; secrets better in the environment):
   --target URL            base URL of the installation           (required)
   --user U / --password P admin credentials                     (env PMV6_USER, PMV6_PASSWORD)
+  --hmac-public K / --hmac-private K
+                          the admin's HMAC keys, used when the target allows HMAC only
+                                                                 (env PMV6_HMAC_PUBLIC, PMV6_HMAC_PRIVATE)
   --control URL           control protocol base, to put settings back
   --control-token T       control protocol bearer token          (env PMV6_CONTROL_TOKEN)
   --ca FILE / --insecure  TLS trust of an https target
@@ -52,13 +55,16 @@ export async function cleanup(argv: string[]): Promise<number> {
   const user = values.user ?? env.PMV6_USER;
   const password = values.password ?? env.PMV6_PASSWORD;
   const token = values['control-token'] ?? env.PMV6_CONTROL_TOKEN;
+  const hmacPublic = values['hmac-public'] ?? env.PMV6_HMAC_PUBLIC;
+  const hmacPrivate = values['hmac-private'] ?? env.PMV6_HMAC_PRIVATE;
   for (const [v, label] of [
     [password, 'password'],
     [token, 'control token'],
-    [values['hmac-private'] ?? env.PMV6_HMAC_PRIVATE, 'HMAC private key'],
+    [hmacPrivate, 'HMAC private key'],
   ] as const)
     if (v) registerSecret(v, label);
   if (!user || !password) throw new UsageError('--target needs the admin credentials: --user and --password (or PMV6_USER and PMV6_PASSWORD)');
+  if (Boolean(hmacPublic) !== Boolean(hmacPrivate)) throw new UsageError('give both --hmac-public and --hmac-private, or neither');
   if (control && !token) throw new UsageError('--control needs --control-token (or PMV6_CONTROL_TOKEN)');
   const timeoutMs = intOption('timeout', values.timeout, 100, 600_000) ?? 10_000;
   const tls = await tlsTrust(values.ca, values.insecure, target);
@@ -67,6 +73,7 @@ export async function cleanup(argv: string[]): Promise<number> {
     target,
     user,
     password,
+    ...(hmacPublic && hmacPrivate ? { hmac: { publicKey: hmacPublic, privateKey: hmacPrivate } } : {}),
     ...(control && token ? { control: { url: control, token } } : {}),
     runId: newRunId(),
     seed: 0,
@@ -78,7 +85,8 @@ export async function cleanup(argv: string[]): Promise<number> {
   // Settings first: with the API off or Basic refused nothing else could be deleted.
   const settings = await restoreJournalSettings(config, dir);
   try {
-    await preflight(config);
+    // An installation that allows HMAC only is cleaned up over HMAC.
+    if ((await preflightSignIn({ ...config, orHmac: true })).signIn === 'hmac') config.signIn = 'hmac';
   } catch (e) {
     if (!(e instanceof TargetError)) throw e;
     const who = blame(dir, target);

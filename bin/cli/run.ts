@@ -9,7 +9,7 @@ import { writeReports } from '../../reporters/write-reports.ts';
 import { CLAUSES, clauseById, clausesMatching } from '../../suites/catalogue/clauses.ts';
 import { selects, selectsIds } from '../../suites/catalogue/selection.ts';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../../suites/harness/client.ts';
-import { DEFAULT_CONCURRENCY, DEPTHS, isDepth, newRunId, type RunConfig, randomSeed } from '../../suites/harness/config.ts';
+import { DEFAULT_CONCURRENCY, DEPTHS, isDepth, NEEDS_BASIC, newRunId, type RunConfig, randomSeed } from '../../suites/harness/config.ts';
 import { blame, Journal, stateDir } from '../../suites/harness/journal/journal.ts';
 import { cleanupText, settingsAlarm } from '../../suites/runner/cleanup.ts';
 import { nothingChecked, verdictOf } from '../../suites/runner/verdict.ts';
@@ -222,7 +222,16 @@ async function parseRun(argv: string[]): Promise<RunRequest | string> {
       ...(tls ? { tls } : {}),
     },
     ...(target
-      ? { url: { target, user: user!, password: password!, hmac, control: control && controlToken ? { url: control, token: controlToken } : undefined } }
+      ? {
+          url: {
+            target,
+            user: user!,
+            password: password!,
+            hmac,
+            control: control && controlToken ? { url: control, token: controlToken } : undefined,
+            orHmac: true,
+          },
+        }
       : {}),
     ...(container ? { container } : {}),
     ...(hmac ? { hmac } : {}),
@@ -301,6 +310,11 @@ async function runAndReport(target: Target, request: RunRequest, log: (line: str
       `${config.control ? ', control protocol on' : ', no control protocol: settings-dependent clauses are unverifiable'}`,
   );
   if (config.readOnly) log('read-only run: checks that would create, change or delete data are disabled');
+  // Also under --quiet: the run checks less than over HTTP Basic.
+  if (config.signIn === 'hmac')
+    process.stderr.write(
+      `pmv6 run: the target refused HTTP Basic for user "${forTerminal(scrub(config.user))}" and accepted the HMAC keys (it allows HMAC only${config.control ? ', as its settings say' : ', or the password is wrong'}): every request is signed with HMAC; the checks that need HTTP Basic are unverifiable\n`,
+    );
   // Signals are handled from here: a Ctrl-C while the suites load still cleans up and exits 130.
   const stop = interruption();
   // A file still running after a stop is refused every request (RunStoppedError) and may reject
@@ -354,6 +368,11 @@ async function runAndReport(target: Target, request: RunRequest, log: (line: str
   const colour = process.stdout.isTTY === true && !process.env.NO_COLOR && process.env.TERM !== 'dumb';
   const text = verdictText(result, verdict, { colour });
   process.stdout.write(scrub(request.quiet ? text.split('\n').slice(-2).join('\n') : text));
+  // What an installation that allows HMAC only kept the run from checking, by clause (also under --quiet).
+  if (config.signIn === 'hmac') {
+    const ids = [...new Set(result.tests.filter((t) => t.outcome === 'skipped-unverifiable' && t.note?.includes(NEEDS_BASIC)).flatMap((t) => t.clauses))];
+    if (ids.length > 0) process.stdout.write(`not checked, HTTP Basic refused (HMAC only): ${ids.sort().join(', ')}\n`);
+  }
   // Cleanup is reported apart from the verdict (also under --quiet when something is left).
   if (!request.quiet || (result.cleanup?.leftovers.length ?? 0) > 0 || (result.cleanup?.unknown?.length ?? 0) > 0) process.stdout.write(cleanupLine);
   if (!request.quiet && result.requests !== undefined) process.stdout.write(`requests: ${result.requests} sent to the target\n`);

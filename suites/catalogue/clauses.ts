@@ -45,6 +45,11 @@ export interface Clause {
    * personal data in sight of another (every report opens with them, reporters/README.md).
    */
   tags?: readonly ClauseTag[];
+  /**
+   * The clause is about HTTP Basic: a run that signs in with HMAC only (the installation refuses
+   * Basic, RunConfig.signIn) reports it skipped-unverifiable, never judged from HMAC traffic.
+   */
+  needsBasic?: true;
 }
 
 export type ClauseTag = 'exposure';
@@ -88,7 +93,7 @@ const C = (
   quote: string,
   behaviour: string,
   needsControl = false,
-  extra: Pick<Clause, 'retired' | 'dependsOn' | 'tags'> = {},
+  extra: Pick<Clause, 'retired' | 'dependsOn' | 'tags' | 'needsBasic'> = {},
 ): Clause => ({ id, level, area: id.split('-')[0] as Area, section, quote, behaviour, needsControl, ...extra });
 
 // HMAC: the spec says only that the keys "are used to compute a hash of the request" and that
@@ -97,6 +102,7 @@ const C = (
 // refused is MUST, but it proves something only when a correct signature is accepted, so it
 // depends on AUTH-03 and is unverifiable when AUTH-03 does not pass.
 const HMAC = { dependsOn: ['AUTH-03'] };
+const BASIC = { needsBasic: true } as const;
 
 // Paths that the spec does not show (PUT/DELETE targets, the log resource) come from
 // ../shared/reference/product-facts.md; a 404 or 405 at such a path makes the check
@@ -627,6 +633,8 @@ export const CLAUSES: readonly Clause[] = [
     S.auth,
     'HTTP Basic authentication | username and password of the user',
     "accept HTTP Basic authentication with the user's username and password",
+    false,
+    BASIC,
   ),
   C(
     'AUTH-03',
@@ -644,6 +652,7 @@ export const CLAUSES: readonly Clause[] = [
     'The enabled method can be set to: both HTTP Basic and HMAC, HTTP Basic only, or HMAC only.',
     'accept HTTP Basic while both methods or HTTP Basic only are enabled',
     true,
+    BASIC,
   ),
   C(
     'AUTH-07',
@@ -695,6 +704,8 @@ export const CLAUSES: readonly Clause[] = [
     S.auth,
     'A failed HTTP Basic authentication gives 401 Unauthorized with type "Unauthorized"',
     'answer a failed HTTP Basic authentication with 401 Unauthorized and type "Unauthorized"',
+    false,
+    BASIC,
   ),
   // The wording is paraphrased ("a message saying…"): a message is MUST (AUTH-13), its sense is
   // SHOULD (AUTH-14: it names the user name, password or credentials).
@@ -704,6 +715,8 @@ export const CLAUSES: readonly Clause[] = [
     S.auth,
     'a message saying the username or password is incorrect or missing',
     'give a message with the 401 of a failed HTTP Basic authentication',
+    false,
+    BASIC,
   ),
   C(
     'AUTH-14',
@@ -711,6 +724,8 @@ export const CLAUSES: readonly Clause[] = [
     S.auth,
     'a message saying the username or password is incorrect or missing',
     'say in the 401 message that the username or password is incorrect or missing',
+    false,
+    BASIC,
   ),
 
   // ── ERR: section 7, known error conditions ───────────────────────────────────────────────

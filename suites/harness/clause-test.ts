@@ -12,7 +12,7 @@ import {
   UnverifiableError,
   ViolationError,
 } from './assert.ts';
-import { getRunConfig, type RunConfig } from './config.ts';
+import { basicRefused, getRunConfig, type RunConfig } from './config.ts';
 import { toCurl } from './curl.ts';
 import { OwnershipError } from './ownership.ts';
 import type { FailureRecord, TestMeta } from './results.ts';
@@ -53,7 +53,9 @@ export function clauseTest(
     ? { outcome: 'disabled', note: 'not selected (--only/--skip)' }
     : clauses.some((c) => c.needsControl) && !config.control
       ? { outcome: 'skipped-unverifiable', note: 'needs the control protocol (--control), which this run does not have' }
-      : undefined;
+      : clauses.some((c) => c.needsBasic) && basicRefused(config) !== undefined
+        ? { outcome: 'skipped-unverifiable', note: basicRefused(config)! }
+        : undefined;
   if (reason) {
     declareTest({ title, meta: { clauses: list, level, behaviour, ...reason } });
     return;

@@ -2,7 +2,8 @@ import { type Dispatcher, errors as undiciErrors } from 'undici';
 import { cut, type Exchange, parseJsonBody, slim } from '../../core/exchange.ts';
 import { signedUri } from '../../core/signed-uri.js';
 import { basicAuthorization, hmacSign } from '../../core/signers.ts';
-import { ReadOnlyError, SetupError } from './assert.ts';
+import { PreconditionError, ReadOnlyError, SetupError } from './assert.ts';
+import type { RunConfig } from './config.ts';
 import { Connections, creationName, landed } from './connections.ts';
 import { activeGate } from './gate.ts';
 import { activeLedger, foreignText, guardRequest } from './ownership.ts';
@@ -206,6 +207,13 @@ async function readCapped(body: Dispatcher.ResponseData['body'], contentLength: 
   return into.subarray(0, total);
 }
 
+/** The run's Admin: over HTTP Basic, or over HMAC when the target allows HMAC only (RunConfig.signIn). */
+export function adminAuth(config: Pick<RunConfig, 'user' | 'password' | 'hmac' | 'signIn'>): Auth {
+  return config.signIn === 'hmac' && config.hmac
+    ? { kind: 'hmac', publicKey: config.hmac.publicKey, privateKey: config.hmac.privateKey }
+    : { kind: 'basic', user: config.user, password: config.password };
+}
+
 export class ApiClient {
   readonly target: string;
   readonly auth: Auth;
@@ -213,6 +221,11 @@ export class ApiClient {
   readonly maxResponseBytes: number;
   /** Refuse (throw ReadOnlyError) every method but GET, HEAD and OPTIONS: --read-only runs. */
   readonly readOnly: boolean;
+  /**
+   * Set when the run signs in with HMAC only (RunConfig.signIn): a request over HTTP Basic is
+   * never sent, and the check ends skipped-unverifiable with this reason.
+   */
+  readonly basicRefused: string | undefined;
   /** 'control' for the control protocol's client: the oracle reads it for settings, never judges it. */
   readonly channel: Channel;
   /** The pool of connections; derived clients share it. */
@@ -220,9 +233,19 @@ export class ApiClient {
   private readonly ownsAgent: boolean;
 
   constructor(
-    opts: { target: string; auth: Auth; timeoutMs?: number; maxResponseBytes?: number; tls?: TlsTrust; readOnly?: boolean; channel?: Channel },
+    opts: {
+      target: string;
+      auth: Auth;
+      timeoutMs?: number;
+      maxResponseBytes?: number;
+      tls?: TlsTrust;
+      readOnly?: boolean;
+      channel?: Channel;
+      basicRefused?: string | undefined;
+    },
     shared?: Connections,
   ) {
+    this.basicRefused = opts.basicRefused;
     this.target = opts.target.replace(/\/+$/, '');
     this.auth = opts.auth;
     this.channel = opts.channel ?? 'api';
@@ -243,7 +266,15 @@ export class ApiClient {
   /** Decision: derived clients share this client's connection pool; only the root client closes it. */
   withAuth(auth: Auth): ApiClient {
     return new ApiClient(
-      { target: this.target, auth, timeoutMs: this.timeoutMs, maxResponseBytes: this.maxResponseBytes, readOnly: this.readOnly, channel: this.channel },
+      {
+        target: this.target,
+        auth,
+        timeoutMs: this.timeoutMs,
+        maxResponseBytes: this.maxResponseBytes,
+        readOnly: this.readOnly,
+        channel: this.channel,
+        basicRefused: this.basicRefused,
+      },
       this.connections,
     );
   }
@@ -253,6 +284,7 @@ export class ApiClient {
   }
 
   async request(req: ApiRequest): Promise<Exchange> {
+    if (this.basicRefused !== undefined && (req.auth ?? this.auth).kind === 'basic') throw new PreconditionError(this.basicRefused);
     if (this.readOnly && !['GET', 'HEAD', 'OPTIONS'].includes(req.method.toUpperCase())) {
       throw new ReadOnlyError(`the check would send ${req.method} ${req.url ?? this.apiUrl(req.path)}`);
     }

@@ -7,6 +7,13 @@ export interface RunConfig {
   user: string;
   password: string;
   hmac?: { publicKey: string; privateKey: string };
+  /**
+   * How the run signs in. 'hmac': the preflight found HTTP Basic refused for the Admin and the
+   * HMAC keys accepted (an installation that allows HMAC only, spec "HTTP Basic only, or HMAC
+   * only"): every request is signed with HMAC, and a check that needs HTTP Basic is
+   * skipped-unverifiable with NEEDS_BASIC. Default 'basic'.
+   */
+  signIn?: 'basic' | 'hmac';
   control?: { url: string; token: string };
   runId: string;
   seed: number;
@@ -27,6 +34,15 @@ export interface RunConfig {
   tls?: { ca?: string; insecure?: boolean };
   /** --only / --skip: clause IDs or areas */
   selection?: { only?: string[]; skip?: string[] };
+}
+
+/** Why a check that needs HTTP Basic is not made when the run signs in with HMAC only. */
+export const NEEDS_BASIC =
+  'needs HTTP Basic, which the target refused for the run (it allows HMAC only, or the password is wrong): not checked; the run signs every request with HMAC';
+
+/** The Basic refusal reason of a run that signs in with HMAC only; undefined otherwise. */
+export function basicRefused(config: Pick<RunConfig, 'signIn'>): string | undefined {
+  return config.signIn === 'hmac' ? NEEDS_BASIC : undefined;
 }
 
 /** Decision: 8 requests in flight hide most of a distant installation's latency and stay far below any rate limit. */

@@ -57,7 +57,7 @@ export interface FixtureUser {
   password: string;
   publicKey: string;
   privateKey: string;
-  /** HTTP Basic as this user */
+  /** HTTP Basic as this user (HMAC when the run signs in with HMAC only) */
   client: ApiClient;
   /** HMAC as this user */
   hmacClient: ApiClient;
@@ -275,14 +275,16 @@ export class Fixtures {
       throw new SetupError(reason);
     }
     this.expect('user', created.id_text, username, undefined, [this.admin], true);
+    const hmac = this.admin.withAuth({ kind: 'hmac', publicKey: created.public_key, privateKey: created.private_key });
     return {
       id: created.id,
       username,
       password,
       publicKey: created.public_key,
       privateKey: created.private_key,
-      client: this.admin.withAuth({ kind: 'basic', user: username, password }),
-      hmacClient: this.admin.withAuth({ kind: 'hmac', publicKey: created.public_key, privateKey: created.private_key }),
+      // A run that signs in with HMAC only (RunConfig.signIn) signs the user's requests with its keys too.
+      client: this.admin.basicRefused !== undefined ? hmac : this.admin.withAuth({ kind: 'basic', user: username, password }),
+      hmacClient: hmac,
     };
   }
 

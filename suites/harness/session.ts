@@ -1,6 +1,6 @@
-import { ReadOnlyError, SetupError } from './assert.ts';
-import { ApiClient } from './client.ts';
-import { getRunConfig, type RunConfig } from './config.ts';
+import { PreconditionError, ReadOnlyError, SetupError } from './assert.ts';
+import { ApiClient, adminAuth } from './client.ts';
+import { basicRefused, getRunConfig, type RunConfig } from './config.ts';
 import { ControlClient, changeable, type Settings } from './control.ts';
 import { Fixtures, type FixtureUser } from './fixtures.ts';
 import { exclusive } from './gate.ts';
@@ -8,7 +8,7 @@ import { afterAll } from './suite-api.ts';
 
 export interface Session {
   config: RunConfig;
-  /** The run's Admin user over HTTP Basic. */
+  /** The run's Admin user over HTTP Basic (over HMAC when the target allows HMAC only: RunConfig.signIn). */
   admin: ApiClient;
   /** A client with no credentials at all. */
   anonymous: ApiClient;
@@ -34,10 +34,11 @@ export function useSession(): Session {
     const readOnly = config.readOnly ? { readOnly: true } : {};
     const admin = new ApiClient({
       target: config.target,
-      auth: { kind: 'basic', user: config.user, password: config.password },
+      auth: adminAuth(config),
       timeoutMs: config.timeoutMs,
       ...tls,
       ...readOnly,
+      basicRefused: basicRefused(config),
     });
     const control = config.control ? new ControlClient({ ...config.control, timeoutMs: config.timeoutMs, ...tls, ...readOnly }) : undefined;
     state = { config, admin, control, fixtures: new Fixtures(config, admin, control) };
@@ -85,6 +86,11 @@ export function useSession(): Session {
       if (init().config.readOnly) throw new ReadOnlyError('the check would change settings');
       if (!control) throw new SetupError('changing settings needs the control protocol');
       changeable('PUT /settings');
+      // Decision: a run that signs in with HMAC only never allows HTTP Basic on the installation,
+      // nor takes HMAC away from its own Admin.
+      const refused = basicRefused(init().config);
+      if (refused !== undefined && settings.auth_methods !== undefined && settings.auth_methods !== 'hmac')
+        throw new PreconditionError(`${refused} (the check sets the authentication method to "${settings.auth_methods}")`);
       // The file's creations still pending are read back under the settings they were made under.
       await init().fixtures.settle();
       // With the target to itself: files side by side never see the changed setting.

@@ -86,7 +86,7 @@ export interface Usr {
   name: string;
   active: boolean;
   deleted: boolean;
-  /** The user's own credentials over HTTP Basic. */
+  /** The user's own credentials over HTTP Basic (its HMAC keys when the run signs in with HMAC only). */
   client: ApiClient;
   /** The user's HMAC keys (issued through the control protocol, ./users.ts), when HMAC works. */
   hmac?: ApiClient;
@@ -1047,6 +1047,7 @@ export class UserCreate extends Step {
     m.users.push(u);
     const hmac = await issueKeys(r, u);
     if (hmac) u.hmac = hmac;
+    if (hmac && r.s.admin.basicRefused !== undefined) u.client = hmac;
     await judgeUser(r, this.via, u);
   }
   toString = () => `createUser(${this.via})`;
@@ -1118,6 +1119,15 @@ async function judgeUser(r: Real, via: Via, u: Usr): Promise<void> {
 }
 
 /**
+ * The user's own clients: HTTP Basic, and HMAC once the user has keys; HMAC alone when the run
+ * signs in with HMAC only (the two are then one client).
+ */
+export function ownClients(u: Usr): Array<[ApiClient, string]> {
+  if (u.hmac !== undefined && u.client === u.hmac) return [[u.hmac, 'HMAC']];
+  return [[u.client, 'HTTP Basic'], ...(u.hmac ? [[u.hmac, 'HMAC'] as [ApiClient, string]] : [])];
+}
+
+/**
  * The user's own credentials once (de)activated with a 2XX, over HTTP Basic and HMAC: GET
  * /version.json answers an active user ("Any active user can use the API with their own
  * credentials", GEN-07) and refuses a deactivated one (GEN-15).
@@ -1125,7 +1135,7 @@ async function judgeUser(r: Real, via: Via, u: Usr): Promise<void> {
 async function judgeSignIn(u: Usr): Promise<void> {
   // Decision: what an LDAP user may do without an LDAP server is the product's choice.
   if (u.ldap) return;
-  for (const [c, how] of [[u.client, 'HTTP Basic'], ...(u.hmac ? [[u.hmac, 'HMAC']] : [])] as Array<[ApiClient, string]>) {
+  for (const [c, how] of ownClients(u)) {
     const ex = await c.get('/version.json');
     expectResponse(ex, 'an answer to GET /version.json');
     framed(ex);

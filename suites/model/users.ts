@@ -12,7 +12,7 @@ import { clip, registerCredentials } from '../../core/redact.ts';
 import { expectResponse } from '../harness/assert.ts';
 import { isSuccess } from '../harness/checks.ts';
 import type { ApiClient } from '../harness/client.ts';
-import { fail, framed, labelU, type Model, pickU, type Real, UserCreate, type Usr, type Via } from './model.ts';
+import { fail, framed, labelU, type Model, ownClients, pickU, type Real, UserCreate, type Usr, type Via } from './model.ts';
 
 /** Whether HMAC works for the run (the Admin's HMAC client is not its Basic one). */
 export const hmacWorks = (r: Real): boolean => r.clients.admin.hmac !== r.clients.admin.basic;
@@ -41,8 +41,9 @@ function valuesOf(body: unknown, key: string): unknown[] {
   return Object.entries(body).flatMap(([k, v]) => (k === key ? [v] : valuesOf(v, key)));
 }
 
-/** The user's own clients: HTTP Basic, and HMAC once the user has keys. */
-const own = (u: Usr): Array<[ApiClient, string]> => [[u.client, 'HTTP Basic'], ...(u.hmac ? [[u.hmac, 'HMAC'] as [ApiClient, string]] : [])];
+const own = ownClients;
+/** The run signs in with HMAC only: a user's password is never tried (RunConfig.signIn). */
+const basicOff = (r: Real): boolean => r.s.admin.basicRefused !== undefined;
 
 /**
  * A read-back by a user: a request that must be answered (2XX) or refused (not 2XX), under the
@@ -133,7 +134,7 @@ const OPERATIONS: Record<Kind, (r: Real, u: Usr, via: Via) => Promise<void>> = {
     const next = newPassword(u);
     const ex = await r.clients.admin[via].put(`/users/${u.id}/change_password.json`, { password: next.password });
     framed(ex);
-    if (!isSuccess(ex)) return;
+    if (!isSuccess(ex) || basicOff(r)) return;
     const old = u.client;
     u.client = next.client(r);
     await judgeReplaced(u, old, u.client, 'password', 'GEN-07');
@@ -141,7 +142,9 @@ const OPERATIONS: Record<Kind, (r: Real, u: Usr, via: Via) => Promise<void>> = {
   async keys(r, u) {
     const old = u.hmac ?? (await issueKeys(r, u));
     if (!old) return;
+    const one = u.client === old;
     u.hmac = (await issueKeys(r, u)) ?? old;
+    if (one) u.client = u.hmac;
     // HMAC acceptance rests on the product's signing (AUTH-03): new keys refused are the renewal's fault.
     await judgeReplaced(u, old, u.hmac, 'HMAC keys', 'GEN-18');
   },
@@ -170,6 +173,7 @@ const OPERATIONS: Record<Kind, (r: Real, u: Usr, via: Via) => Promise<void>> = {
     framed(back);
     if (!isSuccess(back)) return;
     u.ldap = false;
+    if (basicOff(r)) return;
     u.client = next.client(r);
     if (u.active)
       await expectAnswer(

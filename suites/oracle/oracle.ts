@@ -374,7 +374,8 @@ export class Oracle {
     const message = o['message'];
     if (typeof message !== 'string' || message.trim() === '')
       this.report('RES-16', ex, 'message: a string giving the reason', 'message' in o ? `"message": ${JSON.stringify(message)}` : 'no message field');
-    if (status === 401 && isBasicAttempt(auth, ex) && this.settings?.auth_methods !== 'hmac') {
+    // An installation that allows HMAC only refuses every Basic attempt for that reason, not §5's.
+    if (status === 401 && isBasicAttempt(auth, ex) && this.settings?.auth_methods !== 'hmac' && this.config.signIn !== 'hmac') {
       if (type !== 'Unauthorized') this.report('AUTH-12', ex, 'type "Unauthorized" for a failed HTTP Basic authentication', `"type": ${JSON.stringify(type)}`);
       if (typeof message !== 'string' || message.trim() === '')
         this.report('AUTH-13', ex, 'a message for a failed HTTP Basic authentication', `"message": ${JSON.stringify(message)}`);

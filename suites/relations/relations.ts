@@ -657,6 +657,8 @@ export class Relations {
     const auth = o.auth as Extract<Auth, { kind: 'hmac' }>;
     const status = ex.response!.status;
     const settings = this.settings();
+    // A run that signs in with HMAC only sends nothing over HTTP Basic (RunConfig.signIn).
+    if (o.client.basicRefused !== undefined) return;
     if (auth.mutate || auth.timestamp !== undefined || ![200, 403, 404].includes(status) || UNREPEATABLE.test(path)) return;
     if (headerValue(ex.request.headers, 'x-pmv6-probe') || new URL(ex.request.url).search !== '') return;
     if (settings && (settings.auth_methods !== 'basic+hmac' || settings.maintenance_mode || !settings.api_enabled)) return;

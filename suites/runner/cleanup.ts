@@ -1,4 +1,4 @@
-import { ApiClient } from '../harness/client.ts';
+import { ApiClient, adminAuth } from '../harness/client.ts';
 import type { RunConfig } from '../harness/config.ts';
 import { ControlClient, type Settings } from '../harness/control.ts';
 import { shellQuote } from '../harness/curl.ts';
@@ -79,7 +79,7 @@ function clientsOf(config: RunConfig, limits?: CleanupLimits): { admin: ApiClien
     ...(config.tls ? { tls: config.tls } : {}),
     ...(config.maxResponseBytes ? { maxResponseBytes: config.maxResponseBytes } : {}),
   };
-  const admin = new ApiClient({ target: config.target, auth: { kind: 'basic', user: config.user, password: config.password }, ...opts });
+  const admin = new ApiClient({ target: config.target, auth: adminAuth(config), ...opts });
   const control = config.control ? new ControlClient({ ...config.control, ...opts }) : undefined;
   return { admin, control };
 }

@@ -6,6 +6,9 @@ import { type RunProgress, type TestResult, testOutcome } from '../harness/resul
 import type { OracleFinding } from '../oracle/oracle.ts';
 import type { CaseRun, FileRun } from './suite-runner.ts';
 
+/** How errorText (./suite-runner.ts) starts a PreconditionError's text. */
+const PRECONDITION = 'PreconditionError: ';
+
 export interface CollectedRun {
   tests: TestResult[];
   harnessErrors: string[];
@@ -74,6 +77,13 @@ export class Collector {
     if (setupError?.includes(READ_ONLY_MARK)) {
       // A --read-only run refused the file's setup: its tests are disabled, not failed.
       for (const r of stranded) r.note = READ_ONLY_NOTE;
+    } else if (setupError?.startsWith(PRECONDITION)) {
+      // The file's setup met a precondition the target does not meet (HTTP Basic refused): its
+      // tests are unverifiable with the reason, as a test's own precondition makes them.
+      for (const r of stranded) {
+        r.outcome = 'skipped-unverifiable';
+        r.note = `the file's setup: ${setupError.slice(PRECONDITION.length)}`;
+      }
     } else if (setupError !== undefined) {
       for (const r of stranded) {
         r.outcome = 'setup-failed';

@@ -1,4 +1,4 @@
-import { ApiClient } from '../harness/client.ts';
+import { ApiClient, adminAuth } from '../harness/client.ts';
 import type { RunConfig } from '../harness/config.ts';
 import { ControlClient, type Settings } from '../harness/control.ts';
 import { reportId } from '../harness/fixtures.ts';
@@ -120,7 +120,7 @@ export async function removeObjects(config: RunConfig, dir: string, settings: Se
   const notOurs: CleanupResult['notOurs'] = [];
   const admin = new ApiClient({
     target: config.target,
-    auth: { kind: 'basic', user: config.user, password: config.password },
+    auth: adminAuth(config),
     timeoutMs: limits?.requestMs ?? config.timeoutMs,
     ...(config.tls ? { tls: config.tls } : {}),
   });

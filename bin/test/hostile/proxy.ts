@@ -49,7 +49,7 @@ export interface Behaviour {
    */
   delay?: { match: (method: string, path: string, body: string) => boolean; ms: number };
   /** Called for each request before it is forwarded (its API or control path, from the root). */
-  onRequest?: (method: string, path: string, body: string) => void;
+  onRequest?: (method: string, path: string, body: string, authorization: string | undefined) => void;
 }
 
 export interface Hostile {
@@ -154,7 +154,7 @@ export async function startHostile(upstream: string, behaviour: Behaviour = {}):
     // credentials are not secrets, and are echoed without being looked for).
     if (req.url?.endsWith('/__control/users'))
       for (const m of body.toString('utf8').matchAll(/"password"\s*:\s*"((?:[^"\\]|\\.)*)"/g)) observed.add(JSON.parse(`"${m[1]}"`));
-    behaviour.onRequest?.(method, path, body.toString('utf8'));
+    behaviour.onRequest?.(method, path, body.toString('utf8'), auth);
     const bare = path.split('?')[0]!;
     if (bare === '/__control/settings' && method === 'GET' && behaviour.failSettingsReads?.includes(++settingsReads)) {
       return answer(res, 500, { 'content-type': 'text/html; charset=utf-8' }, HTML_500);
