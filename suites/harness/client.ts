@@ -351,8 +351,11 @@ export class ApiClient {
     const timer = setTimeout(() => deadline.abort(new DeadlinePassed()), timeoutMs);
     try {
       const { origin, pathAndQuery } = splitUrl(url);
+      // A request that could not be sent again if lost (mayResend) goes on the careful pool.
+      const method = req.method.toUpperCase();
+      const resendable = IDEMPOTENT.has(method) || (method === 'POST' && req.url === undefined && creationName(req.path, req.json) !== undefined);
       const attempt = () =>
-        this.connections.agent.request({
+        (resendable ? this.connections.agent : this.connections.careful).request({
           origin,
           path: pathAndQuery,
           method: req.method,
