@@ -179,7 +179,7 @@ describe('kept-alive connections (issue 39)', () => {
     expect(ex.response?.status).toBe(200);
   });
 
-  test('a request that may not be sent twice goes on a connection idle at most 100 ms: lost neither when the front end\'s clock runs ahead of ours', async () => {
+  test("a request that may not be sent twice goes on a connection idle at most 100 ms: lost neither when the front end's clock runs ahead of ours", async () => {
     // Our limit is 4 s; the front end (loaded: its close and our reading of its answer apart)
     // drops what comes on a connection idle 300 ms by its clock.
     const front = await startFront({ idleMs: 60_000, drop: (_m, _p, nth, idleMs) => nth >= 2 && idleMs > 300 });
