@@ -4,7 +4,7 @@ import { signedUri } from '../../core/signed-uri.js';
 import { basicAuthorization, hmacSign } from '../../core/signers.ts';
 import { PreconditionError, ReadOnlyError, SetupError } from './assert.ts';
 import type { RunConfig } from './config.ts';
-import { Connections, creationName, landed } from './connections.ts';
+import { Connections, creationName, landed, StaleConnection } from './connections.ts';
 import { activeGate } from './gate.ts';
 import { activeLedger, foreignText, guardRequest } from './ownership.ts';
 import { type Channel, emitExchange, requestStarting, writeMark } from './traffic.ts';
@@ -383,23 +383,26 @@ export class ApiClient {
     const timer = setTimeout(() => deadline.abort(new DeadlinePassed()), timeoutMs);
     try {
       const { origin, pathAndQuery } = splitUrl(url);
-      const attempt = () =>
-        this.connections.agent.request({
-          origin,
-          path: pathAndQuery,
-          method: req.method,
-          headers,
-          ...(body !== undefined ? { body } : {}),
-          headersTimeout: timeoutMs,
-          bodyTimeout: timeoutMs,
-          signal: deadline.signal,
-        });
+      // Decision (issue 39): a request that is not idempotent goes on the careful pool, creations
+      // of the run too: their resend waits for a reading of the lists, which a probe's
+      // credentials (a 401 expected) cannot make, and a reading that fails sends nothing again.
+      const careful = !IDEMPOTENT.has(req.method.toUpperCase());
+      const options: Dispatcher.RequestOptions = {
+        origin,
+        path: pathAndQuery,
+        method: req.method,
+        headers,
+        ...(body !== undefined ? { body } : {}),
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        signal: deadline.signal,
+      };
       let res: Dispatcher.ResponseData;
       try {
-        res = await attempt();
+        res = await (careful ? this.connections.careful : this.connections.agent).request(options);
       } catch (e) {
         if (deadline.signal.aborted || !(await this.mayResend(req, e, exchange))) throw e;
-        res = await attempt();
+        res = await this.connections.once(options);
       }
       this.connections.answered(res.headers);
       const bytes = await readCapped(res.body, res.headers['content-length'], this.maxResponseBytes);
@@ -439,6 +442,11 @@ export class ApiClient {
    * is, the exchange records why.
    */
   private async mayResend(req: ApiRequest, e: unknown, exchange: Exchange): Promise<boolean> {
+    // Nothing of the request was written: it goes out once, on a new connection.
+    if (e instanceof StaleConnection) {
+      this.connections.stale++;
+      return true;
+    }
     if (!this.connections.lostOnReused(e)) return false;
     const method = req.method.toUpperCase();
     const cause = `${errorCode(e)}: the kept-alive connection closed before any byte of the answer`;

@@ -3,7 +3,7 @@
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { createSecureContext } from 'node:tls';
-import { Agent, buildConnector } from 'undici';
+import { Agent, buildConnector, Client, type Dispatcher, errors } from 'undici';
 import type { Exchange } from '../../core/exchange.ts';
 import { type IdleLimit, idleLimitOf } from '../../core/keep-alive.ts';
 
@@ -27,6 +27,38 @@ export interface PoolOptions {
 }
 
 /**
+ * The idle time after which a request that is not idempotent (client.ts: every POST, creations of
+ * the run too, whose resend needs a reading of the lists that a 401 probe's credentials cannot
+ * make) goes on a new connection. Decision (issue 39): under load
+ * the front end's clock runs ahead of ours by the time our reading of its answer waits for the
+ * CPU; at a load average of 12 on 2 cores, POSTs (401 probes) were lost on connections idle under
+ * the learned limit. 100 ms leaves a 1 s front end 900 ms of that lag.
+ */
+export const CAREFUL_IDLE_MS = 100;
+
+/**
+ * A request stopped before its first byte because the kept-alive connection undici gave it had
+ * been idle past the limit. Decision (issue 39): undici closes an idle connection by a timer; under
+ * load the event loop runs that timer late, after a request has been given the connection (seen at
+ * a load of 18 on 2 cores: POSTs written 850 ms after the last answer on a pool whose limit was
+ * 100 ms, and lost). The age is checked again as the request is written; nothing of it reaches the
+ * target, so it may go on a new connection whatever its method.
+ */
+export class StaleConnection extends errors.SocketError {
+  // undici's errors answer instanceof for every SocketError; this class only for its own.
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return Function.prototype[Symbol.hasInstance].call(StaleConnection, value);
+  }
+
+  constructor(
+    readonly idleMs: number,
+    readonly limitMs: number,
+  ) {
+    super(`the kept-alive connection had been idle ${Math.round(idleMs)} ms, past the limit of ${Math.round(limitMs)} ms`);
+  }
+}
+
+/**
  * One client's pool of connections and what it learned of the target's idle timeout. Decision:
  * undici closes idle connections by its own timer, set when the pool is made; when a shorter
  * limit is learned, a new pool takes the requests and the old one is closed once its requests
@@ -34,11 +66,15 @@ export interface PoolOptions {
  */
 export class Connections {
   agent: Agent;
+  /** The pool of requests that may not be sent twice: reused only within CAREFUL_IDLE_MS. */
+  careful: Agent;
   readonly idle: IdleLimit;
   /** Requests sent a second time after their connection closed (a report's count). */
   retried = 0;
+  /** Requests stopped before their first byte on a connection idle past the limit, and sent on a new one (StaleConnection). */
+  stale = 0;
   private readonly watches = new Map<number, Watch>();
-  private readonly connect: buildConnector.connector;
+  private readonly connectBase: buildConnector.connector;
   private readonly unlisten: () => void;
 
   constructor(private readonly opts: PoolOptions) {
@@ -49,21 +85,27 @@ export class Connections {
       ...(opts.ca ? { secureContext: createSecureContext({ ca: opts.ca }) } : {}),
       ...(opts.insecure ? { rejectUnauthorized: false } : {}),
     });
-    this.connect = (o, callback) =>
-      base(o, (err, socket) => {
-        if (socket) this.watch(socket as Socket);
-        callback(err, socket as never);
-      });
+    this.connectBase = base;
     this.idle = idleLimitOf(opts.origin);
     this.agent = this.pool();
+    this.careful = this.pool(CAREFUL_IDLE_MS);
     this.unlisten = this.idle.listen(() => this.renew());
   }
 
-  private pool(): Agent {
+  /** Connections that are watched, and reused only within `atMostMs` (and the target's limit) of their last answer. */
+  private connect(atMostMs: number): buildConnector.connector {
+    return (o, callback) =>
+      this.connectBase(o, (err, socket) => {
+        if (socket) this.watch(socket as Socket, () => Math.min(atMostMs, this.idle.ms));
+        callback(err, socket as never);
+      });
+  }
+
+  private pool(atMostMs = Number.POSITIVE_INFINITY): Agent {
     // undici refuses a keepAliveTimeout of 0 at each request (UND_ERR_INVALID_ARG); a limit of 0
     // (a close seen just past MIN_OBSERVED_MS, as a loaded target's after its last allowed
     // request) means no reuse, as 1 ms does.
-    const idle = Math.max(1, this.idle.ms);
+    const idle = Math.max(1, Math.min(atMostMs, this.idle.ms));
     return new Agent({
       keepAliveTimeout: idle,
       keepAliveMaxTimeout: idle,
@@ -72,22 +114,43 @@ export class Connections {
       keepAliveTimeoutThreshold: 1_000,
       headersTimeout: this.opts.timeoutMs,
       bodyTimeout: this.opts.timeoutMs,
-      connect: this.connect,
+      connect: this.connect(atMostMs),
     });
   }
 
+  /**
+   * A request on a connection made for it and closed after its answer. Decision (issue 39): a
+   * request sent again after its kept-alive connection closed does not go back to the pool, where
+   * it may be given another connection idle as long, which the front end closes at the same time;
+   * the exchange's `retried` says "on a new connection", and it is.
+   */
+  once(options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {
+    const client = new Client(options.origin as string, {
+      pipelining: 1,
+      headersTimeout: this.opts.timeoutMs,
+      bodyTimeout: this.opts.timeoutMs,
+      connect: this.connect(Number.POSITIVE_INFINITY),
+    });
+    const answer = client.request({ ...options, reset: true });
+    // A graceful close: the request and the reading of its body end first.
+    void client.close().catch(() => undefined);
+    return answer;
+  }
+
   private renew(): void {
-    const old = this.agent;
+    const old = [this.agent, this.careful];
     this.agent = this.pool();
-    void old.close().catch(() => undefined);
+    this.careful = this.pool(CAREFUL_IDLE_MS);
+    for (const agent of old) void agent.close().catch(() => undefined);
   }
 
   /**
    * Decision: undici reads a socket on `readable` (a `data` listener would change how it flows),
    * so the socket's own `read` and `write` are wrapped to note when it last carried a response and
-   * a request; the target's `end` after an idle time teaches the limit.
+   * a request; the target's `end` after an idle time teaches the limit. The first write of a
+   * request on a connection idle longer than `limitMs()` is not made (StaleConnection).
    */
-  private watch(socket: Socket): void {
+  private watch(socket: Socket, limitMs: () => number): void {
     const w: Watch = { reads: 0, readsAtWrite: 0, lastRead: performance.now(), lastWrite: 0 };
     const read = socket.read.bind(socket);
     const write = socket.write.bind(socket) as (...a: unknown[]) => boolean;
@@ -100,7 +163,14 @@ export class Connections {
       return chunk;
     };
     socket.write = ((...a: unknown[]) => {
-      if (w.lastWrite <= w.lastRead) w.readsAtWrite = w.reads;
+      if (w.lastWrite <= w.lastRead) {
+        const idle = performance.now() - w.lastRead;
+        if (w.reads > 0 && idle > limitMs()) {
+          socket.destroy(new StaleConnection(idle, limitMs()));
+          return false;
+        }
+        w.readsAtWrite = w.reads;
+      }
       w.lastWrite = performance.now();
       return write(...a);
     }) as Socket['write'];
@@ -134,7 +204,7 @@ export class Connections {
 
   close(): Promise<void> {
     this.unlisten();
-    return this.agent.close();
+    return Promise.all([this.agent.close(), this.careful.close()]).then(() => undefined);
   }
 }
 
