@@ -12,6 +12,10 @@ import { currentScope } from '../../harness/traffic.ts';
 import { runSuiteFile, suiteFiles } from '../suite-runner.ts';
 
 const meta = (): TestMeta => ({ clauses: ['GEN-01'], level: 'MUST', behaviour: 'b' });
+/** A request of the calling test answered, counted as emitExchange counts it: in its scope and the file's. */
+const answered = () => {
+  for (let s = currentScope(); s; s = s.parent) s.sent++;
+};
 const runnable = (title: string, body: TestBody, timeoutMs?: number): DeclaredCase => ({ title, meta: meta(), body, ...(timeoutMs ? { timeoutMs } : {}) });
 const options = { testTimeoutMs: 1_000, hookTimeoutMs: 1_000 };
 
@@ -131,7 +135,7 @@ describe('suite runner', () => {
     const busy = (ms: number) => async () => {
       for (const end = Date.now() + ms; Date.now() < end; ) {
         await new Promise((r) => setTimeout(r, 20));
-        currentScope()!.sent++;
+        answered();
       }
     };
     const declared: SuiteDeclarations = {
@@ -143,6 +147,32 @@ describe('suite runner', () => {
     expect(run.cases[0]).toMatchObject({ state: 'passed' });
     expect(run.cases[1]).toMatchObject({ state: 'failed' });
     expect(run.cases[1]?.error).toMatch(/did not end within 1000 ms/);
+  });
+
+  test('beside the other tests of its file, a test waiting on a reading another test sends does not meet the deadline while that reading is answered', async () => {
+    let shared: Promise<void> | undefined;
+    const reading = () => {
+      shared ??= (async () => {
+        for (const end = Date.now() + 400; Date.now() < end; ) {
+          await new Promise((r) => setTimeout(r, 20));
+          answered();
+        }
+      })();
+      return shared;
+    };
+    const declared: SuiteDeclarations = {
+      beforeAll: [],
+      afterAll: [],
+      testsTogether: 'they share one reading',
+      tests: [
+        runnable('sends the reading', reading, 100),
+        runnable('waits on it', () => new Promise((r) => setTimeout(r, 5)).then(reading), 100),
+        runnable('hangs', () => new Promise(() => {}), 100),
+      ],
+    };
+    const run = await runSuiteFile('f', declared, { testTimeoutMs: 100, hookTimeoutMs: 1_000 });
+    expect(run.cases.map((c) => c.state)).toEqual(['passed', 'passed', 'failed']);
+    expect(run.cases[2]?.error).toMatch(/had no request answered for 100 ms/);
   });
 
   test('a request a test meets after its deadline (a closed client) is never recorded as a violation', async () => {
