@@ -136,15 +136,21 @@ async function update(root, out) {
   // A changed tsconfig.json may change every file's JavaScript.
   const compile = changed.includes('tsconfig.json') ? [...now.keys()].filter((p) => p.endsWith('.ts')) : changed.filter((p) => p.endsWith('.ts'));
   if (compile.length > 0) {
-    const { transform } = await import('esbuild');
+    const { transform, stop } = await import('esbuild');
     const tsconfigRaw = readFileSync(join(root, 'tsconfig.json'), 'utf8');
-    const compiled = await Promise.all(
-      compile.map(async (path) => {
-        const source = readFileSync(join(root, path), 'utf8');
-        const { code } = await transform(source, { loader: 'ts', format: 'esm', target: 'node20', sourcefile: path, tsconfigRaw });
-        return [path, rewriteImports(code)];
-      }),
-    );
+    let compiled;
+    try {
+      compiled = await Promise.all(
+        compile.map(async (path) => {
+          const source = readFileSync(join(root, path), 'utf8');
+          const { code } = await transform(source, { loader: 'ts', format: 'esm', target: 'node20', sourcefile: path, tsconfigRaw });
+          return [path, rewriteImports(code)];
+        }),
+      );
+    } finally {
+      // esbuild's service is a process of its own: not kept for the rest of the command.
+      await stop();
+    }
     for (const [path, code] of compiled) put(join(out, builtName(path)), code);
   }
   for (const path of changed) {
