@@ -1,13 +1,14 @@
 #!/usr/bin/env node
-// Entry of the pmv6 CLI. Decision: in the checkout (bin/cli/main.ts beside this file) it loads the
-// TypeScript sources through tsx, as it always did; the installed package ships no TypeScript and
+// Entry of the pmv6 CLI. Decision: in the checkout (bin/cli/main.ts beside this file) it runs the
+// TypeScript sources compiled once into node_modules/.cache/pmv6/ (package/checkout-build.mjs;
+// through tsx where that cannot be, or with PMV6_TSX=1); the installed package ships no TypeScript and
 // runs the JavaScript built into dist/ at pack time (package/README.md). A dist/ that `npm pack`
 // left in the checkout is never used there.
 // Decision: `pmv6 --version` answers here, before any module of the CLI loads (the start-up target
 // of package/README.md); the version's one source is package.json beside bin/, in the package and
 // the checkout alike. Keep this first: a flag added to the start-up below must not slow it.
 import { existsSync, readFileSync } from 'node:fs';
-import { setFlagsFromString } from 'node:v8';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** The commands that run until they are stopped or have cleaned up: where a signal matters. */
 const LONG_RUNNING = new Set(['run', 'serve', 'load', 'clients']);
@@ -16,12 +17,6 @@ const first = process.argv[2];
 if (first === '--version' || first === '-v') {
   process.stdout.write(`${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
 } else {
-  // Decision: `pmv6 run` is V8's memory-favouring mode (its heap grows at most twice its live size
-  // between full collections, not up to four times): replies of 1 MB (a hostile target's) die young
-  // but wait for the next full collection, and a run stays under 300 MB (issue 24). Side by side
-  // (npm run bench:memory): peaks of 160-177 MB against 230-330 MB, also under the narrower
-  // --heap-growing-percent, for a plain run's time within the machine's noise.
-  if (first === 'run') setFlagsFromString('--optimize-for-size');
   // Decision: under npx (npm exec), a signal sent to npx alone (`npx pmv6 serve & kill -TERM $!`)
   // ends npx (SIGTERM: and the shell it started; SIGINT: the shell waits on), never this process,
   // which would be left running, orphaned. So, started by npm exec, pmv6 treats the loss of its
@@ -50,9 +45,16 @@ if (first === '--version' || first === '-v') {
   const source = new URL('./cli/main.ts', import.meta.url);
   let main;
   if (existsSync(source)) {
-    const { register } = await import('tsx/esm/api');
-    register();
-    ({ main } = await import(source.href));
+    // In the checkout: its JavaScript compiled once and kept up to date (package/checkout-build.mjs);
+    // through tsx where that cannot be, or with PMV6_TSX=1.
+    const { compiledCheckout } = await import('../package/checkout-build.mjs');
+    const compiled = process.env.PMV6_TSX === '1' ? undefined : await compiledCheckout(fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, ''));
+    if (compiled) ({ main } = await import(pathToFileURL(`${compiled}/bin/cli/main.js`).href));
+    else {
+      const { register } = await import('tsx/esm/api');
+      register();
+      ({ main } = await import(source.href));
+    }
   } else {
     ({ main } = await import('../dist/bin/cli/main.js'));
   }

@@ -9,11 +9,11 @@ import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+// The folders tsconfig.build.json compiles (keep the two alike), also those of the checkout's compiled tree.
+import { RUNTIME } from './checkout-build.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(ROOT, 'dist');
-// The folders tsconfig.build.json compiles; keep the two lists alike.
-const RUNTIME = ['core', 'targets', 'bin/cli', 'clients', 'suites', 'fixtures', 'reporters', 'load'];
 // Decision: the project's own tests and benches, the folders' READMEs, the spec's copy and the
 // image build scripts are not part of the tool; TypeScript is compiled, not copied.
 const SKIP_DIR = new Set(['test', 'bench', 'node_modules', 'spec', 'container']);

@@ -5,7 +5,9 @@
 // absolute time and as the time over bare Node, which a busy machine inflates alike.
 // The package is the real one: `npm pack` of this checkout installed into an empty folder
 // (package/install.mjs), its `node_modules/.bin/pmv6` run as a CI job runs it. `--help` (which loads
-// the CLI's entry module) and the checkout (TypeScript through tsx) are shown for comparison.
+// the CLI's entry module) and the checkout are shown for comparison: `run --help` loads the CLI and
+// `run --list` every suite file, each from the checkout's compiled tree (package/checkout-build.mjs)
+// and through tsx (PMV6_TSX=1, the way before issue 38), side by side.
 // RUNS=n sets the runs per case (default 15); INSTALLED=DIR reuses a folder package/install.mjs
 // filled (kept afterwards).
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -27,13 +29,17 @@ try {
     'pmv6 --version': [bin, ['--version']],
     'pmv6 --help': [bin, ['--help']],
     'checkout --version': [process.execPath, [join(ROOT, 'bin', 'pmv6.js'), '--version']],
+    'checkout run --help': [process.execPath, [join(ROOT, 'bin', 'pmv6.js'), 'run', '--help']],
+    'tsx run --help': [process.execPath, [join(ROOT, 'bin', 'pmv6.js'), 'run', '--help'], { PMV6_TSX: '1' }],
+    'checkout run --list': [process.execPath, [join(ROOT, 'bin', 'pmv6.js'), 'run', '--list']],
+    'tsx run --list': [process.execPath, [join(ROOT, 'bin', 'pmv6.js'), 'run', '--list'], { PMV6_TSX: '1' }],
   };
   const times = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
   // Interleaved, so that a busy moment of the machine falls on every case alike.
   for (let i = 0; i < RUNS; i++) {
-    for (const [name, [file, args]] of Object.entries(cases)) {
+    for (const [name, [file, args, env]] of Object.entries(cases)) {
       const started = process.hrtime.bigint();
-      const r = spawnSync(file, args, { encoding: 'utf8', cwd: dir });
+      const r = spawnSync(file, args, { encoding: 'utf8', cwd: dir, env: { ...process.env, ...env }, maxBuffer: 16 * 1024 * 1024 });
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       if (r.status !== 0) throw new Error(`${name} failed: ${r.stderr}`);
       times[name].push(ms);

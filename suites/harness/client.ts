@@ -4,7 +4,7 @@ import { signedUri } from '../../core/signed-uri.js';
 import { basicAuthorization, hmacSign } from '../../core/signers.ts';
 import { PreconditionError, ReadOnlyError, SetupError } from './assert.ts';
 import type { RunConfig } from './config.ts';
-import { Connections, creationName, landed, StaleConnection } from './connections.ts';
+import { Connections, creationName, landed, runPool, StaleConnection } from './connections.ts';
 import { activeGate } from './gate.ts';
 import { activeLedger, foreignText, guardRequest } from './ownership.ts';
 import { type Channel, emitExchange, requestStarting, writeMark } from './traffic.ts';
@@ -252,15 +252,15 @@ export class ApiClient {
     this.readOnly = opts.readOnly ?? false;
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.maxResponseBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-    this.ownsAgent = !shared;
-    this.connections =
-      shared ??
-      new Connections({
-        origin: originOf(this.target),
-        timeoutMs: this.timeoutMs,
-        ...(opts.tls?.ca ? { ca: opts.tls.ca } : {}),
-        ...(opts.tls?.insecure ? { insecure: true } : {}),
-      });
+    const pool = {
+      origin: originOf(this.target),
+      timeoutMs: this.timeoutMs,
+      ...(opts.tls?.ca ? { ca: opts.tls.ca } : {}),
+      ...(opts.tls?.insecure ? { insecure: true } : {}),
+    };
+    const ofRun = shared ? undefined : runPool(pool);
+    this.ownsAgent = !shared && !ofRun;
+    this.connections = shared ?? ofRun ?? new Connections(pool);
   }
 
   /** Decision: derived clients share this client's connection pool; only the root client closes it. */

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { en, Faker } from '@faker-js/faker';
+import type { Faker } from '@faker-js/faker';
+import { faker as english } from '@faker-js/faker/locale/en';
 import type { Exchange } from '../../core/exchange.ts';
 import { registerCredentials } from '../../core/redact.ts';
 import { ReadOnlyError, SetupError } from './assert.ts';
@@ -96,7 +97,10 @@ export class Fixtures {
     readonly admin: ApiClient,
     readonly control?: ControlClient,
   ) {
-    this.faker = new Faker({ locale: [en] });
+    // Decision (issue 38): the English locale's own module, not the package's index, which loads
+    // every locale (0.4 s of a run's start-up here); a Faker of its definitions (en over base)
+    // makes the same data for a seed as Faker({ locale: [en] }) did.
+    this.faker = new (english.constructor as new (o: { locale: Faker['rawDefinitions'] }) => Faker)({ locale: english.rawDefinitions });
     this.faker.seed(cfg.seed);
     this.ledger = activeLedger() ?? new Ledger(cfg.runId);
   }

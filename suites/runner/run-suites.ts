@@ -4,6 +4,7 @@ import { OUTCOMES } from '../../core/outcomes.ts';
 import { CLAUSES, type Clause } from '../catalogue/clauses.ts';
 import { API_PREFIX } from '../harness/client.ts';
 import { inFlight, type RunConfig, setRunConfig } from '../harness/config.ts';
+import { closeRunPools, openRunPools } from '../harness/connections.ts';
 import { forgetShownSettings, lockSettings } from '../harness/control.ts';
 import type { CleanupReport } from '../harness/fixtures.ts';
 import { Gate, openGate } from '../harness/gate.ts';
@@ -210,6 +211,7 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
   setRunConfig(config);
   activateOracle(oracle);
   openGate(gate);
+  openRunPools();
   const timeoutMs = Math.max(30_000, config.timeoutMs * 3);
   try {
     const runFile = async (file: string, declared: SuiteDeclarations | Error): Promise<void> => {
@@ -256,6 +258,9 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
     // After an interrupt a file may still hold the gate: the cleanup below must not wait on it.
     gate.close();
     openGate(undefined);
+    // After a stop a file may still wait on the target: its requests end by their deadlines, unawaited.
+    const closing = closeRunPools();
+    if (!stopFiles.signal.aborted) await closing;
     forgetShownSettings();
     activateOracle(undefined);
     setRunConfig(undefined);

@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { afterEach, describe, expect, test } from 'vitest';
 import { safeIdleMs } from '../../../core/keep-alive.ts';
 import { ApiClient } from '../client.ts';
+import { closeRunPools, openRunPools } from '../connections.ts';
 
 interface Front {
   url: string;
@@ -274,5 +275,32 @@ describe('kept-alive connections (issue 39)', () => {
     expect(ex.response).toBeUndefined();
     expect(front.dropped).toHaveLength(1);
     expect(front.created).toEqual([]);
+  });
+});
+
+describe("a run's connection pools (issue 38)", () => {
+  test("during a run the root clients of one origin share one pool: a file's new clients reuse the connections of those before; outside a run each has its own", async () => {
+    const front = await startFront({ idleMs: 5_000 });
+    open.push(front);
+    const firstClient: number[] = [];
+    openRunPools();
+    try {
+      for (let i = 0; i < 3; i++) {
+        const client = clientOf(front);
+        for (let j = 0; j < 3; j++) expect((await client.get('/version.json')).response?.status).toBe(200);
+        // A file's session closes its clients: the run's pool stays open.
+        await client.close();
+        firstClient.push(front.connections);
+      }
+    } finally {
+      await closeRunPools();
+    }
+    expect(firstClient[2]).toBe(firstClient[0]);
+    const before = front.connections;
+    for (let i = 0; i < 2; i++) {
+      const client = clientOf(front);
+      expect((await client.get('/version.json')).response?.status).toBe(200);
+    }
+    expect(front.connections).toBe(before + 2);
   });
 });

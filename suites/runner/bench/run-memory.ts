@@ -9,9 +9,12 @@
 // machine weighs on all of them alike. `--columns` names them: `as-is` (this tree's CLI),
 // `ref:<git ref>` (the CLI of another commit, exported to a temporary folder: the before of a
 // change), `env:K=V+K=V` (this tree's CLI with more environment, e.g. glibc's MALLOC_ARENA_MAX),
-// `node:--flag+--flag` (this tree's CLI under more flags of node and V8). Default: as-is and ref:main.
+// `node:--flag+--flag` (this tree's CLI under more flags of node and V8). Default: as-is,
+// node:--optimize-for-size (the flag `pmv6 run` set for itself before issue 38) and ref:main.
+// Each column's CLI starts once before the runs (`run --help`): a checkout's compiled tree
+// (package/checkout-build.mjs) is made then, not inside a measured run.
 //
-// Run: npm run bench:memory -- [--cases plain,big-bodies,echo] [--runs 3] [--columns as-is,ref:main]
+// Run: npm run bench:memory -- [--cases plain,big-bodies,echo] [--runs 3] [--columns as-is,node:--optimize-for-size,ref:main]
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
@@ -21,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startInstallation } from '../../../bin/test/hostile/installation.ts';
 import { type Behaviour, type Hostile, startHostile } from '../../../bin/test/hostile/proxy.ts';
+import { compiledDir } from '../../../package/checkout-build.mjs';
 import { megabytes, type TreeMemory, treeMemoryText, watchTreeMemory } from '../process-memory.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -30,7 +34,7 @@ const { values } = parseArgs({
   options: {
     cases: { type: 'string', default: 'plain,big-bodies,echo' },
     runs: { type: 'string', default: '3' },
-    columns: { type: 'string', default: 'as-is,ref:main' },
+    columns: { type: 'string', default: 'as-is,node:--optimize-for-size,ref:main' },
   },
 });
 const runs = Number(values.runs);
@@ -124,6 +128,8 @@ async function once(c: Case, col: Column): Promise<{ code: number | null; memory
 }
 
 const columns = values.columns.split(',').map(column);
+for (const col of columns)
+  spawnSync(process.execPath, [...(col.node ?? []), col.bin, 'run', '--help'], { stdio: 'ignore', env: { ...process.env, ...col.env } });
 const cases = values.cases.split(',').map((n) => {
   const c = CASES.find((k) => k.name === n);
   if (!c) throw new Error(`unknown case ${n}: ${CASES.map((k) => k.name).join(', ')}`);
@@ -153,6 +159,9 @@ try {
     }
   }
 } finally {
-  for (const d of temporary) rmSync(d, { recursive: true, force: true });
+  for (const d of temporary) {
+    rmSync(d, { recursive: true, force: true });
+    rmSync(compiledDir(d), { recursive: true, force: true });
+  }
 }
 console.log(`\n${table.join('\n')}`);
