@@ -211,9 +211,12 @@ function withoutIdAndTime(entry: unknown): string {
 /**
  * The new entries of a write that are about its own objects: they name the file's search text
  * (every name the file gives holds it) or the id of an object the call named or made. Other
- * users' entries on a busy installation name neither.
+ * users' entries on a busy installation name neither. An entry that names the path of the
+ * file's log search is a read of that list the server recorded (what counts as an action is
+ * not shown), not the write's.
  */
 function about(w: Write, entry: unknown): boolean {
+  if (mentions(entry, logSearch(w.subject.search))) return false;
   if (mentions(entry, w.subject.search)) return true;
   const made = (w.ex.json as { id?: unknown } | undefined)?.id;
   const objects = kindsOf(w.endpoint).flatMap((kind) => (w.subject.ids[kind] === undefined ? [] : [{ kind, id: w.subject.ids[kind]! }]));
