@@ -8,12 +8,13 @@
 // Decisions:
 // - Waiters are served in the order they came (phase-fair): requests queued before an exclusive
 //   section go first, those after it wait for its end; neither kind starves the other.
-// - Among the requests queued before the next exclusive section, a free slot goes to the one whose
-//   suite file has the fewest requests in flight, the earliest of those (issue 38: no serial
-//   tail). A file that sends one request after another (the model's sequences, a log window) then
-//   waits for a slot about as long as one request, not behind every request a file that sends
-//   many at once has queued; measured: its chain of 607 requests took 810 delays of 100 ms in
-//   order of arrival.
+// - Among the requests queued before the next exclusive section, a free slot goes first to one of
+//   a preferred suite file (`preferred`: the runner's long chains of requests one after another,
+//   run-suites.ts STARTED_FIRST), the earliest of those (issue 38: no serial tail). The run lasts
+//   at least as long as its longest chain, and each of its requests waited behind every request
+//   queued before it: measured through 100 ms, the model's chain of 607 requests took 810 delays
+//   in order of arrival. (Preferring the file with the fewest requests in flight made it worse,
+//   940: the model sends its read-backs side by side and then waited for every file with none.)
 // - A request "in flight" is the whole exchange including what listeners do with it (the
 //   response oracle judges it against the settings it was sent under), so a section never
 //   changes a setting under a response still being judged. The oracle's own look-ups (`quiet`)
@@ -52,23 +53,24 @@ function refuseBeside(): void {
 
 interface Waiter {
   kind: 'shared' | 'exclusive';
-  /** The suite file of a shared waiter ('' outside one). */
-  file: string;
+  /** A shared waiter of a preferred file. */
+  preferred: boolean;
   wake: () => void;
 }
 
 export class Gate {
   #inFlight = 0;
-  /** Requests in flight by suite file. */
-  readonly #byFile = new Map<string, number>();
   #holder: symbol | undefined;
   #closed = false;
   readonly #queue: Waiter[] = [];
   /** The holder's requests waiting for a slot: served before anyone else. */
   readonly #holderQueue: Array<() => void> = [];
 
-  /** At most `limit` requests in flight at once. */
-  constructor(readonly limit: number) {}
+  /** At most `limit` requests in flight at once; the requests of the `preferred` suite files served first. */
+  constructor(
+    readonly limit: number,
+    readonly preferred: ReadonlySet<string> = new Set(),
+  ) {}
 
   /** Whether the calling context holds the gate (runs inside an exclusive section). */
   holding(): boolean {
@@ -78,23 +80,18 @@ export class Gate {
   /** Waits for a slot; returns the function that gives it back. */
   async admit(): Promise<() => void> {
     if (this.#closed) return () => {};
-    const file = currentScope()?.file ?? '';
     if (this.holding()) {
       if (this.#inFlight >= this.limit) await new Promise<void>((wake) => this.#holderQueue.push(wake));
       else this.#inFlight++;
     } else if (this.#holder !== undefined || this.#queue.length > 0 || this.#inFlight >= this.limit) {
-      await new Promise<void>((wake) => this.#queue.push({ kind: 'shared', file, wake }));
+      const preferred = this.preferred.size > 0 && this.preferred.has(currentScope()?.file ?? '');
+      await new Promise<void>((wake) => this.#queue.push({ kind: 'shared', preferred, wake }));
     } else this.#inFlight++;
-    if (this.#closed) return () => {};
-    this.#byFile.set(file, (this.#byFile.get(file) ?? 0) + 1);
     let given = false;
     return () => {
       if (given || this.#closed) return;
       given = true;
       this.#inFlight--;
-      const n = (this.#byFile.get(file) ?? 1) - 1;
-      if (n > 0) this.#byFile.set(file, n);
-      else this.#byFile.delete(file);
       this.#serve();
     };
   }
@@ -110,7 +107,7 @@ export class Gate {
       );
     if (this.#closed || this.holding()) return fn();
     if (this.#holder !== undefined || this.#queue.length > 0 || this.#inFlight > 0) {
-      await new Promise<void>((wake) => this.#queue.push({ kind: 'exclusive', file: '', wake }));
+      await new Promise<void>((wake) => this.#queue.push({ kind: 'exclusive', preferred: false, wake }));
       if (this.#closed) return fn();
     } else this.#holder = Symbol('exclusive section');
     try {
@@ -156,22 +153,14 @@ export class Gate {
     }
   }
 
-  // The shared waiter before the first exclusive one whose file has the fewest requests in
-  // flight; the earliest of those.
+  // The first shared waiter of a preferred file before the first exclusive one; else the head.
   #next(): number {
-    let best = 0;
-    let least = Number.POSITIVE_INFINITY;
     for (let i = 0; i < this.#queue.length; i++) {
       const w = this.#queue[i]!;
       if (w.kind === 'exclusive') break;
-      const n = this.#byFile.get(w.file) ?? 0;
-      if (n < least) {
-        least = n;
-        best = i;
-        if (n === 0) break;
-      }
+      if (w.preferred) return i;
     }
-    return best;
+    return 0;
   }
 }
 

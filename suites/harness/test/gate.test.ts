@@ -35,11 +35,11 @@ describe('the gate', () => {
     await Promise.all([a!.done, b!.done, c!.done]);
   });
 
-  test("a free slot goes to the queued request of the file with the fewest in flight, not to a file's many queued before it", async () => {
-    const gate = new Gate(2);
+  test('a free slot goes to the queued request of a preferred file before the requests of others queued earlier', async () => {
+    const gate = new Gate(2, new Set(['chain']));
     const log: string[] = [];
     const inFile = (file: string, name: string) => inScope({ file, sent: 0 }, () => request(gate, log, name));
-    // The many file fills both slots and queues two more; the chain file queues one after them.
+    // Another file fills both slots and queues two more; the preferred file queues one after them.
     const many = ['m1', 'm2', 'm3', 'm4'].map((n) => inFile('many', n));
     await tick();
     const chain = inFile('chain', 'c1');
@@ -47,7 +47,7 @@ describe('the gate', () => {
     expect(log).toEqual(['m1 in', 'm2 in']);
     many[0]!.end();
     await tick();
-    // The chain file has nothing in flight: its request goes before m3 and m4, queued earlier.
+    // The chain's request goes before m3 and m4, queued earlier.
     expect(log).toEqual(['m1 in', 'm2 in', 'm1 out', 'c1 in']);
     many[1]!.end();
     await tick();
