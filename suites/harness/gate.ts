@@ -9,8 +9,10 @@
 // - Waiters are served in the order they came (phase-fair): requests queued before an exclusive
 //   section go first, those after it wait for its end; neither kind starves the other.
 // - Among the requests queued before the next exclusive section, a free slot goes first to one of
-//   a preferred suite file (`preferred`: the runner's long chains of requests one after another,
-//   run-suites.ts STARTED_FIRST), the earliest of those (issue 38: no serial tail). The run lasts
+//   a preferred suite file with no request in flight (`preferred`: the runner's longest chains of
+//   requests one after another, run-suites.ts LONGEST_CHAINS), the earliest of those (issue 38:
+//   no serial tail); the others in order of arrival, so a preferred file's requests side by side
+//   and the other files' chains are not starved. The run lasts
 //   at least as long as its longest chain, and each of its requests waited behind every request
 //   queued before it: measured through 100 ms, the model's chain of 607 requests took 810 delays
 //   in order of arrival. (Preferring the file with the fewest requests in flight made it worse,
@@ -53,13 +55,15 @@ function refuseBeside(): void {
 
 interface Waiter {
   kind: 'shared' | 'exclusive';
-  /** A shared waiter of a preferred file. */
-  preferred: boolean;
+  /** The preferred suite file of a shared waiter, if it is one's. */
+  preferred?: string;
   wake: () => void;
 }
 
 export class Gate {
   #inFlight = 0;
+  /** Requests in flight by preferred file. */
+  readonly #preferredInFlight = new Map<string, number>();
   #holder: symbol | undefined;
   #closed = false;
   readonly #queue: Waiter[] = [];
@@ -80,18 +84,21 @@ export class Gate {
   /** Waits for a slot; returns the function that gives it back. */
   async admit(): Promise<() => void> {
     if (this.#closed) return () => {};
+    const scope = this.preferred.size > 0 ? currentScope()?.file : undefined;
+    const file = scope !== undefined && this.preferred.has(scope) ? scope : undefined;
     if (this.holding()) {
       if (this.#inFlight >= this.limit) await new Promise<void>((wake) => this.#holderQueue.push(wake));
       else this.#inFlight++;
     } else if (this.#holder !== undefined || this.#queue.length > 0 || this.#inFlight >= this.limit) {
-      const preferred = this.preferred.size > 0 && this.preferred.has(currentScope()?.file ?? '');
-      await new Promise<void>((wake) => this.#queue.push({ kind: 'shared', preferred, wake }));
+      await new Promise<void>((wake) => this.#queue.push(file === undefined ? { kind: 'shared', wake } : { kind: 'shared', preferred: file, wake }));
     } else this.#inFlight++;
+    if (file !== undefined) this.#preferredInFlight.set(file, (this.#preferredInFlight.get(file) ?? 0) + 1);
     let given = false;
     return () => {
       if (given || this.#closed) return;
       given = true;
       this.#inFlight--;
+      if (file !== undefined) this.#preferredInFlight.set(file, (this.#preferredInFlight.get(file) ?? 1) - 1);
       this.#serve();
     };
   }
@@ -107,7 +114,7 @@ export class Gate {
       );
     if (this.#closed || this.holding()) return fn();
     if (this.#holder !== undefined || this.#queue.length > 0 || this.#inFlight > 0) {
-      await new Promise<void>((wake) => this.#queue.push({ kind: 'exclusive', preferred: false, wake }));
+      await new Promise<void>((wake) => this.#queue.push({ kind: 'exclusive', wake }));
       if (this.#closed) return fn();
     } else this.#holder = Symbol('exclusive section');
     try {
@@ -153,12 +160,13 @@ export class Gate {
     }
   }
 
-  // The first shared waiter of a preferred file before the first exclusive one; else the head.
+  // The first shared waiter of a preferred file with nothing in flight before the first
+  // exclusive one; else the head.
   #next(): number {
     for (let i = 0; i < this.#queue.length; i++) {
       const w = this.#queue[i]!;
       if (w.kind === 'exclusive') break;
-      if (w.preferred) return i;
+      if (w.preferred !== undefined && !this.#preferredInFlight.get(w.preferred)) return i;
     }
     return 0;
   }
