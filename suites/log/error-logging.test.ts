@@ -5,14 +5,16 @@ import { violation } from '../harness/assert.ts';
 import { clauseTest } from '../harness/clause-test.ts';
 import { inFlight } from '../harness/config.ts';
 import { UNKNOWN_ID } from '../harness/endpoints.ts';
+import { exclusive } from '../harness/gate.ts';
 import { inOrder, together } from '../harness/in-order.ts';
 import { useSession } from '../harness/session.ts';
-import { runsAlone } from '../harness/suite-api.ts';
 import { oracleTest } from '../oracle/probe.ts';
 import { lazy, useCreations } from '../resources/resource-helpers.ts';
 import { COPIES, CountWindows, countDrift, entriesMentioning } from './log-reader.ts';
 
-runsAlone("it counts the action log's entries before and after each refusal");
+// Decision (issue 38: no serial tail): the file runs beside the others; only its windows of the
+// log's count hold the target to themselves (the gate's exclusive section), what they need made
+// before they open.
 const s = useSession();
 const create = useCreations(s);
 const project = lazy(() => s.fixtures.createProject());
@@ -62,12 +64,11 @@ clauseTest('LOG-03', 'leave requests that end in an error other than 401 out of 
   if (normal) requests.push(['GET /version/check_latest.json as a Normal user (403)', () => normal.client.get('/version/check_latest.json')]);
   const judged: string[] = [];
   let markerRefused = false;
-  const { drift, count } = await countDrift(s);
-  const windows = new CountWindows(s, drift, count);
   const refusal = (ex: Exchange) => {
     const status = ex.response?.status;
     return status === undefined || status < 400 || status === 401 ? undefined : status;
   };
+  let windows: CountWindows;
   const judge = async (group: ReadonlyArray<[number, [string, () => Promise<Exchange>]]>): Promise<void> => {
     const { result, added } = await windows.added(() => inOrder(group, inFlight(s.config), ([, [, send]]) => send()));
     // Only the requests that ended in an error other than 401 are judged (and sent again).
@@ -94,7 +95,13 @@ clauseTest('LOG-03', 'leave requests that end in an error other than 401 out of 
       if (g[0] === 0) markerRefused = true;
     }
   };
-  await judge([...requests.entries()]);
+  // The windows with the target to itself (the gate's exclusive section): the files beside this
+  // one write to the log at every step.
+  await exclusive(async () => {
+    const { drift, count } = await countDrift(s);
+    windows = new CountWindows(s, drift, count);
+    await judge([...requests.entries()]);
+  });
   t.observe('errors judged', judged);
   if (judged.length === 0) t.unverifiable('none of the requests ended in an error other than 401');
   if (!markerRefused) return;
@@ -155,29 +162,32 @@ clauseTest(
       ...(await hmacRefusals()),
     ];
     const judged: string[] = [];
-    const { drift, count } = await countDrift(s);
-    const windows = new CountWindows(s, drift, count);
-    for (const [label, run, prepares] of refusals) {
-      // A refusal that sends other requests around its own opens its window afresh, and so does the next.
-      if (prepares) windows.restart();
-      await run(async (send) => {
-        const once = await windows.copies(send);
-        if (once.ex.response?.status !== 401) return;
-        // Decision: a window without the entry is measured again, COPIES at once, before it is
-        // blamed on the server: the drift is the least of a few reads on a log others write to.
-        if (once.added < 1) {
-          const { ex, added } = await windows.copies(send, COPIES);
-          if (added < 1)
-            violation(
-              ex,
-              `a log entry for the 401 reply to ${label}`,
-              `${once.added} new log entries, then ${added} while it was sent ${COPIES} times at once`,
-            );
-        }
-        judged.push(label);
-      });
-      if (prepares) windows.restart();
-    }
+    // The windows with the target to itself, as in LOG-03.
+    await exclusive(async () => {
+      const { drift, count } = await countDrift(s);
+      const windows = new CountWindows(s, drift, count);
+      for (const [label, run, prepares] of refusals) {
+        // A refusal that sends other requests around its own opens its window afresh, and so does the next.
+        if (prepares) windows.restart();
+        await run(async (send) => {
+          const once = await windows.copies(send);
+          if (once.ex.response?.status !== 401) return;
+          // Decision: a window without the entry is measured again, COPIES at once, before it is
+          // blamed on the server: the drift is the least of a few reads on a log others write to.
+          if (once.added < 1) {
+            const { ex, added } = await windows.copies(send, COPIES);
+            if (added < 1)
+              violation(
+                ex,
+                `a log entry for the 401 reply to ${label}`,
+                `${once.added} new log entries, then ${added} while it was sent ${COPIES} times at once`,
+              );
+          }
+          judged.push(label);
+        });
+        if (prepares) windows.restart();
+      }
+    });
     t.observe('401 replies judged', judged);
     if (judged.length === 0) t.unverifiable('no request ended in 401 (AUTH-12)');
   },

@@ -15,17 +15,30 @@ function unlessServed(ex: Exchange, path: string): void {
   if (status === 404 || status === 405) precondition(`GET ${path} (the product's log path; the spec shows none) answered ${status}`);
 }
 
-/** num_items of GET /log/count.json. */
-export async function logCount(s: Session): Promise<number> {
-  const ex = await s.admin.get('/log/count.json', { headers: { 'X-Page-Size': String(LOG_PAGE_SIZE) } });
-  unlessServed(ex, '/log/count.json');
+/** The log as a whole: the path of its list without .json. */
+export const WHOLE_LOG = '/log';
+
+/**
+ * The entries of the log a search finds (GET log/search/STR.json, the product's path, product
+ * facts §6): the path of that list without .json. Decision: what a search matches is not shown;
+ * a file that searches for its own search text (every name it gives holds it) reads a list of
+ * its own only where the search showed it finds the file's entries.
+ */
+export function logSearch(text: string): string {
+  return `/log/search/${encodeURIComponent(text)}`;
+}
+
+/** num_items of GET /log/count.json (or of the count of `base`, a log search). */
+export async function logCount(s: Session, base = WHOLE_LOG): Promise<number> {
+  const ex = await s.admin.get(`${base}/count.json`, { headers: { 'X-Page-Size': String(LOG_PAGE_SIZE) } });
+  unlessServed(ex, `${base}/count.json`);
   expectStatus(ex, 200);
   return (expectSchema(ex, 'count') as { num_items: number }).num_items;
 }
 
-/** One page of GET /log.json (page undefined) or /log/page/<n>.json, as an array. */
-export async function logPage(s: Session, page?: number): Promise<{ ex: Exchange; entries: unknown[] }> {
-  const path = page === undefined ? '/log.json' : `/log/page/${page}.json`;
+/** One page of GET /log.json (page undefined) or /log/page/<n>.json (or of `base`, a log search), as an array. */
+export async function logPage(s: Session, page?: number, base = WHOLE_LOG): Promise<{ ex: Exchange; entries: unknown[] }> {
+  const path = page === undefined ? `${base}.json` : `${base}/page/${page}.json`;
   const ex = await s.admin.get(path, { headers: { 'X-Page-Size': String(LOG_PAGE_SIZE) } });
   unlessServed(ex, path);
   expectStatus(ex, 200);
@@ -85,11 +98,11 @@ export const DRIFT_PAIRS = 5;
  * drift is the least difference of consecutive reads: read again while it is above 0, at most
  * DRIFT_PAIRS times (one pair on a quiet log that does not log its reads).
  */
-export async function countDrift(s: Session): Promise<{ drift: number; count: number }> {
-  let count = await logCount(s);
+export async function countDrift(s: Session, base = WHOLE_LOG): Promise<{ drift: number; count: number }> {
+  let count = await logCount(s, base);
   let drift = Number.POSITIVE_INFINITY;
   for (let pair = 0; pair < DRIFT_PAIRS && drift > 0; pair++) {
-    const next = await logCount(s);
+    const next = await logCount(s, base);
     drift = Math.min(drift, next - count);
     count = next;
   }

@@ -1,18 +1,23 @@
 /**
  * The relations' probe: traffic that reaches every relation of suites/relations/ in one state,
- * small enough to run alone. The relations themselves judge every answer of the run (through
+ * beside the other files, its reads and writes for them with the target to itself. The relations themselves judge every answer of the run (through
  * the response oracle); this file makes sure each has answers to hold to each other, and asks
  * the oracle about them at the end.
  */
+import type { ApiClient } from '../harness/client.ts';
 import { inFlight } from '../harness/config.ts';
 import { type EndpointData, fillPath, type IdKind, TABLE, useEndpoints } from '../harness/endpoints.ts';
 import { deletePath } from '../harness/fixtures.ts';
-import { inOrder } from '../harness/in-order.ts';
+import { exclusive } from '../harness/gate.ts';
+import { inOrder, together } from '../harness/in-order.ts';
 import { useSession } from '../harness/session.ts';
-import { afterAll, beforeAll, runsAlone } from '../harness/suite-api.ts';
+import { afterAll, beforeAll } from '../harness/suite-api.ts';
 import { oracleTest } from '../oracle/probe.ts';
 
-runsAlone('its relations compare answers read one after another in one state; a write of a file beside it would leave them unjudged');
+// Decision (issue 38: no serial tail): the file runs beside the others. Its relations compare
+// answers read one after another in one state, which a write of a file beside it would leave
+// unjudged: what it reads and writes for them holds the target to itself (the gate's exclusive
+// section), what they need made before it opens.
 
 const s = useSession();
 const calls = useEndpoints(s);
@@ -59,48 +64,56 @@ beforeAll(async () => {
     const e = TABLE.find((x) => x.method === 'GET' && x.path === path);
     if (e) await calls.grow(e, 5);
   }
-  await walk(d);
-  // The shared project and password renamed: their shows, lists and searches below must agree
-  // on the new name (list-show-fields), whatever a search index or a list cache kept.
-  if (d.ids.project !== undefined) await s.admin.put(`/projects/${d.ids.project}.json`, { name: d.name('renamed-project') });
-  if (d.ids.password !== undefined) await s.admin.put(`/passwords/${d.ids.password}.json`, { name: d.name('renamed-password') });
-  // A favorite of each kind, so the favorites lists have an item to show over both methods.
-  if (d.ids.password !== undefined) await s.admin.post(`/favorite_passwords/${d.ids.password}.json`);
-  if (d.ids.project !== undefined) await s.admin.post(`/favorite_projects/${d.ids.project}.json`);
   const hmac = await s.adminHmac();
-  if (hmac) {
-    // Personal passwords and favorites belong to their user: the HMAC user gets one of each, so
-    // that its lists have an item to compare with the same lists over Basic.
-    const name = s.fixtures.name('hmac-my-password');
-    const mine = await hmac.post('/my_passwords.json', { name, username: 'pmv6' });
-    const id = (mine.json as { id?: unknown } | undefined)?.id;
-    // Written to only once read back showing the run's name (the ledger); deleted by its owner.
-    if ((typeof id === 'number' || typeof id === 'string') && (await s.fixtures.track('my_password', id, name, { creation: mine, reader: hmac }))) {
-      own.push(async () => {
-        const del = await hmac.delete(`/my_passwords/${id}.json`);
-        const status = del.response?.status ?? 0;
-        if (status >= 200 && status < 300) s.fixtures.forget('my_password', id);
-      });
+  const [doomed, roles] = await together([makeDoomed(d), usersByRole()]);
+  await exclusive(async () => {
+    await walk(d);
+    // The shared project and password renamed: their shows, lists and searches below must agree
+    // on the new name (list-show-fields), whatever a search index or a list cache kept.
+    if (d.ids.project !== undefined) await s.admin.put(`/projects/${d.ids.project}.json`, { name: d.name('renamed-project') });
+    if (d.ids.password !== undefined) await s.admin.put(`/passwords/${d.ids.password}.json`, { name: d.name('renamed-password') });
+    // A favorite of each kind, so the favorites lists have an item to show over both methods.
+    if (d.ids.password !== undefined) await s.admin.post(`/favorite_passwords/${d.ids.password}.json`);
+    if (d.ids.project !== undefined) await s.admin.post(`/favorite_projects/${d.ids.project}.json`);
+    if (hmac) {
+      // Personal passwords and favorites belong to their user: the HMAC user gets one of each, so
+      // that its lists have an item to compare with the same lists over Basic.
+      const name = s.fixtures.name('hmac-my-password');
+      const mine = await hmac.post('/my_passwords.json', { name, username: 'pmv6' });
+      const id = (mine.json as { id?: unknown } | undefined)?.id;
+      // Written to only once read back showing the run's name (the ledger); deleted by its owner.
+      if ((typeof id === 'number' || typeof id === 'string') && (await s.fixtures.track('my_password', id, name, { creation: mine, reader: hmac }))) {
+        own.push(async () => {
+          const del = await hmac.delete(`/my_passwords/${id}.json`);
+          const status = del.response?.status ?? 0;
+          if (status >= 200 && status < 300) s.fixtures.forget('my_password', id);
+        });
+      }
+      if (d.ids.password !== undefined) await hmac.post(`/favorite_passwords/${d.ids.password}.json`);
+      if (d.ids.project !== undefined) await hmac.post(`/favorite_projects/${d.ids.project}.json`);
+      await calls.callEach(hmac, d, {}, hmacReads, inFlight(s.config));
     }
-    if (d.ids.password !== undefined) await hmac.post(`/favorite_passwords/${d.ids.password}.json`);
-    if (d.ids.project !== undefined) await hmac.post(`/favorite_projects/${d.ids.project}.json`);
-    await calls.callEach(hmac, d, {}, hmacReads, inFlight(s.config));
-  }
-  await deleteAndRead(d);
-  await checkLatestByRole();
+    await deleteAndRead(d, doomed);
+    await checkLatestByRole(roles);
+  });
 });
+
+/** A user of each role but Admin (checkLatestByRole), made before the section that asks. */
+async function usersByRole(): Promise<Array<{ role: string; client: ApiClient }>> {
+  if (!s.control || s.config.readOnly) return [];
+  const roles = ['it', 'project manager', 'normal user', 'read only'] as const;
+  return Promise.all(roles.map(async (role) => ({ role, client: (await s.user(role, { label: `roles-${role.replace(/\s+/g, '-')}` })).hmacClient })));
+}
 
 /**
  * GET check_latest over HMAC by a user of each role but Admin: "only IT or Admin users may call
  * it" holds on every reply (roles-refused, roles-served); the version suite asks over Basic.
  */
-async function checkLatestByRole(): Promise<void> {
-  if (!s.control || s.config.readOnly) return;
-  for (const role of ['it', 'project manager', 'normal user', 'read only'] as const) {
-    const user = await s.user(role, { label: `roles-${role.replace(/\s+/g, '-')}` });
+async function checkLatestByRole(users: ReadonlyArray<{ role: string; client: ApiClient }>): Promise<void> {
+  for (const { role, client } of users) {
     // An IT user served version.json just before: nothing but its role decides check_latest.
-    if (role === 'it') await user.hmacClient.get('/version.json');
-    await user.hmacClient.get('/version/check_latest.json');
+    if (role === 'it') await client.get('/version.json');
+    await client.get('/version/check_latest.json');
   }
 }
 
@@ -119,11 +132,15 @@ async function walk(d: EndpointData): Promise<void> {
   });
 }
 
-/** One fresh object of each kind, deleted, then looked for: its show and its list. */
-async function deleteAndRead(d: EndpointData): Promise<void> {
-  await inOrder(GONE, inFlight(s.config), async ({ kind, list, also, favorite }) => {
-    const own: EndpointData = { ...d, ids: { ...d.ids } };
-    const id = await calls.make(kind, own);
+/** One fresh object of each kind (`GONE`), made for deleteAndRead: its id, or undefined. */
+function makeDoomed(d: EndpointData): Promise<Array<number | undefined>> {
+  return inOrder(GONE, inFlight(s.config), ({ kind }) => calls.make(kind, { ...d, ids: { ...d.ids } }));
+}
+
+/** The fresh object of each kind deleted, then looked for: its show and its list. */
+async function deleteAndRead(d: EndpointData, doomed: ReadonlyArray<number | undefined>): Promise<void> {
+  await inOrder([...GONE.entries()], inFlight(s.config), async ([i, { kind, list, also, favorite }]) => {
+    const id = doomed[i];
     if (id === undefined) return;
     if (favorite) await s.admin.post(`${favorite}/${id}.json`);
     const del = await s.admin.delete(deletePath(kind, id), kind === 'password' ? { headers: { 'X-Unlock-Reason': 'pmv6 conformance run' } } : {});

@@ -35,6 +35,30 @@ describe('the gate', () => {
     await Promise.all([a!.done, b!.done, c!.done]);
   });
 
+  test('a free slot goes to the queued request of a preferred file with none in flight before the requests of others queued earlier', async () => {
+    const gate = new Gate(2, new Set(['chain']));
+    const log: string[] = [];
+    const inFile = (file: string, name: string) => inScope({ file, sent: 0 }, () => request(gate, log, name));
+    // Another file fills both slots and queues two more; the preferred file queues one after them.
+    const many = ['m1', 'm2', 'm3', 'm4'].map((n) => inFile('many', n));
+    await tick();
+    const chain = inFile('chain', 'c1');
+    await tick();
+    expect(log).toEqual(['m1 in', 'm2 in']);
+    many[0]!.end();
+    await tick();
+    // The chain's request goes before m3 and m4, queued earlier.
+    expect(log).toEqual(['m1 in', 'm2 in', 'm1 out', 'c1 in']);
+    // A second request of the chain while its first is in flight waits its turn.
+    const chain2 = inFile('chain', 'c2');
+    await tick();
+    many[1]!.end();
+    await tick();
+    expect(log.slice(4)).toEqual(['m2 out', 'm3 in']);
+    for (const r of [...many, chain, chain2]) r.end();
+    await Promise.all([...many, chain, chain2].map((r) => r.done));
+  });
+
   test('an exclusive section waits for the requests in flight, and holds back those after it', async () => {
     const gate = new Gate(8);
     const log: string[] = [];
