@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, test } from 'vitest';
 import type { RunConfig } from '../../harness/config.ts';
-import { runSuites } from '../run-suites.ts';
+import { LONGEST_CHAINS, runSuites, STARTED_FIRST } from '../run-suites.ts';
+import { suiteFiles } from '../suite-runner.ts';
 import { timeline } from './side/timeline.ts';
 
 const config: RunConfig = {
@@ -56,4 +57,12 @@ describe('suite files side by side (--concurrency)', () => {
     expect(gen03?.tests[0]?.failure?.message).toMatch(/outside an exclusive section/);
     expect(result.requestsByFile?.['suites/runner/test/side/settings.side-suite.ts']).toBe(0);
   }, 30_000);
+});
+
+describe('the files the scheduler names', () => {
+  test('every file STARTED_FIRST and LONGEST_CHAINS name is a suite file (a renamed file would quietly lose its place)', () => {
+    const files = suiteFiles(['**/*.test.ts'], []);
+    expect(files.length).toBeGreaterThan(40);
+    for (const f of [...STARTED_FIRST, ...LONGEST_CHAINS]) expect(files, f).toContain(f);
+  });
 });
