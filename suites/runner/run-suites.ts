@@ -114,12 +114,6 @@ export interface RunSuitesOptions {
    * creation before it is sent, each answer's id and each deletion after it, the end.
    */
   journal?: Journal;
-  /**
-   * The target is thrown away when the run ends (the kill matrix's embedded server, which only the
-   * run's verdict is asked of): no settings restore and no final sweep, which would put back and
-   * delete on a server about to be closed. `result.cleanup` then holds the files' own cleanup.
-   */
-  discarded?: boolean;
 }
 
 // Runs every conformance suite file against the configured target. The response oracle judges
@@ -275,25 +269,23 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
   ledger.stop('the run has ended');
   const stopped = interrupted || hung !== undefined;
   const limits = stopped ? { requestMs: CLEANUP_REQUEST_MS, until: Date.now() + CLEANUP_BUDGET_MS } : undefined;
-  const { settings, swept } = options.discarded
-    ? await discard(stopped)
-    : await withLedger(ledger, () =>
-        asCleanup(async () => {
-          // A write still in flight (a PUT of Maintenance Mode) must land before the settings are read.
-          const settled = await writesSettled(stopped ? CLEANUP_REQUEST_MS : 0);
-          // Settings first: a run stopped in maintenance mode or with the API off could delete nothing.
-          let restore = await restoreSettings(config, settingsBefore, limits);
-          const swept = await sweep(config, ledger, limits);
-          // A write that was still in flight may have landed since: the settings are read (and put back) again.
-          if (!settled)
-            restore = await restoreSettings(
-              config,
-              settingsBefore,
-              limits ? { ...limits, until: Math.max(limits.until, Date.now() + CLEANUP_REQUEST_MS) } : undefined,
-            );
-          return { settings: restore, swept };
-        }),
-      );
+  const { settings, swept } = await withLedger(ledger, () =>
+    asCleanup(async () => {
+      // A write still in flight (a PUT of Maintenance Mode) must land before the settings are read.
+      const settled = await writesSettled(stopped ? CLEANUP_REQUEST_MS : 0);
+      // Settings first: a run stopped in maintenance mode or with the API off could delete nothing.
+      let restore = await restoreSettings(config, settingsBefore, limits);
+      const swept = await sweep(config, ledger, limits);
+      // A write that was still in flight may have landed since: the settings are read (and put back) again.
+      if (!settled)
+        restore = await restoreSettings(
+          config,
+          settingsBefore,
+          limits ? { ...limits, until: Math.max(limits.until, Date.now() + CLEANUP_REQUEST_MS) } : undefined,
+        );
+      return { settings: restore, swept };
+    }),
+  );
   lockSettings(undefined);
   // Files side by side end in any order: the tests are reported in the files' order.
   const order = new Map(files.map((f, i) => [f, i]));
@@ -314,12 +306,6 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
   if (interrupted) result.interrupted = true;
   if (hung !== undefined) result.stopped = hung;
   return result;
-}
-
-/** The end of a run on a target about to be thrown away (RunSuitesOptions.discarded): writes in flight land first, nothing is put back or swept. */
-async function discard(stopped: boolean): Promise<{ settings: SettingsRestore; swept: { deleted: []; leftovers: []; unknown: [] } }> {
-  await writesSettled(stopped ? CLEANUP_REQUEST_MS : 0);
-  return { settings: { restored: [] }, swept: { deleted: [], leftovers: [], unknown: [] } };
 }
 
 /** An answer into the journal: the id a creation got, a deletion. */

@@ -33,23 +33,6 @@ describe('settings: restored after an interrupt, never changed when unreadable',
     expect(result.settings?.unrestored).toBeUndefined();
   }, 30_000);
 
-  test("a run on a target it throws away (the kill matrix's, discarded): after the same interrupt nothing is put back or swept", async () => {
-    timeline().length = 0;
-    const stop = new AbortController();
-    const poll = setInterval(() => {
-      if (timeline().includes('maintenance on start')) stop.abort();
-    }, 20);
-    try {
-      const result = await runSuites({ ...t.config, timeoutMs: 2000 }, { files, signal: stop.signal, discarded: true }).finally(() => clearInterval(poll));
-      expect(result.interrupted).toBe(true);
-      expect((await control.getSettings()).maintenance_mode).toBe(true);
-      expect(result.settings?.restored).toEqual([]);
-      expect(result.cleanup?.leftovers).toEqual([]);
-    } finally {
-      await control.putSettings({ maintenance_mode: false });
-    }
-  }, 30_000);
-
   test('settings that cannot be read at the start: none is changed, the check is skipped-unverifiable, and the report says so', async () => {
     const stub = await startStub((req, res) =>
       req.url.startsWith('/__control') ? sendJson(res, 500, { error: true, type: 'Internal Server Error', message: 'boom' }) : sendJson(res, 200, []),
