@@ -97,7 +97,10 @@ if (!K6) {
       expect(run.stderr + run.stdout).not.toContain(target.config.password);
     }, 90_000);
 
-    it.each([
+    // Decision (runtime, issue 38): the three mutants side by side, each on its own server. Their
+    // runs must fail the checks threshold (exit 99), which load on the machine cannot bring about
+    // or prevent; the runs above hold latency thresholds, so they keep the machine to themselves.
+    it.concurrent.each([
       ['large-pages', 'link-prev-on-first-page', 'page: rel="prev" absent on the first page, present after it'],
       ['page-sizes', 'page-size-ignored', 'count: num_items_per_page equals X-Page-Size'],
       ['hmac', 'link-next-on-last-page', 'page: rel="next" absent on the last page, present before it'],
@@ -117,7 +120,8 @@ if (!K6) {
           await broken.close();
         }
       },
-      120_000,
+      // Three at once on a loaded machine: each may take up to three times as long.
+      240_000,
     );
   });
 }

@@ -6,7 +6,7 @@ import { stat } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { afterEach, describe, expect, test } from 'vitest';
-import { safeIdleMs } from '../../../core/keep-alive.ts';
+import { DEFAULT_IDLE_MS, forgetIdleLimits, idleLimitOf, safeIdleMs } from '../../../core/keep-alive.ts';
 import { ApiClient } from '../client.ts';
 import { closeRunPools, openRunPools } from '../connections.ts';
 
@@ -114,6 +114,17 @@ function clientOf(front: Front): ApiClient {
   open.push(c);
   return c;
 }
+
+describe('one idle limit per origin for the process', () => {
+  test('forgetIdleLimits: an origin something was learned of starts again at the default (a new server on the port of a closed one)', () => {
+    const origin = 'http://127.0.0.1:9';
+    idleLimitOf(origin).header('timeout=1');
+    expect(idleLimitOf(origin).ms).toBeLessThan(DEFAULT_IDLE_MS);
+    forgetIdleLimits();
+    expect(idleLimitOf(origin).ms).toBe(DEFAULT_IDLE_MS);
+    expect(idleLimitOf(origin).source).toBe('default');
+  });
+});
 
 describe('kept-alive connections (issue 39)', () => {
   test('the idle timeout of a front end that closes after 600 ms is learned from its first close: no request goes out on a connection idle beyond the limit', async () => {
