@@ -9,7 +9,7 @@ import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-// The folders tsconfig.build.json compiles (keep the two alike), also those of the checkout's compiled tree.
+// The folders tsconfig.build.json compiles (package/test/checkout-build.test.ts holds the two alike), also those of the checkout's compiled tree.
 import { RUNTIME } from './checkout-build.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');

@@ -39,6 +39,14 @@ describe('rewriteImports', () => {
   });
 });
 
+describe('RUNTIME', () => {
+  test('names the folders tsconfig.build.json compiles into dist/: the checkout runs what the package ships', () => {
+    const text = readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8').replace(/^\s*\/\/.*$/gm, '');
+    const include: string[] = JSON.parse(text).include;
+    expect(include.map((glob) => glob.replace(/\/\*\*\/\*$/, '')).sort()).toEqual([...RUNTIME].sort());
+  });
+});
+
 describe('compiledCheckout', () => {
   test('compiles every TypeScript source to JavaScript beside links to the data, and compiles again what changed', async () => {
     const root = mkdtempSync(join(tmpdir(), 'pmv6-checkout-build-'));
