@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 // The folders tsconfig.build.json compiles (package/test/checkout-build.test.ts holds the two alike), also those of the checkout's compiled tree.
 import { RUNTIME } from './checkout-build.mjs';
 
@@ -41,4 +41,11 @@ execFileSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json')], {
 const copied = RUNTIME.flatMap((d) => copyData(d));
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 writeFileSync(join(DIST, 'package.json'), `${JSON.stringify({ name: pkg.name, version: pkg.version, type: 'module', private: true }, null, 2)}\n`);
+// Last, over the finished tree: the suite inventory's index (suites/runner/inventory.ts), which
+// `run --list`, a run's --only and the kill matrix read instead of importing every suite file.
+// Its fingerprint covers every file of dist/, so a later change to one makes it stale, never wrong.
+const inventory = pathToFileURL(join(DIST, 'suites', 'runner', 'inventory.js')).href;
+const writeIndex = `const m = await import(${JSON.stringify(inventory)}); await m.inventory();
+if (!m.readInventory(${JSON.stringify(DIST)})) throw new Error(m.INVENTORY_FILE + ' was not written');`;
+execFileSync(process.execPath, ['--input-type=module', '-e', writeIndex], { stdio: 'inherit', cwd: ROOT });
 process.stdout.write(`dist/ built in ${((Date.now() - started) / 1000).toFixed(1)} s: ${copied.length} data files copied (${relative(ROOT, DIST)}/)\n`);

@@ -4,7 +4,6 @@ import { createServer } from 'node:net';
 import { TargetError } from '../core/errors.ts';
 import { registerSecret, scrub } from '../core/redact.ts';
 import type { RunConfig } from '../suites/harness/config.ts';
-import { preflight } from './preflight.ts';
 import type { BaseConfig, Target } from './target.ts';
 
 // `pmv6 run --image NAME`: the target is a container started here with testcontainers, found the
@@ -64,6 +63,8 @@ export async function containerTarget(base: BaseConfig, opts: ContainerOptions, 
   opts.log?.(`container ${id} answered after ${started.startupMs} ms`);
   const config = { ...base, ...started.config, ...(hmac ? { hmac } : {}) };
   try {
+    // Loaded here: the flags' parsing (bin/cli/container-flags.ts) reads this module, and `run --help` need not load the API client.
+    const { preflight } = await import('./preflight.ts');
     const version = await preflight(config);
     const label = `container ${id} of ${opts.image}${started.reference ? ', pmv6 reference server' : ''}`;
     return { kind: 'container', label, config, version, close: started.close };

@@ -5,18 +5,23 @@ import { registerSecret, scrub } from '../../core/redact.ts';
 import { progress, verdictText } from '../../reporters/console.ts';
 import { resultsDocument } from '../../reporters/results-json.ts';
 import { forTerminal } from '../../reporters/terminal.ts';
-import { writeReports } from '../../reporters/write-reports.ts';
 import { CLAUSES, clauseById, clausesMatching } from '../../suites/catalogue/clauses.ts';
 import { selects, selectsIds } from '../../suites/catalogue/selection.ts';
-import { DEFAULT_MAX_RESPONSE_BYTES } from '../../suites/harness/client.ts';
-import { DEFAULT_CONCURRENCY, DEPTHS, isDepth, NEEDS_BASIC, newRunId, type RunConfig, randomSeed } from '../../suites/harness/config.ts';
+import {
+  DEFAULT_CONCURRENCY,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEPTHS,
+  isDepth,
+  NEEDS_BASIC,
+  newRunId,
+  type RunConfig,
+  randomSeed,
+} from '../../suites/harness/config.ts';
 import { blame, Journal, stateDir } from '../../suites/harness/journal/journal.ts';
-import { cleanupText, settingsAlarm } from '../../suites/runner/cleanup.ts';
 import { nothingChecked, verdictOf } from '../../suites/runner/verdict.ts';
-import { ContainerOptionError, type ContainerOptions, containerTarget } from '../../targets/container.ts';
-import { preflight } from '../../targets/preflight.ts';
+import type { ContainerOptions } from '../../targets/container.ts';
 import type { BaseConfig, Target } from '../../targets/target.ts';
-import { type UrlTargetOptions, urlTarget } from '../../targets/url.ts';
+import type { UrlTargetOptions } from '../../targets/url.ts';
 import { intOption, parse, TARGET_OPTIONS, urlOption } from './args.ts';
 import { CONTAINER_HELP, CONTAINER_OPTIONS, containerOptions } from './container-flags.ts';
 import { checkInputFile, checkOutputDir, checkOutputFile } from './paths.ts';
@@ -269,6 +274,7 @@ async function acquire(request: RunRequest, log: (line: string) => void): Promis
       const restored = await restoreJournalSettings({ ...request.base, ...url, control: url.control } as RunConfig, request.stateDir);
       if (restored.restored.length > 0) log(`settings: put back ${restored.restored.join(', ')} as before an earlier run changed them (read back)`);
     }
+    const { urlTarget } = await import('../../targets/url.ts');
     try {
       return await urlTarget(request.base, url);
     } catch (e) {
@@ -282,6 +288,7 @@ async function acquire(request: RunRequest, log: (line: string) => void): Promis
     }
   }
   if (request.container) {
+    const { ContainerOptionError, containerTarget } = await import('../../targets/container.ts');
     try {
       return await containerTarget(request.base, { ...request.container, log }, request.hmac);
     } catch (e) {
@@ -326,6 +333,8 @@ async function runAndReport(target: Target, request: RunRequest, log: (line: str
   // Decision: the runner and the suites are loaded only once a run starts, so a bad flag, path or
   // target costs a fraction of the memory and of the start-up time.
   const { runSuites, hangBoundMs, interruptBoundMs } = await import('../../suites/runner/run-suites.ts');
+  const { cleanupText, settingsAlarm } = await import('../../suites/runner/cleanup.ts');
+  const { preflight } = await import('../../targets/preflight.ts');
   stop.boundMs = interruptBoundMs();
   log(
     `a target that stops answering ends the run within ${Math.ceil(hangBoundMs(config.timeoutMs) / 1000)} s after its last answer (3 deadlines of --timeout in a row)`,
@@ -380,6 +389,7 @@ async function runAndReport(target: Target, request: RunRequest, log: (line: str
     const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
     const cleanup = result.cleanup ? { deleted: result.cleanup.deleted.length, leftovers: result.cleanup.leftovers } : undefined;
     const doc = resultsDocument(result, verdict, { pmv6Version: pkg.version, targetVersion: target.version, ...(cleanup ? { cleanup } : {}) });
+    const { writeReports } = await import('../../reporters/write-reports.ts');
     for (const file of await writeReports(request.reportDir, doc)) log(`report: ${file}`);
   }
   // A target that died or locked itself during the run is not a conformance verdict: asked

@@ -1,7 +1,6 @@
 import { cut, KEPT_CHARS } from '../../core/exchange.ts';
 import { scrub } from '../../core/redact.ts';
 import { type Clause, clauseById, type Level } from '../catalogue/clauses.ts';
-import { selects } from '../catalogue/selection.ts';
 import {
   isReadOnlyRefusal,
   NoResponseError,
@@ -12,8 +11,9 @@ import {
   UnverifiableError,
   ViolationError,
 } from './assert.ts';
-import { basicRefused, getRunConfig, type RunConfig } from './config.ts';
+import { getRunConfig, type RunConfig } from './config.ts';
 import { toCurl } from './curl.ts';
+import { leftOut, testTitle } from './declare.ts';
 import { OwnershipError } from './ownership.ts';
 import type { FailureRecord, TestMeta } from './results.ts';
 import { declareTest, type SuiteTestContext, TestSkipped } from './suite-api.ts';
@@ -45,17 +45,11 @@ export function clauseTest(
     return clause;
   });
   const level = clauses.map((c) => c.level).reduce((a, b) => (RANK[b] > RANK[a] ? b : a));
-  const title = `[${list.join(', ')}] ${level} ${behaviour}`;
+  const title = testTitle(list, level, behaviour);
   // Selection and the need for the control protocol are known when the file is collected: a test
   // left out then is skipped with its reason, and the file's hooks do not run for it.
   const config = getRunConfig();
-  const reason: Pick<TestMeta, 'outcome' | 'note'> | undefined = !selects(clauses, config.selection)
-    ? { outcome: 'disabled', note: 'not selected (--only/--skip)' }
-    : clauses.some((c) => c.needsControl) && !config.control
-      ? { outcome: 'skipped-unverifiable', note: 'needs the control protocol (--control), which this run does not have' }
-      : clauses.some((c) => c.needsBasic) && basicRefused(config) !== undefined
-        ? { outcome: 'skipped-unverifiable', note: basicRefused(config)! }
-        : undefined;
+  const reason = leftOut(clauses, config);
   if (reason) {
     declareTest({ title, meta: { clauses: list, level, behaviour, ...reason } });
     return;

@@ -3,7 +3,7 @@ import { cut, type Exchange, parseJsonBody, slim } from '../../core/exchange.ts'
 import { signedUri } from '../../core/signed-uri.js';
 import { basicAuthorization, hmacSign } from '../../core/signers.ts';
 import { PreconditionError, ReadOnlyError, SetupError } from './assert.ts';
-import type { RunConfig } from './config.ts';
+import { DEFAULT_MAX_RESPONSE_BYTES, type RunConfig } from './config.ts';
 import { Connections, creationName, landed, runPool, StaleConnection } from './connections.ts';
 import { activeGate } from './gate.ts';
 import { activeLedger, foreignText, guardRequest } from './ownership.ts';
@@ -58,8 +58,6 @@ export interface TlsTrust {
 }
 
 export const DEFAULT_CONTENT_TYPE = 'application/json; charset=utf-8';
-/** Default cap on the bytes read from one response (--max-response-bytes). */
-export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 /** The installation's API, every version; v6's is API_PREFIX. */
 export const API_ROOT = '/index.php/api';
 export const API_PREFIX = `${API_ROOT}/v6`;

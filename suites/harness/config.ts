@@ -28,7 +28,7 @@ export interface RunConfig {
   readOnly: boolean;
   /** deadline of each whole request (headers and body), ms */
   timeoutMs: number;
-  /** cap on the bytes read from one response (default DEFAULT_MAX_RESPONSE_BYTES of client.ts) */
+  /** cap on the bytes read from one response (default DEFAULT_MAX_RESPONSE_BYTES) */
   maxResponseBytes?: number;
   /** how to trust an https target whose certificate no public CA signed */
   tls?: { ca?: string; insecure?: boolean };
@@ -44,6 +44,9 @@ export const NEEDS_BASIC =
 export function basicRefused(config: Pick<RunConfig, 'signIn'>): string | undefined {
   return config.signIn === 'hmac' ? NEEDS_BASIC : undefined;
 }
+
+/** The bytes the harness client reads of one response at most, unless --max-response-bytes says otherwise. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
 /** Decision: 8 requests in flight hide most of a distant installation's latency and stay far below any rate limit. */
 export const DEFAULT_CONCURRENCY = 8;

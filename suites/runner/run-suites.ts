@@ -17,7 +17,8 @@ import { type Observed, onExchange, requestsSent } from '../harness/traffic.ts';
 import { activateOracle, Oracle } from '../oracle/oracle.ts';
 import { mergeCleanup, restoreSettings, type SettingsRestore, snapshotSettings, sweep, type Unknown, writesSettled } from './cleanup.ts';
 import { type CollectedRun, Collector } from './collector.ts';
-import { CONFORMANCE_EXCLUDE, CONFORMANCE_INCLUDE } from './layout.ts';
+import { inventory, leavesOut, passedOver } from './inventory.ts';
+import { BUILT, CONFORMANCE_EXCLUDE, CONFORMANCE_INCLUDE } from './layout.ts';
 import { errorText, type FileRun, loadSuiteFile, runSuiteFile, suiteFiles, TargetStopped } from './suite-runner.ts';
 
 /**
@@ -191,6 +192,13 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
   else signal?.addEventListener('abort', () => stop(signal.reason, 'the run was interrupted'), { once: true });
   const files = suiteFiles(options.files?.include ?? CONFORMANCE_INCLUDE, options.files?.exclude ?? CONFORMANCE_EXCLUDE);
   collector.runStart(files.length);
+  // A file none of whose tests this run would run is reported from the inventory, not imported
+  // (inventory.ts): in a built tree, where the inventory is an index read in milliseconds.
+  const known = BUILT && leavesOut(config) ? await inventory().catch(() => undefined) : undefined;
+  const loadFile = (file: string) => {
+    const declared = passedOver(file, known, config);
+    return declared ? Promise.resolve(declared) : loadSuiteFile(file);
+  };
   // An error no test or hook caught (a rejection nobody awaited) is the harness's, never the server's.
   const unhandled = (e: unknown) => collector.harnessError(errorText(e));
   process.on('unhandledRejection', unhandled);
@@ -271,7 +279,7 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
       }
       collector.fileDone(run, oracle.drain(file), scope.sent);
     };
-    const all = withLedger(ledger, () => scheduleFiles(files, concurrency, runFile));
+    const all = withLedger(ledger, () => scheduleFiles(files, concurrency, runFile, loadFile));
     let graceOver: (() => void) | undefined;
     const grace = new Promise<'grace over'>((resolve) => {
       graceStart = () => {
@@ -363,8 +371,9 @@ async function scheduleFiles(
   files: string[],
   concurrency: number,
   runFile: (file: string, declared: SuiteDeclarations | Error) => Promise<void>,
+  loadFile: (file: string) => Promise<SuiteDeclarations>,
 ): Promise<void> {
-  const load = (file: string) => loadSuiteFile(file).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))));
+  const load = (file: string) => loadFile(file).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))));
   if (concurrency <= 1) {
     for (const file of files) await runFile(file, await load(file));
     return;
