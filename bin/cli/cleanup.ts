@@ -4,8 +4,6 @@ import { forTerminal } from '../../reporters/terminal.ts';
 import type { RunConfig } from '../../suites/harness/config.ts';
 import { newRunId } from '../../suites/harness/config.ts';
 import { blame, stateDir } from '../../suites/harness/journal/journal.ts';
-import { removalText, removeObjects, restoreJournalSettings } from '../../suites/runner/leftovers.ts';
-import { preflightSignIn } from '../../targets/preflight.ts';
 import { intOption, parse, TARGET_OPTIONS, urlOption } from './args.ts';
 import { tlsTrust } from './run.ts';
 
@@ -82,6 +80,9 @@ export async function cleanup(argv: string[]): Promise<number> {
     ...(tls ? { tls } : {}),
   };
   const out = (s: string) => process.stdout.write(forTerminal(scrub(s)));
+  // Loaded once the flags are checked: --help and a refused flag load no API client.
+  const { removalText, removeObjects, restoreJournalSettings } = await import('../../suites/runner/leftovers.ts');
+  const { preflightSignIn } = await import('../../targets/preflight.ts');
   // Settings first: with the API off or Basic refused nothing else could be deleted.
   const settings = await restoreJournalSettings(config, dir);
   try {

@@ -17,7 +17,7 @@ import { resultsText } from '../../load/engine/text.ts';
 import type { Credentials } from '../../load/engine/types.ts';
 import { newRunId } from '../../suites/harness/config.ts';
 import type { BaseConfig, Target } from '../../targets/target.ts';
-import { type UrlTargetOptions, urlTarget } from '../../targets/url.ts';
+import type { UrlTargetOptions } from '../../targets/url.ts';
 import { intOption, parse, urlOption } from './args.ts';
 import { checkInputFile, checkOutputFile } from './paths.ts';
 import { withTarget } from './with-target.ts';
@@ -115,9 +115,15 @@ export async function load(argv: string[]): Promise<number> {
   // credentials is exit 2 before any load.
   return withTarget(
     'load',
-    () => (request.url ? urlTarget(request.base, request.url) : seeded(request.seedPasswords)),
+    () => (request.url ? preflighted(request.base, request.url) : seeded(request.seedPasswords)),
     async (target) => report(await loadTarget(target, request), request),
   );
+}
+
+/** An installation (--target) after the preflight; loaded here, so that --help and a refused flag load no API client. */
+async function preflighted(base: BaseConfig, url: UrlTargetOptions): Promise<Target> {
+  const { urlTarget } = await import('../../targets/url.ts');
+  return urlTarget(base, url);
 }
 
 /** The reference server filled for a load; loaded here, so that loading an installation does not load it. */

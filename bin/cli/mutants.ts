@@ -1,6 +1,6 @@
 import { UsageError } from '../../core/errors.ts';
 import { MUTANTS } from '../../fixtures/mutants/index.ts';
-import { type MutantResult, matrixText, runMatrix } from '../../suites/runner/kill-matrix.ts';
+import type { MutantResult } from '../../suites/runner/kill-matrix.ts';
 import { intOption, parse } from './args.ts';
 
 const HELP = `pmv6 mutants: run the suites against every mutant of the reference server (the kill matrix)
@@ -47,6 +47,8 @@ export async function mutants(argv: string[]): Promise<number> {
     for (const m of selected) process.stdout.write(`${m.id}  ${m.clause}${m.equivalent ? ' (equivalent)' : ''}  ${m.description}\n`);
     return 0;
   }
+  // Loaded once the flags are checked: --help and --list load no runner.
+  const { matrixText, runMatrix } = await import('../../suites/runner/kill-matrix.ts');
   const matrix = await runMatrix(selected, {
     jobs,
     ...(concurrency !== undefined ? { concurrency } : {}),
