@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { TESTCONTAINERS_RANGE } from '../../targets/container.ts';
 
@@ -80,6 +81,7 @@ describe('the packed package (npm pack, installed into an empty folder)', { time
     expect(files).toContain('bin/pmv6.js');
     expect(files).toContain('dist/bin/cli/main.js');
     expect(files).toContain('dist/package.json');
+    expect(files).toContain('dist/suites/inventory.json');
     expect(files).toContain('dist/load/scenarios/mixed.json');
     expect(files).toContain('dist/reporters/schema/results.schema.json');
     expect(files).toContain('CHANGELOG.md');
@@ -109,6 +111,14 @@ describe('the packed package (npm pack, installed into an empty folder)', { time
   test('npx pmv6 --version prints the package version', async () => {
     const r = await npx(['--version']);
     expect(r).toMatchObject({ code: 0, stdout: `${PKG.version}\n` });
+  });
+
+  test("the suite inventory's index holds in the installed package (its fingerprint is the files' content, not the times npm gives them)", async () => {
+    const root = join(dir, 'node_modules', 'pmv6', 'dist');
+    const built = (await import(pathToFileURL(join(root, 'suites', 'runner', 'inventory.js')).href)) as typeof import('../../suites/runner/inventory.ts');
+    const index = built.readInventory(root);
+    expect(index, `${built.INVENTORY_FILE} is missing or stale`).toBeDefined();
+    expect(index!.size).toBeGreaterThan(40);
   });
 
   test('npx pmv6 run --only VER against the embedded server: conformant, exit 0, suite files named as in the checkout', async () => {
