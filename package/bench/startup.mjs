@@ -82,27 +82,29 @@ try {
 
   // A whole run's start-up: from the spawn to the server's first request (any, then a suite file's).
   const trees = [ROOT, ...others];
-  const first = new Map(trees.map((t) => [t, { any: [], suite: [] }]));
+  const first = new Map(trees.map((t) => [t, { any: [], suite: [], cpu: [] }]));
   for (let i = 0; i < FIRST_RUNS; i++) {
     for (const tree of trees) {
       const started = process.hrtime.bigint();
       const r = spawnSync(process.execPath, ['--import', PROBE, cli(tree), 'run', '--quiet'], { encoding: 'utf8', cwd: dir, timeout: 120_000 });
       const wall = Number(process.hrtime.bigint() - started) / 1e6;
-      const m = /pmv6-first-request ([\d.]+) ([\d.]+)/.exec(r.stderr);
+      const m = /pmv6-first-request ([\d.]+) ([\d.]+) ([\d.]+)/.exec(r.stderr);
       if (!m) throw new Error(`pmv6 run of ${tree} sent no suite request: ${r.stderr}`);
       // The process's own clock starts with it: the spawn before it is what the wall time adds.
       const spawn = wall - Number(m[2]);
       first.get(tree).any.push(Number(m[1]) + spawn);
       first.get(tree).suite.push(wall);
+      first.get(tree).cpu.push(Number(m[3]));
     }
   }
   const mine = median(first.get(ROOT).suite);
+  const mineCpu = median(first.get(ROOT).cpu);
   console.log(`pmv6 run on the embedded server, median of ${FIRST_RUNS} runs each, interleaved; ${load()}:`);
   for (const tree of trees) {
-    const { any, suite } = first.get(tree);
+    const { any, suite, cpu } = first.get(tree);
     console.log(
-      `  ${(tree === ROOT ? 'this tree' : tree).padEnd(21)} first request ${median(any).toFixed(0).padStart(5)} ms, first suite request ${median(suite).toFixed(0).padStart(5)} ms` +
-        `${tree === ROOT ? '' : `; this tree takes ${(mine / median(suite)).toFixed(2)} of its time`}`,
+      `  ${(tree === ROOT ? 'this tree' : tree).padEnd(21)} first request ${median(any).toFixed(0).padStart(5)} ms, first suite request ${median(suite).toFixed(0).padStart(5)} ms, CPU by then ${median(cpu).toFixed(0).padStart(5)} ms` +
+        `${tree === ROOT ? '' : `; this tree takes ${(mine / median(suite)).toFixed(2)} of its time, ${(mineCpu / median(cpu)).toFixed(2)} of its CPU`}`,
     );
   }
 } finally {
