@@ -274,6 +274,7 @@ async function acquire(request: RunRequest, log: (line: string) => void): Promis
       const restored = await restoreJournalSettings({ ...request.base, ...url, control: url.control } as RunConfig, request.stateDir);
       if (restored.restored.length > 0) log(`settings: put back ${restored.restored.join(', ')} as before an earlier run changed them (read back)`);
     }
+    // Loaded where used (package/test/startup-imports.test.ts): --help, --list and a refused flag load no API client.
     const { urlTarget } = await import('../../targets/url.ts');
     try {
       return await urlTarget(request.base, url);
