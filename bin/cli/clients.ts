@@ -1,16 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { matrixText, runClientMatrix } from '../../clients/kill-matrix.ts';
-import { createClientKit } from '../../clients/kit.ts';
 import { DEFAULT_SCENARIOS, EXPECTATIONS, type Expectation } from '../../clients/run/expectations.ts';
-import { runClient } from '../../clients/run/run-client.ts';
 import { parseScenario, SCENARIOS, type ScenarioName } from '../../clients/scenarios.ts';
 import { UsageError } from '../../core/errors.ts';
 import { registerCredentials, registerSecret, scrub } from '../../core/redact.ts';
-import { clientVerdictText } from '../../reporters/clients/console.ts';
-import { clientResultsDocument } from '../../reporters/clients/results.ts';
-import { clientRunVerdictText, scenarioText } from '../../reporters/clients/run-text.ts';
-import { writeClientReports, writeClientRunReports } from '../../reporters/clients/write.ts';
 import { forTerminal } from '../../reporters/terminal.ts';
 import { CLIENT_CLAUSES } from '../../suites/catalogue/client-clauses.ts';
 import { intOption, parse } from './args.ts';
@@ -103,6 +96,8 @@ async function serve(argv: string[]): Promise<number> {
   registerCredentials(adminUser, adminPassword, 'admin password');
   registerSecret(controlToken, 'control token');
 
+  // Loaded where used (package/test/startup-imports.test.ts): --help and a refused flag load no server or client.
+  const { createClientKit } = await import('../../clients/kit.ts');
   let kit: Awaited<ReturnType<typeof createClientKit>> | undefined;
   let base: string;
   try {
@@ -136,6 +131,9 @@ async function serve(argv: string[]): Promise<number> {
   for (const [sig, f] of signals) process.removeListener(sig, f);
   const snapshot = kit.snapshot();
   await kit.close();
+  const { clientResultsDocument } = await import('../../reporters/clients/results.ts');
+  const { clientVerdictText } = await import('../../reporters/clients/console.ts');
+  const { writeClientReports } = await import('../../reporters/clients/write.ts');
   const doc = clientResultsDocument(snapshot, { pmv6Version: await pmv6Version(), url: base, hmacWindowSeconds, strict: values.strict });
   const text = clientVerdictText(doc);
   out.write(values.quiet ? `${text.trim().split('\n').at(-1)}\n` : text);
@@ -154,6 +152,9 @@ async function matrix(argv: string[]): Promise<number> {
   }
   const token = randomBytes(16).toString('hex');
   registerSecret(token, 'control token');
+  const { matrixText, runClientMatrix } = await import('../../clients/kill-matrix.ts');
+  const { clientResultsDocument } = await import('../../reporters/clients/results.ts');
+  const { writeClientReports } = await import('../../reporters/clients/write.ts');
   const m = await runClientMatrix({ token });
   process.stdout.write(matrixText(m));
   if (values['report-dir']) {
@@ -207,6 +208,9 @@ async function runCommand(argv: string[]): Promise<number> {
   out.write(
     `pmv6 clients run: ${forTerminal(scrub(positionals.join(' ')))} under ${scenarios.length} scenarios; a request may be held ${deadline} s, a run may take ${maxTime} s\n`,
   );
+  const { runClient } = await import('../../clients/run/run-client.ts');
+  const { clientRunVerdictText, scenarioText } = await import('../../reporters/clients/run-text.ts');
+  const { writeClientRunReports } = await import('../../reporters/clients/write.ts');
   const result = await runClient({
     command: positionals,
     scenarios: scenarios as ScenarioName[],
