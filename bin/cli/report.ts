@@ -1,10 +1,8 @@
 import { UsageError } from '../../core/errors.ts';
 import { scrub } from '../../core/redact.ts';
 import { diffResults, diffText } from '../../reporters/diff.ts';
-import { readResultsFile } from '../../reporters/read-results.ts';
 import { RESULTS_FORMAT } from '../../reporters/results-json.ts';
 import { forTerminal } from '../../reporters/terminal.ts';
-import { renderReports } from '../../reporters/write-reports.ts';
 import { parse } from './args.ts';
 import { checkInputFile, checkOutputDir, checkOutputFile } from './paths.ts';
 
@@ -28,6 +26,8 @@ export async function report(argv: string[]): Promise<number> {
     process.stdout.write(`${HELP}\n`);
     return 0;
   }
+  // Loaded where used (package/test/startup-imports.test.ts): --help and a refused flag load no schema validator.
+  const { readResultsFile } = await import('../../reporters/read-results.ts');
   if (values.diff) {
     if (values.out !== undefined) throw new UsageError('--diff prints to stdout; it takes no --out');
     const [oldFile, newFile, ...rest] = positionals;
@@ -47,6 +47,7 @@ export async function report(argv: string[]): Promise<number> {
   await checkOutputDir('--out', values.out);
   if (process.env.GITHUB_STEP_SUMMARY) await checkOutputFile('GITHUB_STEP_SUMMARY', process.env.GITHUB_STEP_SUMMARY);
   const doc = await readResultsFile(file);
+  const { renderReports } = await import('../../reporters/write-reports.ts');
   for (const written of await renderReports(values.out, doc)) process.stdout.write(`${scrub(written)}\n`);
   return 0;
 }

@@ -42,7 +42,7 @@ function staticPackages(entry: string): Map<string, string> {
 }
 
 describe('what a command loads before it reads its flags', () => {
-  test.each(['main', 'run', 'cleanup', 'mutants', 'clauses', 'variants', 'clients'])('bin/cli/%s.ts loads no heavy package statically', (command) => {
+  test.each(['main', 'run', 'cleanup', 'mutants', 'clauses', 'variants', 'clients', 'report'])('bin/cli/%s.ts loads no heavy package statically', (command) => {
     const heavy = [...staticPackages(resolve(ROOT, `bin/cli/${command}.ts`))].filter(([name]) => HEAVY.includes(name));
     expect(heavy.map(([name, via]) => `${name} (through ${via})`)).toEqual([]);
   });
