@@ -35,7 +35,7 @@ describe('the gate', () => {
     await Promise.all([a!.done, b!.done, c!.done]);
   });
 
-  test('a free slot goes to the queued request whose file has the longest chain still ahead, before the requests of others queued earlier', async () => {
+  test('a free slot goes to the queued request whose file has nothing in flight and the longest chain still ahead, before the requests of others queued earlier', async () => {
     const gate = new Gate(
       2,
       new Map([
@@ -59,11 +59,14 @@ describe('the gate', () => {
     many[1]!.end();
     await tick();
     expect(log.slice(4)).toEqual(['m2 out', 's1 in']);
-    long.end();
+    // A second request of the long chain while its first is in flight waits its turn behind m3.
+    const long2 = inFile('long', 'l2');
     await tick();
-    expect(log.slice(6)).toEqual(['l1 out', 'm3 in']);
-    for (const r of [...many, short, long]) r.end();
-    await Promise.all([...many, short, long].map((r) => r.done));
+    short.end();
+    await tick();
+    expect(log.slice(6)).toEqual(['s1 out', 'm3 in']);
+    for (const r of [...many, short, long, long2]) r.end();
+    await Promise.all([...many, short, long, long2].map((r) => r.done));
   });
 
   test("a chain's part ahead shrinks as its file sends: a file past its measured chain goes in order of arrival", async () => {
