@@ -15,11 +15,12 @@
 //   equals; with none such, to the earliest (issue 38: no serial tail). It is the critical path
 //   first: a run lasts at least as long as its longest chain, and each request of a chain served
 //   in order of arrival waited behind the requests queued before it (measured through 100 ms: the
-//   model's chain of 521 requests took 841 delays, response-kinds' 342 took 898). Only a file with
-//   nothing in flight goes first, so a file that sends many at once takes no more than a slot
-//   ahead of the others: served strictly by chain, the files of short chains starved under load
-//   (a property with a time limit of 20 s ran out of it). A file that was not measured has
-//   nothing ahead of it and goes in order of arrival.
+//   model's chain of 521 requests took 841 delays, response-kinds' 342 took 898). A file goes
+//   first only while it has fewer than half the slots in flight (a chain's step of reads side by
+//   side ends with its last read), and never before a waiter that has waited AGED request times
+//   (the mean time a request holds its slot): served strictly by chain, the files of short chains
+//   starved under load (a property with a time limit of 20 s ran out of it). A file that was not
+//   measured has nothing ahead of it and goes in order of arrival.
 // - The gate measures what it serves (`measured`): a request's place in its file's chain is one
 //   more than the furthest place among the file's requests that had ended when it came; sections'
 //   count and time are kept for the bench.
@@ -59,8 +60,13 @@ export function refuseBeside(): void {
     throw new Error('harness: an exclusive section (a setting, a fault) in a test that runs beside the other tests of its file: declare the test afterOthers');
 }
 
+/** A waiter that has waited this many request times is served before any chain (no starvation). */
+export const AGED = 4;
+
 interface Waiter {
   kind: 'shared' | 'exclusive';
+  /** When it began to wait (performance.now()). */
+  at: number;
   /** The requests of its file's chain still ahead of a shared waiter (0: none known). */
   ahead: number;
   file?: string | undefined;
@@ -80,6 +86,8 @@ export interface GateMeasure {
 
 export class Gate {
   #inFlight = 0;
+  /** The mean time a request holds its slot (ms), a moving average; 0 until one has. */
+  #holdMs = 0;
   /** Requests in flight by suite file. */
   readonly #filesInFlight = new Map<string, number>();
   #holder: symbol | undefined;
@@ -124,15 +132,18 @@ export class Gate {
     } else if (this.#holder !== undefined || this.#queue.length > 0 || this.#inFlight >= this.limit) {
       const ahead = file === undefined ? 0 : Math.max(0, (this.chains.get(file) ?? 0) - place);
       // Counted in flight when served (#serve), before the next waiter is chosen.
-      await new Promise<void>((wake) => this.#queue.push({ kind: 'shared', ahead, file, wake }));
+      await new Promise<void>((wake) => this.#queue.push({ kind: 'shared', at: performance.now(), ahead, file, wake }));
     } else {
       this.#inFlight++;
       this.#flying(file, 1);
     }
     let given = false;
+    const admitted = performance.now();
     return () => {
       if (given || this.#closed) return;
       given = true;
+      const held = performance.now() - admitted;
+      this.#holdMs = this.#holdMs === 0 ? held : 0.9 * this.#holdMs + 0.1 * held;
       if (file !== undefined && place > (chains.get(file) ?? 0)) chains.set(file, place);
       this.#flying(file, -1);
       this.#inFlight--;
@@ -151,7 +162,7 @@ export class Gate {
       );
     if (this.#closed || this.holding()) return fn();
     if (this.#holder !== undefined || this.#queue.length > 0 || this.#inFlight > 0) {
-      await new Promise<void>((wake) => this.#queue.push({ kind: 'exclusive', ahead: 0, wake }));
+      await new Promise<void>((wake) => this.#queue.push({ kind: 'exclusive', at: performance.now(), ahead: 0, wake }));
       if (this.#closed) return fn();
     } else this.#holder = Symbol('exclusive section');
     this.#heldAt = performance.now();
@@ -210,15 +221,18 @@ export class Gate {
     if (file !== undefined) this.#filesInFlight.set(file, (this.#filesInFlight.get(file) ?? 0) + n);
   }
 
-  // Among the shared waiters before the first exclusive one whose file has nothing in flight, the
-  // earliest of those with the most ahead; with none ahead, the head.
+  // The head once it has waited AGED request times; else among the shared waiters before the
+  // first exclusive one whose file has fewer than half the slots in flight, the earliest of those
+  // with the most ahead; with none ahead, the head.
   #next(): number {
+    if (performance.now() - this.#queue[0]!.at >= AGED * this.#holdMs) return 0;
+    const cap = Math.max(1, Math.floor(this.limit / 2));
     let best = 0;
     let most = 0;
     for (let i = 0; i < this.#queue.length; i++) {
       const w = this.#queue[i]!;
       if (w.kind === 'exclusive') break;
-      if (w.ahead > most && !this.#filesInFlight.get(w.file!)) {
+      if (w.ahead > most && (this.#filesInFlight.get(w.file!) ?? 0) < cap) {
         best = i;
         most = w.ahead;
       }

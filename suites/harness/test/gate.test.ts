@@ -91,6 +91,28 @@ describe('the gate', () => {
     await Promise.all([o2.done, l2.done, blocker.done]);
   });
 
+  test('a waiter that has waited AGED request times goes before any chain (short chains do not starve)', async () => {
+    const gate = new Gate(1, new Map([['long', 10]]));
+    const log: string[] = [];
+    const inFile = (file: string, name: string) => inScope({ file, sent: 0 }, () => request(gate, log, name));
+    // A quick request sets the mean time a request holds its slot.
+    const quick = inFile('other', 'q');
+    await tick();
+    quick.end();
+    await quick.done;
+    const slow = inFile('other', 'o1');
+    await tick();
+    const old = inFile('other', 'o2');
+    const chain = inFile('long', 'l1');
+    // o1 holds its slot far longer than AGED quick requests: o2 has waited long enough to go first.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    slow.end();
+    await tick();
+    expect(log.slice(2)).toEqual(['o1 in', 'o1 out', 'o2 in']);
+    for (const r of [old, chain]) r.end();
+    await Promise.all([old.done, chain.done, slow.done]);
+  });
+
   test("measures each file's longest chain of requests one after another, and the sections held", async () => {
     const gate = new Gate(8);
     const log: string[] = [];
