@@ -53,8 +53,26 @@ function serverWide(what: string): void {
  */
 const shown = new Map<string, Settings>();
 
+/**
+ * The settings in force between exclusive sections, by control URL: every section puts back what
+ * it changed before it ends, so they hold for every request sent outside one. Read outside a
+ * section (the runner's snapshot) or at a section's start.
+ */
+const between = new Map<string, Settings>();
+
 export function forgetShownSettings(): void {
   shown.clear();
+  between.clear();
+}
+
+/** The settings in force between exclusive sections (every request outside one is sent under them), if known. */
+export function settingsBetweenSections(url: string): Settings | undefined {
+  return between.get(url);
+}
+
+/** Records the settings read at the start of an exclusive section: those in force between sections. */
+export function sectionFound(url: string, settings: Settings): void {
+  between.set(url, settings);
 }
 
 /**
@@ -117,6 +135,7 @@ export class ControlClient {
   async getSettings(): Promise<Settings> {
     const settings = await this.callJson<Settings>('GET', '/settings', 200, undefined, ['api_enabled', 'auth_methods']);
     shown.set(this.url, settings);
+    if (!activeGate()?.holding()) between.set(this.url, settings);
     return settings;
   }
 
@@ -129,9 +148,19 @@ export class ControlClient {
     changeable('PUT /settings');
     serverWide('PUT /settings');
     shown.delete(this.url);
-    const settings = await this.callJson<Settings>('PUT', '/settings', 200, partial, ['api_enabled', 'auth_methods']);
+    const settings = await this.unsure(() => this.callJson<Settings>('PUT', '/settings', 200, partial, ['api_enabled', 'auth_methods']));
     shown.set(this.url, settings);
     return settings;
+  }
+
+  /** A change that failed may have landed or not: the settings between sections are no longer known. */
+  private async unsure<T>(change: () => Promise<T>): Promise<T> {
+    try {
+      return await change();
+    } catch (e) {
+      between.delete(this.url);
+      throw e;
+    }
   }
 
   async createUser(user: { username: string; password: string; role: Role; api_only?: boolean; active?: boolean }): Promise<CreatedUser> {
@@ -167,7 +196,7 @@ export class ControlClient {
     changeable('POST /reset');
     serverWide('POST /reset');
     shown.delete(this.url);
-    await this.call('POST', '/reset', 204);
+    await this.unsure(() => this.call('POST', '/reset', 204));
   }
 
   close(): Promise<void> {

@@ -8,15 +8,22 @@
 // Decisions:
 // - Waiters are served in the order they came (phase-fair): requests queued before an exclusive
 //   section go first, those after it wait for its end; neither kind starves the other.
-// - Among the requests queued before the next exclusive section, a free slot goes first to one of
-//   a preferred suite file with no request in flight (`preferred`: the runner's longest chains of
-//   requests one after another, run-suites.ts LONGEST_CHAINS), the earliest of those (issue 38:
-//   no serial tail); the others in order of arrival, so a preferred file's requests side by side
-//   and the other files' chains are not starved. The run lasts
-//   at least as long as its longest chain, and each of its requests waited behind every request
-//   queued before it: measured through 100 ms, the model's chain of 607 requests took 810 delays
-//   in order of arrival. (Preferring the file with the fewest requests in flight made it worse,
-//   940: the model sends its read-backs side by side and then waited for every file with none.)
+// - Among the requests queued before the next exclusive section, a free slot goes to the one of
+//   the suite file with nothing in flight and the longest chain still ahead of it (`chains`: each
+//   file's longest chain of requests one after another, measured by bench:field into
+//   suites/runner/chains.ts, less the requests of that chain it has sent), the earliest among
+//   equals; with none such, to the earliest (issue 38: no serial tail). It is the critical path
+//   first: a run lasts at least as long as its longest chain, and each request of a chain served
+//   in order of arrival waited behind the requests queued before it (measured through 100 ms: the
+//   model's chain of 521 requests took 841 delays, response-kinds' 342 took 898). A file goes
+//   first only while it has fewer than half the slots in flight (a chain's step of reads side by
+//   side ends with its last read), and never before a waiter that has waited AGED request times
+//   (the mean time a request holds its slot): served strictly by chain, the files of short chains
+//   starved under load (a property with a time limit of 20 s ran out of it). A file that was not
+//   measured has nothing ahead of it and goes in order of arrival.
+// - The gate measures what it serves (`measured`): a request's place in its file's chain is one
+//   more than the furthest place among the file's requests that had ended when it came; sections'
+//   count and time are kept for the bench.
 // - A request "in flight" is the whole exchange including what listeners do with it (the
 //   response oracle judges it against the settings it was sent under), so a section never
 //   changes a setting under a response still being judged. The oracle's own look-ups (`quiet`)
@@ -48,33 +55,63 @@ export function runBeside<T>(fn: () => T): T {
  * change it under the others (measured: pages read at NUM_ITEMS_LISTS 5 against a count read at
  * 20). Such a test is declared to run on its own (afterOthers).
  */
-function refuseBeside(): void {
+export function refuseBeside(): void {
   if (beside.getStore())
     throw new Error('harness: an exclusive section (a setting, a fault) in a test that runs beside the other tests of its file: declare the test afterOthers');
 }
 
+/** A waiter that has waited this many request times is served before any chain (no starvation). */
+export const AGED = 4;
+
 interface Waiter {
   kind: 'shared' | 'exclusive';
-  /** The preferred suite file of a shared waiter, if it is one's. */
-  preferred?: string;
+  /** When it began to wait (performance.now()). */
+  at: number;
+  /** The requests of its file's chain still ahead of a shared waiter (0: none known). */
+  ahead: number;
+  file?: string | undefined;
   wake: () => void;
+}
+
+/** What a gate measured of the run it served (bench:field prints it and writes chains.ts from it). */
+export interface GateMeasure {
+  /** By suite file: its longest chain of requests one after another. */
+  chains: Map<string, number>;
+  /** Exclusive sections held, and their time in all (ms): nothing else was in flight meanwhile. */
+  sections: number;
+  sectionMs: number;
+  /** By the suite file that opened them (or "(a file that runs alone)"): sections, their time (ms), their requests. */
+  sectionsByFile: Map<string, { sections: number; ms: number; requests: number }>;
 }
 
 export class Gate {
   #inFlight = 0;
-  /** Requests in flight by preferred file. */
-  readonly #preferredInFlight = new Map<string, number>();
+  /** The mean time a request holds its slot (ms), a moving average; 0 until one has. */
+  #holdMs = 0;
+  /** Requests in flight by suite file. */
+  readonly #filesInFlight = new Map<string, number>();
   #holder: symbol | undefined;
+  #heldAt = 0;
   #closed = false;
   readonly #queue: Waiter[] = [];
   /** The holder's requests waiting for a slot: served before anyone else. */
   readonly #holderQueue: Array<() => void> = [];
+  readonly #measure: GateMeasure = { chains: new Map(), sections: 0, sectionMs: 0, sectionsByFile: new Map() };
+  #heldRequests = 0;
 
-  /** At most `limit` requests in flight at once; the requests of the `preferred` suite files served first. */
+  /**
+   * At most `limit` requests in flight at once; a free slot to the request whose file has the
+   * longest part of its chain (`chains`, in requests, by suite file) still ahead.
+   */
   constructor(
     readonly limit: number,
-    readonly preferred: ReadonlySet<string> = new Set(),
+    readonly chains: ReadonlyMap<string, number> = new Map(),
   ) {}
+
+  /** What the gate has measured so far. */
+  measured(): GateMeasure {
+    return { ...this.#measure, chains: new Map(this.#measure.chains), sectionsByFile: new Map(this.#measure.sectionsByFile) };
+  }
 
   /** Whether the calling context holds the gate (runs inside an exclusive section). */
   holding(): boolean {
@@ -84,21 +121,32 @@ export class Gate {
   /** Waits for a slot; returns the function that gives it back. */
   async admit(): Promise<() => void> {
     if (this.#closed) return () => {};
-    const scope = this.preferred.size > 0 ? currentScope()?.file : undefined;
-    const file = scope !== undefined && this.preferred.has(scope) ? scope : undefined;
+    const file = currentScope()?.file;
+    const chains = this.#measure.chains;
+    const place = file === undefined ? 0 : (chains.get(file) ?? 0) + 1;
     if (this.holding()) {
+      this.#heldRequests++;
       if (this.#inFlight >= this.limit) await new Promise<void>((wake) => this.#holderQueue.push(wake));
       else this.#inFlight++;
+      this.#flying(file, 1);
     } else if (this.#holder !== undefined || this.#queue.length > 0 || this.#inFlight >= this.limit) {
-      await new Promise<void>((wake) => this.#queue.push(file === undefined ? { kind: 'shared', wake } : { kind: 'shared', preferred: file, wake }));
-    } else this.#inFlight++;
-    if (file !== undefined) this.#preferredInFlight.set(file, (this.#preferredInFlight.get(file) ?? 0) + 1);
+      const ahead = file === undefined ? 0 : Math.max(0, (this.chains.get(file) ?? 0) - place);
+      // Counted in flight when served (#serve), before the next waiter is chosen.
+      await new Promise<void>((wake) => this.#queue.push({ kind: 'shared', at: performance.now(), ahead, file, wake }));
+    } else {
+      this.#inFlight++;
+      this.#flying(file, 1);
+    }
     let given = false;
+    const admitted = performance.now();
     return () => {
       if (given || this.#closed) return;
       given = true;
+      const held = performance.now() - admitted;
+      this.#holdMs = this.#holdMs === 0 ? held : 0.9 * this.#holdMs + 0.1 * held;
+      if (file !== undefined && place > (chains.get(file) ?? 0)) chains.set(file, place);
+      this.#flying(file, -1);
       this.#inFlight--;
-      if (file !== undefined) this.#preferredInFlight.set(file, (this.#preferredInFlight.get(file) ?? 1) - 1);
       this.#serve();
     };
   }
@@ -114,12 +162,20 @@ export class Gate {
       );
     if (this.#closed || this.holding()) return fn();
     if (this.#holder !== undefined || this.#queue.length > 0 || this.#inFlight > 0) {
-      await new Promise<void>((wake) => this.#queue.push({ kind: 'exclusive', wake }));
+      await new Promise<void>((wake) => this.#queue.push({ kind: 'exclusive', at: performance.now(), ahead: 0, wake }));
       if (this.#closed) return fn();
     } else this.#holder = Symbol('exclusive section');
+    this.#heldAt = performance.now();
+    this.#heldRequests = 0;
     try {
       return await sections.run(this.#holder!, fn);
     } finally {
+      const ms = performance.now() - this.#heldAt;
+      this.#measure.sections++;
+      this.#measure.sectionMs += ms;
+      const by = currentScope()?.file ?? '(a file that runs alone)';
+      const f = this.#measure.sectionsByFile.get(by) ?? { sections: 0, ms: 0, requests: 0 };
+      this.#measure.sectionsByFile.set(by, { sections: f.sections + 1, ms: f.ms + ms, requests: f.requests + this.#heldRequests });
       this.#holder = undefined;
       this.#serve();
     }
@@ -149,6 +205,7 @@ export class Gate {
         if (this.#inFlight >= this.limit) return;
         const [next] = this.#queue.splice(this.#next(), 1);
         this.#inFlight++;
+        this.#flying(next!.file, 1);
         next!.wake();
       } else {
         if (this.#inFlight > 0) return;
@@ -160,15 +217,27 @@ export class Gate {
     }
   }
 
-  // The first shared waiter of a preferred file with nothing in flight before the first
-  // exclusive one; else the head.
+  #flying(file: string | undefined, n: 1 | -1): void {
+    if (file !== undefined) this.#filesInFlight.set(file, (this.#filesInFlight.get(file) ?? 0) + n);
+  }
+
+  // The head once it has waited AGED request times; else among the shared waiters before the
+  // first exclusive one whose file has fewer than half the slots in flight, the earliest of those
+  // with the most ahead; with none ahead, the head.
   #next(): number {
+    if (performance.now() - this.#queue[0]!.at >= AGED * this.#holdMs) return 0;
+    const cap = Math.max(1, Math.floor(this.limit / 2));
+    let best = 0;
+    let most = 0;
     for (let i = 0; i < this.#queue.length; i++) {
       const w = this.#queue[i]!;
       if (w.kind === 'exclusive') break;
-      if (w.preferred !== undefined && !this.#preferredInFlight.get(w.preferred)) return i;
+      if (w.ahead > most && (this.#filesInFlight.get(w.file!) ?? 0) < cap) {
+        best = i;
+        most = w.ahead;
+      }
     }
-    return 0;
+    return best;
   }
 }
 

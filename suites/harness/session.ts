@@ -1,9 +1,9 @@
 import { PreconditionError, ReadOnlyError, SetupError } from './assert.ts';
 import { ApiClient, adminAuth } from './client.ts';
 import { basicRefused, getRunConfig, type RunConfig } from './config.ts';
-import { ControlClient, changeable, type Settings } from './control.ts';
+import { ControlClient, changeable, type Settings, sectionFound, settingsBetweenSections } from './control.ts';
 import { Fixtures, type FixtureUser } from './fixtures.ts';
-import { exclusive } from './gate.ts';
+import { activeGate, exclusive, refuseBeside } from './gate.ts';
 import { afterAll } from './suite-api.ts';
 
 export interface Session {
@@ -18,8 +18,12 @@ export interface Session {
   adminHmac(): Promise<ApiClient | undefined>;
   /** Needs the control protocol (the test's clause says so). */
   user(role: Parameters<Fixtures['createUser']>[0], opts?: Parameters<Fixtures['createUser']>[1]): Promise<FixtureUser>;
-  /** Runs fn with these settings, then restores every value it changed, also after a failure. */
-  withSettings<T>(settings: Partial<Settings>, fn: () => Promise<T>): Promise<T>;
+  /**
+   * Runs fn with these settings, then restores every value it changed, also after a failure.
+   * `requestsOnly`: fn only sends requests (no control protocol write of its own), so where the
+   * settings are already those in force between exclusive sections it runs beside the other files.
+   */
+  withSettings<T>(settings: Partial<Settings>, fn: () => Promise<T>, opts?: { requestsOnly?: boolean }): Promise<T>;
 }
 
 // One session per test file: clients, the control client and the fixtures, with cleanup of
@@ -81,7 +85,7 @@ export function useSession(): Session {
     user(role, opts) {
       return init().fixtures.createUser(role, opts);
     },
-    async withSettings(settings, fn) {
+    async withSettings(settings, fn, opts = {}) {
       const { control } = init();
       if (init().config.readOnly) throw new ReadOnlyError('the check would change settings');
       if (!control) throw new SetupError('changing settings needs the control protocol');
@@ -93,12 +97,21 @@ export function useSession(): Session {
         throw new PreconditionError(`${refused} (the check sets the authentication method to "${settings.auth_methods}")`);
       // The file's creations still pending are read back under the settings they were made under.
       await init().fixtures.settle();
+      // Decision (issue 38: the exclusive sections were half of a run through 100 ms): requests sent
+      // outside a section are sent under the settings in force between sections, since every section
+      // puts back what it changed before it ends. Settings already as asked there need no section
+      // for a fn that only sends requests: it runs beside the others, under those settings all the same.
+      refuseBeside();
+      const keys = Object.keys(settings) as Array<keyof Settings>;
+      const found = settingsBetweenSections(control.url);
+      const outermost = !activeGate()?.holding();
+      if (opts.requestsOnly && outermost && found !== undefined && keys.every((k) => settings[k] === found[k])) return fn();
       // With the target to itself: files side by side never see the changed setting.
       // Settings already as asked are not sent again, and only settings that differ at the end
       // are put back (the section still holds the target: no other file's section changes them).
       return exclusive(async () => {
-        const keys = Object.keys(settings) as Array<keyof Settings>;
         const before = await control.currentSettings();
+        if (outermost) sectionFound(control.url, before);
         if (keys.some((k) => settings[k] !== before[k])) await control.putSettings(settings);
         try {
           return await fn();

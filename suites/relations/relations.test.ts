@@ -68,35 +68,49 @@ beforeAll(async () => {
   const [doomed, roles] = await together([makeDoomed(d), usersByRole()]);
   await exclusive(async () => {
     await walk(d);
-    // The shared project and password renamed: their shows, lists and searches below must agree
-    // on the new name (list-show-fields), whatever a search index or a list cache kept.
-    if (d.ids.project !== undefined) await s.admin.put(`/projects/${d.ids.project}.json`, { name: d.name('renamed-project') });
-    if (d.ids.password !== undefined) await s.admin.put(`/passwords/${d.ids.password}.json`, { name: d.name('renamed-password') });
-    // A favorite of each kind, so the favorites lists have an item to show over both methods.
-    if (d.ids.password !== undefined) await s.admin.post(`/favorite_passwords/${d.ids.password}.json`);
-    if (d.ids.project !== undefined) await s.admin.post(`/favorite_projects/${d.ids.project}.json`);
+    // Decision (issue 38: the section holds the target): the writes below touch different
+    // objects, or the same one in ways that do not depend on each other, so they go side by side;
+    // every read that compares them comes after all of them (a relation judges a read only with
+    // no write in flight or started since the read it is held to).
+    await Promise.all([
+      // The shared project and password renamed: their shows, lists and searches below must agree
+      // on the new name (list-show-fields), whatever a search index or a list cache kept.
+      d.ids.project !== undefined && s.admin.put(`/projects/${d.ids.project}.json`, { name: d.name('renamed-project') }),
+      d.ids.password !== undefined && s.admin.put(`/passwords/${d.ids.password}.json`, { name: d.name('renamed-password') }),
+      // A favorite of each kind, so the favorites lists have an item to show over both methods.
+      d.ids.password !== undefined && s.admin.post(`/favorite_passwords/${d.ids.password}.json`),
+      d.ids.project !== undefined && s.admin.post(`/favorite_projects/${d.ids.project}.json`),
+      hmac && d.ids.password !== undefined && hmac.post(`/favorite_passwords/${d.ids.password}.json`),
+      hmac && d.ids.project !== undefined && hmac.post(`/favorite_projects/${d.ids.project}.json`),
+    ]);
     if (hmac) {
-      // Personal passwords and favorites belong to their user: the HMAC user gets one of each, so
-      // that its lists have an item to compare with the same lists over Basic.
-      const name = s.fixtures.name('hmac-my-password');
-      const mine = await hmac.post('/my_passwords.json', { name, username: 'pmv6' });
-      const id = (mine.json as { id?: unknown } | undefined)?.id;
-      // Written to only once read back showing the run's name (the ledger); deleted by its owner.
-      if ((typeof id === 'number' || typeof id === 'string') && (await s.fixtures.track('my_password', id, name, { creation: mine, reader: hmac }))) {
-        own.push(async () => {
-          const del = await hmac.delete(`/my_passwords/${id}.json`);
-          const status = del.response?.status ?? 0;
-          if (status >= 200 && status < 300) s.fixtures.forget('my_password', id);
-        });
-      }
-      if (d.ids.password !== undefined) await hmac.post(`/favorite_passwords/${d.ids.password}.json`);
-      if (d.ids.project !== undefined) await hmac.post(`/favorite_projects/${d.ids.project}.json`);
+      // Its read-back with no write of the run in flight, as the relations judge reads.
+      await hmacOwn(hmac);
       await calls.callEach(hmac, d, {}, hmacReads, inFlight(s.config));
     }
     await deleteAndRead(d, doomed);
+    // After the deletes: roles-served judges a refusal of an IT user only with no write in flight.
     await checkLatestByRole(roles);
   });
 });
+
+/**
+ * Personal passwords and favorites belong to their user: the HMAC user gets a personal password,
+ * so that its lists have an item to compare with the same lists over Basic.
+ */
+async function hmacOwn(hmac: ApiClient): Promise<void> {
+  const name = s.fixtures.name('hmac-my-password');
+  const mine = await hmac.post('/my_passwords.json', { name, username: 'pmv6' });
+  const id = (mine.json as { id?: unknown } | undefined)?.id;
+  // Written to only once read back showing the run's name (the ledger); deleted by its owner.
+  if ((typeof id === 'number' || typeof id === 'string') && (await s.fixtures.track('my_password', id, name, { creation: mine, reader: hmac }))) {
+    own.push(async () => {
+      const del = await hmac.delete(`/my_passwords/${id}.json`);
+      const status = del.response?.status ?? 0;
+      if (status >= 200 && status < 300) s.fixtures.forget('my_password', id);
+    });
+  }
+}
 
 /** A user of each role but Admin (checkLatestByRole), made before the section that asks. */
 async function usersByRole(): Promise<Array<{ role: string; client: ApiClient }>> {
@@ -110,25 +124,30 @@ async function usersByRole(): Promise<Array<{ role: string; client: ApiClient }>
  * it" holds on every reply (roles-refused, roles-served); the version suite asks over Basic.
  */
 async function checkLatestByRole(users: ReadonlyArray<{ role: string; client: ApiClient }>): Promise<void> {
-  for (const { role, client } of users) {
-    // An IT user served version.json just before: nothing but its role decides check_latest.
-    if (role === 'it') await client.get('/version.json');
-    await client.get('/version/check_latest.json');
-  }
+  await Promise.all(
+    users.map(async ({ role, client }) => {
+      // An IT user served version.json just before: nothing but its role decides check_latest.
+      if (role === 'it') await client.get('/version.json');
+      await client.get('/version/check_latest.json');
+    }),
+  );
 }
 
 async function walk(d: EndpointData): Promise<void> {
   await inOrder(WALKED, inFlight(s.config), async (path) => {
-    for (const size of WALK_SIZES) {
-      const headers = { 'X-Page-Size': size };
-      const base = fillPath(path, d).replace(/\.json$/, '');
-      await s.admin.get(`${base}/count.json`, { headers });
-      for (let page = 1; page <= 4; page++) {
-        const ex = await s.admin.get(page === 1 ? `${base}.json` : `${base}/page/${page}.json`, { headers });
-        const link = ex.response?.headers.link;
-        if (ex.response?.status !== 200 || !String(link ?? '').includes('rel="next"')) break;
-      }
-    }
+    // The page sizes side by side: nothing writes while the section walks.
+    await Promise.all(
+      WALK_SIZES.map(async (size) => {
+        const headers = { 'X-Page-Size': size };
+        const base = fillPath(path, d).replace(/\.json$/, '');
+        await s.admin.get(`${base}/count.json`, { headers });
+        for (let page = 1; page <= 4; page++) {
+          const ex = await s.admin.get(page === 1 ? `${base}.json` : `${base}/page/${page}.json`, { headers });
+          const link = ex.response?.headers.link;
+          if (ex.response?.status !== 200 || !String(link ?? '').includes('rel="next"')) break;
+        }
+      }),
+    );
   });
 }
 
@@ -147,9 +166,11 @@ async function deleteAndRead(d: EndpointData, doomed: ReadonlyArray<number | und
     const status = del.response?.status ?? 0;
     if (status < 200 || status >= 300) return;
     s.fixtures.forget(kind, id);
-    await s.admin.get(`/${kind}s/${id}.json`);
-    await s.admin.get(fillPath(list, d), { headers: { 'X-Page-Size': '1000' } });
-    for (const path of also ?? []) await s.admin.get(path, { headers: { 'X-Page-Size': '1000' } });
+    // The reads after the delete side by side: none of them writes.
+    await Promise.all([
+      s.admin.get(`/${kind}s/${id}.json`),
+      ...[fillPath(list, d), ...(also ?? [])].map((path) => s.admin.get(path, { headers: { 'X-Page-Size': '1000' } })),
+    ]);
   });
 }
 

@@ -15,6 +15,7 @@ import { clauseOutcome, type RunProgress, type TestResult } from '../harness/res
 import type { SuiteDeclarations } from '../harness/suite-api.ts';
 import { type Observed, onExchange, requestsSent } from '../harness/traffic.ts';
 import { activateOracle, Oracle } from '../oracle/oracle.ts';
+import { ALONE, CHAINS } from './chains.ts';
 import { mergeCleanup, restoreSettings, type SettingsRestore, snapshotSettings, sweep, type Unknown, writesSettled } from './cleanup.ts';
 import { type CollectedRun, Collector } from './collector.ts';
 import { inventory, leavesOut, passedOver } from './inventory.ts';
@@ -71,31 +72,20 @@ export function hangBoundMs(timeoutMs: number): number {
 export const FILES_PER_REQUEST = 2;
 
 /**
- * The three longest chains: the gate serves a request of one of them first while it has none in
- * flight (gate.ts `preferred`), so each goes on about one delay a request while the other files
- * fill the other slots; measured through 100 ms under load 18 on 2 cores, the model's chain of 607
- * requests took 810 delays in order of arrival.
- */
-export const LONGEST_CHAINS: readonly string[] = ['suites/model/installation.prop.test.ts', 'suites/general/methods.test.ts', 'suites/log/every-write.test.ts'];
-
-/**
- * Decision (issue 38: no serial tail): with N > 1 these files start first, in this order. A file
- * among them that runs alone (every-list: it reads every list as the Admin and keeps the slots
- * full by itself) runs before any other starts, while the lanes' first files load, rather than
- * after every other file has ended; then the files that are long chains of requests one after
- * another (measured by bench:field --delay 100, the chain
- * in delays: the model 607, general/methods 511, every-write 215 writes and reads of the log,
- * credentials 301, content-type 315, response-kinds 261, page-walk 204); started in path order
- * they began up to 18 s into the run and ended after the files beside them, with the slots idle
- * around them. The other files fill the slots beside them, in path order.
+ * Decision (issue 38: no serial tail): with N > 1 the files start in this order. The files that
+ * run alone (every-list: it reads every list as the Admin and keeps the slots full by itself) run
+ * before any other starts, while the lanes' first files load, rather than after every other
+ * file has ended; then every file by its measured chain of requests one after another
+ * (chains.ts, written by bench:field), longest first, so the files the run waits for longest
+ * start first and the others fill the slots beside them; then the files not measured, in path
+ * order. The gate serves the chains in the same order (gate.ts `chains`).
  */
 export const STARTED_FIRST: readonly string[] = [
-  'suites/pagination/every-list.test.ts',
-  ...LONGEST_CHAINS,
-  'suites/errors/content-type.test.ts',
-  'suites/general/credentials.test.ts',
-  'suites/status-codes/response-kinds.test.ts',
-  'suites/pagination/page-walk.prop.test.ts',
+  ...ALONE,
+  ...Object.entries(CHAINS)
+    .filter(([f]) => !ALONE.includes(f))
+    .sort(([f, a], [g, b]) => b - a || (f < g ? -1 : 1))
+    .map(([f]) => f),
 ];
 
 export interface ClauseResult {
@@ -125,6 +115,14 @@ export interface RunResult {
   requests?: number;
   /** Requests by suite file. */
   requestsByFile?: Record<string, number>;
+  /** What the gate measured (N > 1 or not): each file's longest chain, the exclusive sections, the files that ran alone. */
+  schedule?: {
+    chains: Record<string, number>;
+    sections: number;
+    sectionMs: number;
+    sectionsByFile: Record<string, { sections: number; ms: number; requests: number }>;
+    alone: string[];
+  };
 }
 
 export interface RunSuitesOptions {
@@ -244,13 +242,14 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
   }, 1_000);
   stallWatch.unref();
   const concurrency = inFlight(config);
-  // The long chains' requests go first at the gate (gate.ts preferred): the run lasts as long as they.
-  const gate = new Gate(concurrency, new Set(LONGEST_CHAINS));
+  // The long chains' requests go first at the gate (gate.ts chains): the run lasts as long as they.
+  const gate = new Gate(concurrency, new Map(Object.entries(CHAINS)));
   setRunConfig(config);
   activateOracle(oracle);
   openGate(gate);
   openRunPools();
   const timeoutMs = Math.max(30_000, config.timeoutMs * 3);
+  const alone: string[] = [];
   try {
     const runFile = async (file: string, declared: SuiteDeclarations | Error): Promise<void> => {
       if (stopFiles.signal.aborted) return;
@@ -273,6 +272,7 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
             },
             scope,
           );
+        if (declared.alone !== undefined) alone.push(file);
         run = declared.alone === undefined ? await go() : await gate.exclusive(go);
       } catch (e) {
         run = { file, cases: [], errors: [`the file did not load: ${errorText(e)}`], meta: {} };
@@ -346,6 +346,14 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
   });
   result.requests = requestsSent() - sentBefore;
   result.requestsByFile = collector.run.requestsByFile;
+  const measured = gate.measured();
+  result.schedule = {
+    chains: Object.fromEntries(measured.chains),
+    sections: measured.sections,
+    sectionMs: measured.sectionMs,
+    sectionsByFile: Object.fromEntries(measured.sectionsByFile),
+    alone,
+  };
   if (interrupted) result.interrupted = true;
   if (hung !== undefined) result.stopped = hung;
   return result;
@@ -362,10 +370,10 @@ function journalExchange(config: RunConfig, o: Observed): void {
 }
 
 /**
- * Loads and runs every file: at concurrency 1 in turn, in path order; otherwise 2N at once
- * (each lane loads the next file and runs it: STARTED_FIRST, then the rest in path order), then
- * the files that run alone, in path order; a file of STARTED_FIRST that runs alone runs before
- * the others start.
+ * Loads and runs every file: at concurrency 1 in turn, in path order; otherwise the files of
+ * ALONE that run alone first, one after another, then 2N at once (each lane loads the next file
+ * and runs it: STARTED_FIRST, then the rest in path order), then the other files that run alone,
+ * in path order.
  */
 async function scheduleFiles(
   files: string[],
@@ -385,13 +393,13 @@ async function scheduleFiles(
     if (p === undefined) loads.set(file, (p = load(file)));
     return p;
   };
-  // The files started first that run alone run now, one after another, nothing else started
+  // The files measured to run alone that still do run now, one after another, nothing else started
   // (a test waiting at the gate through a whole file could pass its deadline); the lanes' first
   // files load meanwhile.
   for (const file of ordered.slice(0, FILES_PER_REQUEST * concurrency)) void loaded(file);
   const done = new Set<string>();
   for (const file of ordered) {
-    if (!STARTED_FIRST.includes(file)) break;
+    if (!ALONE.includes(file)) break;
     const declared = await loaded(file);
     if (declared instanceof Error || declared.alone === undefined) continue;
     await runFile(file, declared);

@@ -35,28 +35,102 @@ describe('the gate', () => {
     await Promise.all([a!.done, b!.done, c!.done]);
   });
 
-  test('a free slot goes to the queued request of a preferred file with none in flight before the requests of others queued earlier', async () => {
-    const gate = new Gate(2, new Set(['chain']));
+  test('a free slot goes to the queued request whose file has nothing in flight and the longest chain still ahead, before the requests of others queued earlier', async () => {
+    const gate = new Gate(
+      2,
+      new Map([
+        ['long', 10],
+        ['short', 3],
+      ]),
+    );
     const log: string[] = [];
     const inFile = (file: string, name: string) => inScope({ file, sent: 0 }, () => request(gate, log, name));
-    // Another file fills both slots and queues two more; the preferred file queues one after them.
-    const many = ['m1', 'm2', 'm3', 'm4'].map((n) => inFile('many', n));
+    // A file not measured fills both slots and queues one more; then the short chain, then the long one.
+    const many = ['m1', 'm2', 'm3'].map((n) => inFile('many', n));
     await tick();
-    const chain = inFile('chain', 'c1');
+    const short = inFile('short', 's1');
+    const long = inFile('long', 'l1');
     await tick();
     expect(log).toEqual(['m1 in', 'm2 in']);
     many[0]!.end();
     await tick();
-    // The chain's request goes before m3 and m4, queued earlier.
-    expect(log).toEqual(['m1 in', 'm2 in', 'm1 out', 'c1 in']);
-    // A second request of the chain while its first is in flight waits its turn.
-    const chain2 = inFile('chain', 'c2');
-    await tick();
+    // The long chain's request goes first, then the short one's, then m3, queued before both.
+    expect(log).toEqual(['m1 in', 'm2 in', 'm1 out', 'l1 in']);
     many[1]!.end();
     await tick();
-    expect(log.slice(4)).toEqual(['m2 out', 'm3 in']);
-    for (const r of [...many, chain, chain2]) r.end();
-    await Promise.all([...many, chain, chain2].map((r) => r.done));
+    expect(log.slice(4)).toEqual(['m2 out', 's1 in']);
+    // A second request of the long chain while its first is in flight waits its turn behind m3.
+    const long2 = inFile('long', 'l2');
+    await tick();
+    short.end();
+    await tick();
+    expect(log.slice(6)).toEqual(['s1 out', 'm3 in']);
+    for (const r of [...many, short, long, long2]) r.end();
+    await Promise.all([...many, short, long, long2].map((r) => r.done));
+  });
+
+  test("a chain's part ahead shrinks as its file sends: a file past its measured chain goes in order of arrival", async () => {
+    const gate = new Gate(1, new Map([['long', 2]]));
+    const log: string[] = [];
+    const inFile = (file: string, name: string) => inScope({ file, sent: 0 }, () => request(gate, log, name));
+    // Two requests of the long file one after another: the first at place 1 (1 ahead), the second at place 2 (none ahead).
+    const l1 = inFile('long', 'l1');
+    await tick();
+    l1.end();
+    await l1.done;
+    const blocker = inFile('other', 'o1');
+    await tick();
+    const o2 = inFile('other', 'o2');
+    await tick();
+    const l2 = inFile('long', 'l2');
+    await tick();
+    blocker.end();
+    await tick();
+    expect(log).toEqual(['l1 in', 'l1 out', 'o1 in', 'o1 out', 'o2 in']);
+    for (const r of [o2, l2]) r.end();
+    await Promise.all([o2.done, l2.done, blocker.done]);
+  });
+
+  test('a waiter that has waited AGED request times goes before any chain (short chains do not starve)', async () => {
+    const gate = new Gate(1, new Map([['long', 10]]));
+    const log: string[] = [];
+    const inFile = (file: string, name: string) => inScope({ file, sent: 0 }, () => request(gate, log, name));
+    // A quick request sets the mean time a request holds its slot.
+    const quick = inFile('other', 'q');
+    await tick();
+    quick.end();
+    await quick.done;
+    const slow = inFile('other', 'o1');
+    await tick();
+    const old = inFile('other', 'o2');
+    const chain = inFile('long', 'l1');
+    // o1 holds its slot far longer than AGED quick requests: o2 has waited long enough to go first.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    slow.end();
+    await tick();
+    expect(log.slice(2)).toEqual(['o1 in', 'o1 out', 'o2 in']);
+    for (const r of [old, chain]) r.end();
+    await Promise.all([old.done, chain.done, slow.done]);
+  });
+
+  test("measures each file's longest chain of requests one after another, and the sections held", async () => {
+    const gate = new Gate(8);
+    const log: string[] = [];
+    const inFile = (file: string, name: string) => inScope({ file, sent: 0 }, () => request(gate, log, name));
+    // Three requests side by side, then one after them: a chain of 2.
+    const side = ['a', 'b', 'c'].map((n) => inFile('f', n));
+    await tick();
+    for (const r of side) r.end();
+    await Promise.all(side.map((r) => r.done));
+    const last = inFile('f', 'd');
+    await tick();
+    last.end();
+    await last.done;
+    await inScope({ file: 'g', sent: 0 }, () => gate.exclusive(async () => (await gate.admit())()));
+    const m = gate.measured();
+    expect(Object.fromEntries(m.chains)).toEqual({ f: 2, g: 1 });
+    expect(m.sections).toBe(1);
+    expect(m.sectionsByFile.get('g')).toMatchObject({ sections: 1, requests: 1 });
   });
 
   test('an exclusive section waits for the requests in flight, and holds back those after it', async () => {

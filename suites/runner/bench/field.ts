@@ -4,11 +4,14 @@
 // time against the goal, the ratio to the ideal (requests × delay ÷ concurrency), the requests
 // in flight over the run, the longest tests, and when each file ended. `--concurrency N` as for
 // `pmv6 run` (default: the run's default); `--only IDS` runs part of the suites. A benchmark to
-// read, not a test that can flake.
+// read, not a test that can flake. `--write-chains` writes what the run measured of each file's
+// chain of requests, and the files that ran alone, to suites/runner/chains.ts, which the
+// runner's schedule reads (run-suites.ts STARTED_FIRST, gate.ts `chains`).
+import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { type FieldTarget, startFieldTarget } from '../../../targets/field.ts';
 import { DEFAULT_CONCURRENCY } from '../../harness/config.ts';
-import { runSuites } from '../run-suites.ts';
+import { type RunResult, runSuites } from '../run-suites.ts';
 import { verdictOf } from '../verdict.ts';
 
 const { values } = parseArgs({
@@ -18,6 +21,7 @@ const { values } = parseArgs({
     only: { type: 'string' },
     populated: { type: 'boolean', default: false },
     here: { type: 'boolean', default: false },
+    'write-chains': { type: 'boolean', default: false },
   },
 });
 const delay = Number(values.delay);
@@ -73,6 +77,42 @@ async function runAgainst(target: FieldTarget) {
       cpuMs,
     };
   }
+}
+
+/** The schedule the gate measured: its sections, the longest chains; with --write-chains, chains.ts. */
+function schedule(result: RunResult, wallMs: number): void {
+  const m = result.schedule;
+  if (m === undefined) return;
+  const chains = Object.entries(m.chains).sort((a, b) => b[1] - a[1]);
+  console.log(
+    `exclusive sections: ${m.sections}, ${(m.sectionMs / 1000).toFixed(1)} s in all (${((m.sectionMs / Math.max(1, wallMs)) * 100).toFixed(0)}% of the run); longest chains of requests one after another${delay > 0 ? ` (× ${delay} ms)` : ''}: ${chains
+      .slice(0, 8)
+      .map(([f, n]) => `${f.replace(/^suites\//, '')} ${n}${delay > 0 ? ` (${((n * delay) / 1000).toFixed(1)} s)` : ''}`)
+      .join(', ')}`,
+  );
+  for (const [f, x] of Object.entries(m.sectionsByFile).sort((a, b) => b[1].ms - a[1].ms))
+    console.log(`  sections of ${f.replace(/^suites\//, '')}: ${x.sections}, ${(x.ms / 1000).toFixed(1)} s, ${x.requests} requests`);
+  if (!values['write-chains']) return;
+  if (values.only) throw new Error('--write-chains: a run of every suite file only (not with --only)');
+  const path = new URL('../chains.ts', import.meta.url);
+  const lines = [
+    `// Written by \`npm run bench:field -- --write-chains\` (suites/runner/bench/field.ts); measured, not kept by hand.`,
+    `// Last written from a run at ${delay} ms a response, concurrency ${concurrency}, ${result.requests ?? 0} requests.`,
+    '/** The files that ran alone (runsAlone): they run before the others start. */',
+    `export const ALONE: readonly string[] = [${[...m.alone]
+      .sort()
+      .map((f) => `'${f}'`)
+      .join(', ')}];`,
+    '/** By suite file: its longest chain of requests one after another (suites/harness/gate.ts `measured`). */',
+    'export const CHAINS: Readonly<Record<string, number>> = {',
+    ...Object.entries(m.chains)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([f, n]) => `  '${f}': ${n},`),
+    '};',
+    '',
+  ];
+  writeFileSync(path, lines.join('\n'));
+  console.log(`wrote ${chains.length} files' chains to suites/runner/chains.ts`);
 }
 
 if (values.populated) {
@@ -145,6 +185,7 @@ const requests = result.requests ?? 0;
 const byFile = Object.entries(result.requestsByFile ?? {}).sort((a, b) => b[1] - a[1]);
 const failing = result.clauses.filter((c) => c.outcome === 'fail' || c.outcome === 'warn').map((c) => c.clause.id);
 const ideal = (requests * delay) / concurrency;
+schedule(result, wallMs);
 console.log(`delay ${delay} ms a response, concurrency ${concurrency}, peak requests in flight ${peak}`);
 console.log(
   `wall ${(wallMs / 1000).toFixed(1)} s for ${requests} requests (goal at 20 ms and the default concurrency: ${GOAL_S} s or less); ideal (requests × delay ÷ concurrency) ${(ideal / 1000).toFixed(1)} s; ratio ${(wallMs / Math.max(1, ideal)).toFixed(2)}`,

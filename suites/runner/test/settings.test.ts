@@ -20,6 +20,15 @@ describe('settings: restored after an interrupt, never changed when unreadable',
     await t.close();
   });
 
+  test('a section that only sends requests, with the settings already those in force between sections, runs beside the others: no section, no PUT', async () => {
+    timeline().length = 0;
+    const result = await runSuites({ ...t.config, concurrency: 4 }, { files: { include: ['suites/runner/test/between/*.between-suite.ts'], exclude: [] } });
+    expect(result.tests.map((r) => r.outcome)).toEqual(['pass']);
+    expect(timeline()).toEqual(['as between: held false, status 200', 'changed: held true', 'not requests only: held true']);
+    expect(result.schedule?.sections).toBe(2);
+    expect((await control.getSettings()).auth_methods).toBe('basic+hmac');
+  }, 30_000);
+
   test('an interrupt inside a Maintenance Mode section: the files send nothing more, the runner puts it back and reads it back', async () => {
     timeline().length = 0;
     const stop = new AbortController();

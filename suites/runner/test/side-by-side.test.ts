@@ -1,6 +1,8 @@
 import { beforeEach, describe, expect, test } from 'vitest';
 import type { RunConfig } from '../../harness/config.ts';
-import { LONGEST_CHAINS, runSuites, STARTED_FIRST } from '../run-suites.ts';
+import { ALONE, CHAINS } from '../chains.ts';
+import { CONFORMANCE_EXCLUDE, CONFORMANCE_INCLUDE } from '../layout.ts';
+import { runSuites, STARTED_FIRST } from '../run-suites.ts';
 import { suiteFiles } from '../suite-runner.ts';
 import { timeline } from './side/timeline.ts';
 
@@ -60,9 +62,13 @@ describe('suite files side by side (--concurrency)', () => {
 });
 
 describe('the files the scheduler names', () => {
-  test('every file STARTED_FIRST and LONGEST_CHAINS name is a suite file (a renamed file would quietly lose its place)', () => {
-    const files = suiteFiles(['**/*.test.ts'], []);
+  test('every file the measured chains (chains.ts) name is a suite file (a renamed file would quietly lose its place)', () => {
+    const files = suiteFiles(CONFORMANCE_INCLUDE, CONFORMANCE_EXCLUDE);
     expect(files.length).toBeGreaterThan(40);
-    for (const f of [...STARTED_FIRST, ...LONGEST_CHAINS]) expect(files, f).toContain(f);
+    for (const f of [...ALONE, ...Object.keys(CHAINS)]) expect(files, f).toContain(f);
+    // The longest chains start first, after the files that run alone.
+    expect(STARTED_FIRST.slice(0, ALONE.length)).toEqual(ALONE);
+    const after = STARTED_FIRST.slice(ALONE.length).map((f) => CHAINS[f] ?? 0);
+    expect(after).toEqual([...after].sort((a, b) => b - a));
   });
 });
