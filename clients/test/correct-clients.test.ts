@@ -12,7 +12,9 @@ import { SCENARIOS, type ScenarioName } from '../scenarios.ts';
 // 10 s timeout each; each passes every scenario with no finding. Under CI a missing toolchain is a
 // failure; elsewhere the language is skipped with the reason.
 const HERE = join(import.meta.dirname, 'correct-clients');
-const ALL = Object.keys(SCENARIOS) as ScenarioName[];
+// Decision (runtime, issue 38): slow first, the one that waits out three timeouts (30 s): it
+// runs on one job from the start while the others take the rest.
+const ALL = ['slow', ...(Object.keys(SCENARIOS) as ScenarioName[]).filter((s) => s !== 'slow')] as ScenarioName[];
 // A request may be held 15 s; under slow each client gives up three calls after 10 s each (30 s
 // in all, waiting, beside the other scenarios). Decision: 10 s, not less: on this machine shared
 // by five (load 30 on 2 cores) a 5 s timeout fired in scenarios that answer at once.
