@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, test } from 'vitest';
 import { encodeNested, leakedForm, nestingArb } from '../../core/test/encodings.ts';
 import { megabytes, type TreeMemory, treeMemoryText, watchTreeMemory } from '../../suites/runner/process-memory.ts';
+import { slots } from './slots.ts';
 import { BIN } from './spawn-cli.ts';
 
 // The CLI against hostile and broken servers (all on loopback): every case ends with exit 2 (or
@@ -27,16 +28,7 @@ const RSS_LIMIT = 300 * 1024 * 1024;
 const FULL_RUN = { wallMs: 45_000, rss: RSS_LIMIT };
 /** CLI children at once: more only queue for the 2 shared cores and blur the wall-time bound. */
 const AT_ONCE = 3;
-let running = 0;
-const queue: Array<() => void> = [];
-async function slot(): Promise<() => void> {
-  if (running >= AT_ONCE) await new Promise<void>((r) => queue.push(r));
-  running++;
-  return () => {
-    running--;
-    queue.shift()?.();
-  };
-}
+const slot = slots(AT_ONCE);
 const USER = 'admin';
 /** Characters that broke the old redaction: quotes, backslashes, %, +, /, non-ASCII. */
 const PASSWORD = `p"w\\%+/é€-${randomBytes(6).toString('hex')}`;
