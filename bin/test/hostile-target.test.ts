@@ -234,74 +234,6 @@ const maintenanceOff = (method: string, path: string, body: string) =>
   method === 'PUT' && path === '/__control/settings' && /"maintenance_mode"\s*:\s*false/.test(body);
 
 describe('pmv6 run against a hostile target (issue 24)', () => {
-  // Decision (runtime, issue 38): the cases that take longest first (every secret echoed, 1 MB
-  // bodies, the deep JSON, the long Link header): started last, they ran on one slot while the
-  // other stood idle.
-  test.concurrent(
-    'every secret echoed in every encoding, in bodies and headers: none in any output',
-    async () => {
-      let c: Case | undefined;
-      c = await setUp(() => ({
-        echo: () => [PASSWORD, TOKEN, ...(c ? [c.inst.hmac.privateKey, ...c.proxy.observed] : [])],
-      }));
-      try {
-        const r = await runCli(c, ['--only', 'VER,ERR,AUTH'], 'echo');
-        const found = await problems(c, r);
-        for (const f of ['results.json', 'junit.xml', 'report.html', 'summary.md']) if (!(f in r.files)) found.push(`no ${f} written`);
-        // The echoes reached the outputs, redacted: the case proves something.
-        if (!/«redacted/.test(r.files['results.json'] ?? '')) found.push('results.json shows no redacted echo');
-        expect(found, context(r)).toEqual([]);
-      } finally {
-        await tearDown(c);
-      }
-    },
-    TEST_MS,
-  );
-  test.concurrent(
-    '1 MB bodies on every GET',
-    async () => {
-      const c = await setUp(() => ({ padGets: 1024 * 1024 }));
-      try {
-        const r = await runCli(c, ['--only', 'PAG,VER'], 'big-bodies');
-        expect(await problems(c, r), context(r)).toEqual([]);
-      } finally {
-        await tearDown(c);
-      }
-    },
-    TEST_MS,
-  );
-
-  test.concurrent(
-    'a 14 KB Link header with 1,500 empty parameters on every list page',
-    async () => {
-      const c = await setUp(() => ({ longLink: 1_500 }));
-      try {
-        const r = await runCli(c, ['--only', 'PAG'], 'long-link');
-        expect(await problems(c, r), context(r)).toEqual([]);
-      } finally {
-        await tearDown(c);
-      }
-    },
-    TEST_MS,
-  );
-
-  test.concurrent(
-    'JSON nested 100,000 deep: judged as the server’s, no crash',
-    async () => {
-      const c = await setUp(() => ({ deepJson: { depth: 100_000, path: /^(projects|passwords)\.json$|^projects\/\d+\.json$/ } }));
-      try {
-        const r = await runCli(c, ['--only', 'RES,VER'], 'deep-json');
-        const found = await problems(c, r, { codes: [1] });
-        const results = JSON.parse(r.files['results.json'] ?? '{}') as { harnessErrors?: string[] };
-        for (const e of results.harnessErrors ?? []) found.push(`a harness error, not the server's violation: ${e.slice(0, 300)}`);
-        expect(found, context(r)).toEqual([]);
-      } finally {
-        await tearDown(c);
-      }
-    },
-    TEST_MS,
-  );
-
   test.concurrent(
     'creation replies carry the ids of pre-existing objects (and one above 2^53): nothing pre-existing is changed or deleted',
     async () => {
@@ -460,6 +392,72 @@ describe('pmv6 run against a hostile target (issue 24)', () => {
         else if (last !== undefined && r.endedAt - last > bound + HANG_SLACK_MS) {
           found.push(`ended ${r.endedAt - last} ms after the target's last answer; the CLI states ${bound} ms`);
         }
+        expect(found, context(r)).toEqual([]);
+      } finally {
+        await tearDown(c);
+      }
+    },
+    TEST_MS,
+  );
+
+  test.concurrent(
+    '1 MB bodies on every GET',
+    async () => {
+      const c = await setUp(() => ({ padGets: 1024 * 1024 }));
+      try {
+        const r = await runCli(c, ['--only', 'PAG,VER'], 'big-bodies');
+        expect(await problems(c, r), context(r)).toEqual([]);
+      } finally {
+        await tearDown(c);
+      }
+    },
+    TEST_MS,
+  );
+
+  test.concurrent(
+    'a 14 KB Link header with 1,500 empty parameters on every list page',
+    async () => {
+      const c = await setUp(() => ({ longLink: 1_500 }));
+      try {
+        const r = await runCli(c, ['--only', 'PAG'], 'long-link');
+        expect(await problems(c, r), context(r)).toEqual([]);
+      } finally {
+        await tearDown(c);
+      }
+    },
+    TEST_MS,
+  );
+
+  test.concurrent(
+    'JSON nested 100,000 deep: judged as the server’s, no crash',
+    async () => {
+      const c = await setUp(() => ({ deepJson: { depth: 100_000, path: /^(projects|passwords)\.json$|^projects\/\d+\.json$/ } }));
+      try {
+        const r = await runCli(c, ['--only', 'RES,VER'], 'deep-json');
+        const found = await problems(c, r, { codes: [1] });
+        const results = JSON.parse(r.files['results.json'] ?? '{}') as { harnessErrors?: string[] };
+        for (const e of results.harnessErrors ?? []) found.push(`a harness error, not the server's violation: ${e.slice(0, 300)}`);
+        expect(found, context(r)).toEqual([]);
+      } finally {
+        await tearDown(c);
+      }
+    },
+    TEST_MS,
+  );
+
+  test.concurrent(
+    'every secret echoed in every encoding, in bodies and headers: none in any output',
+    async () => {
+      let c: Case | undefined;
+      c = await setUp(() => ({
+        echo: () => [PASSWORD, TOKEN, ...(c ? [c.inst.hmac.privateKey, ...c.proxy.observed] : [])],
+      }));
+      try {
+        const r = await runCli(c, ['--only', 'VER,ERR,AUTH'], 'echo');
+        const found = await problems(c, r);
+        for (const f of ['results.json', 'junit.xml', 'report.html', 'summary.md']) if (!(f in r.files)) found.push(`no ${f} written`);
+        // The echoes reached the outputs, redacted: the case proves something.
+        if (!/«redacted/.test(r.files['results.json'] ?? '')) found.push('results.json shows no redacted echo');
         expect(found, context(r)).toEqual([]);
       } finally {
         await tearDown(c);
