@@ -4,7 +4,9 @@ import { hmacHeaders } from '../../core/signers.ts';
 import { freePort, serve } from './serve-child.ts';
 import { pmv6 } from './spawn-cli.ts';
 
-describe('pmv6 CLI', () => {
+// Decision (runtime, issue 38): every case is its own child processes on ports of its own; they
+// mostly wait on them, so they run side by side.
+describe.concurrent('pmv6 CLI', () => {
   test('--help lists the commands and exits 0', async () => {
     const r = await pmv6(['--help']);
     expect(r.code).toBe(0);
@@ -116,8 +118,14 @@ describe('pmv6 CLI', () => {
       );
       expect(run.stdout + run.stderr).not.toContain(password);
       expect(run.stdout + run.stderr).not.toContain(token);
-      expect(run.stdout).toMatch(/verdict: CONFORMANT/);
-      expect(run.code).toBe(0);
+      // What a failed run said: the lines not ok and the verdict.
+      const why = `exit ${run.code}\n${run.stdout
+        .split('\n')
+        .filter((l) => /^(FAIL|INCONCLUSIVE|HARNESS|verdict)|inconclusive|FAIL/.test(l))
+        .join('\n')
+        .slice(-3000)}\n${run.stderr.slice(-1000)}`;
+      expect(run.stdout, why).toMatch(/verdict: CONFORMANT/);
+      expect(run.code, why).toBe(0);
 
       const bad = await pmv6(['run', '--target', base], { PMV6_USER: 'admin', PMV6_PASSWORD: `${password}x` });
       expect(bad.code).toBe(2);

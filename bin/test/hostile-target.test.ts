@@ -7,6 +7,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { megabytes, type TreeMemory, treeMemoryText, watchTreeMemory } from '../../suites/runner/process-memory.ts';
 import { changedSince, type Installation, runObjects, snapshot, startInstallation } from './hostile/installation.ts';
 import { type Behaviour, echoForms, type Hostile, kindOf, startHostile, startRecorder } from './hostile/proxy.ts';
+import { slots } from './slots.ts';
 import { BIN } from './spawn-cli.ts';
 
 // Issue 24's acceptance: `pmv6 run`, as a child process, against a hostile proxy in front of the
@@ -44,16 +45,7 @@ const TOKEN = `ctl_"${randomBytes(8).toString('base64url')}\\`;
 const dir = mkdtempSync(join(tmpdir(), 'pmv6-hostile-target-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-let running = 0;
-const queue: Array<() => void> = [];
-async function slot(): Promise<() => void> {
-  if (running >= AT_ONCE) await new Promise<void>((r) => queue.push(r));
-  running++;
-  return () => {
-    running--;
-    queue.shift()?.();
-  };
-}
+const slot = slots(AT_ONCE);
 
 interface Outcome {
   code: number | null;

@@ -12,6 +12,8 @@ import { BIN, pmv6 } from './spawn-cli.ts';
 // process behind a proxy that holds every request (20 ms, 150 ms), killed at a random moment
 // (printed), then `pmv6 cleanup`; and SIGTERM with a CI runner's grace of 10 s. A subset of the
 // suites (settings sections and creations of every kind) keeps the cost small.
+// Decision (runtime, issue 38): every case has its own installation, proxy and state folder, and
+// mostly waits on the proxy's held requests: the cases run side by side (describe.concurrent).
 
 const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
 const TOKEN = `tok-${randomBytes(8).toString('hex')}`;
@@ -87,7 +89,7 @@ function runUntil(
   });
 }
 
-describe('a run killed at any moment leaves nothing that pmv6 cleanup does not remove', () => {
+describe.concurrent('a run killed at any moment leaves nothing that pmv6 cleanup does not remove', () => {
   for (const ms of [20, 150]) {
     test(`SIGKILL at a random moment of a run against a ${ms} ms target, then pmv6 cleanup: nothing left, every setting as before`, async () => {
       const c = await setUp(ms, `kill-${ms}`);
@@ -158,7 +160,7 @@ describe('a run killed at any moment leaves nothing that pmv6 cleanup does not r
   }, 240_000);
 });
 
-describe('ids a hostile target gives are never written to, in a path or a body (issue 36)', () => {
+describe.concurrent('ids a hostile target gives are never written to, in a path or a body (issue 36)', () => {
   test('creation replies (API and control) carry pre-existing ids of every kind: no request body names one, nothing pre-existing changes, the run ends', async () => {
     const inst = await startInstallation(PASSWORD, TOKEN);
     const victims = Object.entries(inst.victims).map(([k, v]) => [k === 'bigVictim' ? 'project' : k, v] as const);
@@ -194,7 +196,7 @@ describe('ids a hostile target gives are never written to, in a path or a body (
   }, 240_000);
 });
 
-describe('the gate never turns green without testing the intended target (issue 36)', () => {
+describe.concurrent('the gate never turns green without testing the intended target (issue 36)', () => {
   const cases: Array<[string, string[], Record<string, string>, RegExp]> = [
     ['PMV6_TARGET without --target', ['run'], { PMV6_TARGET: 'http://127.0.0.1:9' }, /PMV6_TARGET is set .* give --target/],
     [

@@ -14,10 +14,14 @@ import { K6_THRESHOLDS_FAILED, REPO_ROOT, runK6 } from '../engine/k6.ts';
 import { stagedIntegral } from '../engine/run-iterations.ts';
 import { loadScenario, type Scenario } from '../engine/scenario.ts';
 import { resultsText } from '../engine/text.ts';
-import { CI, K6, k6Env, NO_K6, readSummary, thresholdsOf } from './k6-support.ts';
+import { bundledK6Scripts, CI, K6, k6Env, NO_K6, readSummary, thresholdsOf } from './k6-support.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'pmv6-engine-output-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+// Decision (runtime, issue 38): page-sizes and large-pages run bundled (k6-support.ts: the same
+// code without k6's Babel pass, about 4 s of CPU a start); k6-scripts.test.ts runs them as shipped.
+// ramp.js runs as shipped here, its only run in real k6.
+const bundled = bundledK6Scripts(join(dir, 'bundled'));
 
 async function cli(...argv: string[]): Promise<{ code: number; stdout: string }> {
   let stdout = '';
@@ -93,8 +97,9 @@ describe('a threshold on one endpoint, as k6 writes it', () => {
     async () => {
       expect(K6, NO_K6).toBeDefined();
       const summary = join(dir, 'k6-slow-counts.json');
-      const run = await runK6(K6!.path, join(REPO_ROOT, 'load', 'k6', 'page-sizes.js'), {
+      const run = await runK6(K6!.path, bundled.script('page-sizes'), {
         env: k6Env(slowCounts, summary, { PMV6_DURATION: '3s' }),
+        args: bundled.args,
         timeoutMs: 90_000,
       });
       expect(run.code, run.stderr.slice(-2000)).toBe(K6_THRESHOLDS_FAILED);
@@ -269,9 +274,9 @@ describe('live metrics: k6 JSON lines', () => {
         durationMs: 1500,
         liveJson: engineFile,
       });
-      const run = await runK6(K6!.path, join(REPO_ROOT, 'load', 'k6', 'large-pages.js'), {
+      const run = await runK6(K6!.path, bundled.script('large-pages'), {
         env: k6Env(target, join(dir, 'k6-live-summary.json'), { PMV6_DURATION: '2s' }),
-        args: ['--out', `json=${k6File}`],
+        args: [...bundled.args, '--out', `json=${k6File}`],
         timeoutMs: 90_000,
       });
       expect(run.code, run.stderr.slice(-2000)).toBe(0);
