@@ -1,18 +1,20 @@
-// The field installation's own process (targets/field.ts, startFieldTarget): it starts the
-// installation the parent describes, answers the parent's questions about it, and stops it when
-// asked or when the parent goes away. Messages: parent → child `{ id, type: 'start', spec }`,
-// `{ id, type: 'mark' | 'report' | 'close' }`; child → parent `{ id, ok: true, value }` or
-// `{ id, ok: false, error }`.
-import { type FieldSpec, type FieldTarget, startFieldHere } from './field.ts';
+// A process of the field installation (targets/field.ts, startFieldTarget): it starts the part
+// the parent asks for (the installation's server, or the front: the slow proxy and the other
+// users), answers the parent's questions about it, and stops it when asked or when the parent
+// goes away. Messages: parent → child `{ id, type: 'installation', base, opts }`,
+// `{ id, type: 'front', upstream, opts }`, `{ id, type: 'mark' | 'report' | 'close' }`;
+// child → parent `{ id, ok: true, value }` or `{ id, ok: false, error }`.
+import { type FieldAsk, type FieldChildReport, type Front, type Installation, processUsage, startFront, startInstallation } from './field.ts';
 
-type Ask = { id: number; type: 'start'; spec: FieldSpec } | { id: number; type: 'mark' | 'report' | 'close' };
-
-let target: FieldTarget | undefined;
+let installation: Installation | undefined;
+let front: Front | undefined;
 let closing: Promise<void> | undefined;
+const usage = processUsage();
 
 const close = (): Promise<void> => {
   closing ??= (async () => {
-    await target?.close().catch(() => undefined);
+    await front?.close().catch(() => undefined);
+    await installation?.close().catch(() => undefined);
   })();
   return closing;
 };
@@ -20,16 +22,23 @@ const close = (): Promise<void> => {
 const answer = (id: number, value: unknown) => process.send?.({ id, ok: true, value });
 const fail = (id: number, e: unknown) => process.send?.({ id, ok: false, error: e instanceof Error ? e.message : String(e) });
 
-process.on('message', async (m: Ask) => {
+process.on('message', async (m: FieldAsk & { id: number }) => {
   try {
-    if (m.type === 'start') {
-      target = await startFieldHere(m.spec.base, m.spec.opts);
-      answer(m.id, { label: target.label, config: target.config, seeded: target.seeded });
+    if (m.type === 'installation') {
+      if (installation || front) throw new Error('this process already runs a part of the installation');
+      installation = await startInstallation(m.base, m.opts);
+      answer(m.id, { config: installation.config, seeded: installation.seeded });
+    } else if (m.type === 'front') {
+      if (installation || front) throw new Error('this process already runs a part of the installation');
+      front = await startFront(m.upstream, m.opts);
+      answer(m.id, { url: front.url });
     } else if (m.type === 'mark') {
-      target?.mark();
+      front?.mark();
+      usage.reset();
       answer(m.id, null);
     } else if (m.type === 'report') {
-      answer(m.id, target ? await target.report() : null);
+      const report: FieldChildReport = { usage: usage.read(), ...(front ? { front: front.report() } : {}) };
+      answer(m.id, report);
     } else {
       await close();
       answer(m.id, null);
@@ -39,7 +48,7 @@ process.on('message', async (m: Ask) => {
     fail(m.id, e);
   }
 });
-// The parent gone (ended, killed): the installation stops and deletes what its users made.
+// The parent gone (ended, killed): the part stops (the other users delete what they made).
 process.on('disconnect', () => {
   void close().then(() => process.exit(0));
 });

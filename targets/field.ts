@@ -28,6 +28,12 @@ export interface ServerTime {
   slowest: Array<{ path: string; n: number; ms: number }>;
 }
 
+/** Since `mark`: the share of a process's time its event loop was busy, and its CPU time. */
+export interface ProcessUsage {
+  utilization: number;
+  cpuMs: number;
+}
+
 /** What the field installation measured of itself. */
 export interface FieldReport {
   /** requests in flight at the proxy every 10 ms since `mark` */
@@ -42,8 +48,10 @@ export interface FieldReport {
   server: ServerTime;
   /** the other users' requests (busy installations) */
   actor?: ActorStats;
-  /** since `mark`: the share of the installation's time its event loop was busy (server, proxy and other users), and its CPU time */
-  busy: { utilization: number; cpuMs: number };
+  /** the installation's process: its server alone, or (`runs: 'here'`) the server, the proxy, the other users and the run */
+  busy: ProcessUsage;
+  /** the process of the proxy and the other users, where it is not the installation's (`runs: 'process'`) */
+  front?: ProcessUsage;
 }
 
 /** How much an installation holds before a run (bulk, through the store). */
@@ -67,14 +75,17 @@ export interface FieldOptions {
   /** the server's hooks before it listens (mutants); a mutated installation runs in this process */
   mutate?: (server: ReferenceServer) => void;
   /**
-   * Where the installation runs: `'process'` (default) a child process of its own, as on a
-   * machine of its own; `'here'` this process, sharing its event loop with the run.
+   * Where the installation runs: `'process'` (default) a child process of its own for the
+   * server, and another for the proxy and the other users, as on machines of their own; `'here'`
+   * this process, sharing its event loop with the run.
    */
   runs?: 'process' | 'here';
 }
 
-/** What a field installation is made of, as the child process receives it. */
-export type FieldSpec = { base: Partial<BaseConfig>; opts: Omit<FieldOptions, 'mutate' | 'runs'> };
+/** The installation's own part of FieldOptions (what its process receives). */
+export type InstallationOptions = Pick<FieldOptions, 'data' | 'mutate'>;
+/** The network's and the other users' part of FieldOptions (what their process receives). */
+export type FrontOptions = Pick<FieldOptions, 'busy' | 'delayMs' | 'idleCloseMs'>;
 
 /** Decision: about the size of a team's installation after some years (issue 25), seeded in under a second or two. */
 export const FIELD_DATA: FieldData = { passwords: 20_000, projects: 200, users: 300, logEntries: 50_000 };
@@ -92,11 +103,19 @@ const LOG_ACTIONS = ['view password', 'update password', 'create password', 'vie
 export async function startFieldTarget(base: Partial<BaseConfig> = {}, opts: FieldOptions = {}): Promise<FieldTarget> {
   if (opts.mutate !== undefined || opts.runs === 'here') return startFieldHere(base, opts);
   const { mutate: _m, runs: _r, ...rest } = opts;
-  return startFieldProcess({ base, opts: rest });
+  return startFieldProcesses(base, rest);
 }
 
-/** The field installation in this process (see startFieldTarget). */
-export async function startFieldHere(base: Partial<BaseConfig> = {}, opts: FieldOptions = {}): Promise<FieldTarget> {
+/** The installation alone: the embedded reference server over plain http, seeded in bulk. */
+export interface Installation {
+  /** the server's own address (not through the proxy) */
+  config: RunConfig;
+  seeded: FieldData;
+  close(): Promise<void>;
+}
+
+/** The reference server of a field installation, seeded with `opts.data` (FIELD_DATA unless `false`). */
+export async function startInstallation(base: Partial<BaseConfig>, opts: InstallationOptions): Promise<Installation> {
   let server: ReferenceServer | undefined;
   const embedded = await startEmbeddedTarget(base, {
     http: true,
@@ -105,69 +124,126 @@ export async function startFieldHere(base: Partial<BaseConfig> = {}, opts: Field
       opts.mutate?.(s);
     },
   });
-  let proxy: SlowProxy | undefined;
-  let actor: BusyActor | undefined;
   try {
     if (!server || !embedded.config.control) throw new Error('embedded server did not start');
     const data: FieldData = opts.data === false ? { passwords: 0, projects: 0, users: 0, logEntries: 0 } : { ...FIELD_DATA, ...opts.data };
     seedField(server, data);
-    proxy = await startSlowProxy(embedded.config.target, { delayMs: opts.delayMs ?? 20, idleCloseMs: opts.idleCloseMs ?? 5_000 });
-    const config: RunConfig = {
-      ...embedded.config,
-      target: proxy.url,
-      control: { url: `${proxy.url}/__control`, token: embedded.config.control.token },
-    };
-    if (opts.busy) {
-      const b = opts.busy === true ? {} : opts.busy;
-      actor = await startBusyActor(embedded.config, { actors: b.actors ?? 2, pauseMs: b.pauseMs ?? 100 });
-    }
-    const empty = data.passwords + data.projects + data.users + data.logEntries === 0;
-    const label = `field installation (${empty ? 'empty' : `${data.passwords} passwords, ${data.projects} projects, ${data.users} users, ${data.logEntries} log entries`}${actor ? ', busy' : ', quiet'}, ${opts.delayMs ?? 20} ms a reply)`;
-    const p = proxy;
-    const a = actor;
-    let samples: number[] = [];
-    let sampler: NodeJS.Timeout | undefined;
-    let elu = performance.eventLoopUtilization();
-    let cpu = process.cpuUsage();
-    return {
-      kind: 'field',
-      label,
-      config,
-      version: undefined,
-      seeded: data,
-      mark: () => {
-        samples = [];
-        clearInterval(sampler);
-        sampler = setInterval(() => samples.push(p.inFlight()), 10);
-        sampler.unref();
-        elu = performance.eventLoopUtilization();
-        cpu = process.cpuUsage();
-      },
-      report: async () => ({
-        inFlight: [...samples],
-        peak: p.peak(),
-        requests: p.requests(),
-        idleClosed: p.idleClosed(),
-        server: p.serverTime(),
-        ...(a ? { actor: a.stats() } : {}),
-        busy: {
-          utilization: performance.eventLoopUtilization(elu).utilization,
-          cpuMs: ((c) => (c.user + c.system) / 1000)(process.cpuUsage(cpu)),
-        },
-      }),
-      close: async () => {
-        clearInterval(sampler);
-        await a?.stop();
-        await p.close();
-        await embedded.close();
-      },
-    };
+    return { config: embedded.config, seeded: data, close: () => embedded.close() };
   } catch (e) {
-    await actor?.stop();
-    await proxy?.close();
     await embedded.close();
     throw e;
   }
+}
+
+/** What stands between the run and the installation: the slow proxy, and the other users at work beside the run. */
+export interface Front {
+  /** the proxy's address */
+  url: string;
+  mark(): void;
+  report(): Omit<FieldReport, 'busy' | 'front'>;
+  close(): Promise<void>;
+}
+
+/** The proxy in front of the installation at `upstream` (its own address), and its other users when `opts.busy`. */
+export async function startFront(upstream: RunConfig, opts: FrontOptions): Promise<Front> {
+  const proxy = await startSlowProxy(upstream.target, { delayMs: opts.delayMs ?? 20, idleCloseMs: opts.idleCloseMs ?? 5_000 });
+  let actor: BusyActor | undefined;
+  try {
+    if (opts.busy) {
+      const b = opts.busy === true ? {} : opts.busy;
+      actor = await startBusyActor(upstream, { actors: b.actors ?? 2, pauseMs: b.pauseMs ?? 100 });
+    }
+  } catch (e) {
+    await proxy.close();
+    throw e;
+  }
+  const a = actor;
+  let samples: number[] = [];
+  let sampler: NodeJS.Timeout | undefined;
+  return {
+    url: proxy.url,
+    mark: () => {
+      samples = [];
+      clearInterval(sampler);
+      // One sample for each 10 ms since the mark, also where the timer fired late (a busy machine).
+      const marked = performance.now();
+      sampler = setInterval(() => {
+        const slot = Math.floor((performance.now() - marked) / 10);
+        const now = proxy.inFlight();
+        while (samples.length <= slot) samples.push(now);
+      }, 10);
+      sampler.unref();
+    },
+    report: () => ({
+      inFlight: [...samples],
+      peak: proxy.peak(),
+      requests: proxy.requests(),
+      idleClosed: proxy.idleClosed(),
+      server: proxy.serverTime(),
+      ...(a ? { actor: a.stats() } : {}),
+    }),
+    close: async () => {
+      clearInterval(sampler);
+      await a?.stop();
+      await proxy.close();
+    },
+  };
+}
+
+/** The run's configuration through the proxy at `url`: the API and the control protocol. */
+export function throughProxy(config: RunConfig, url: string): RunConfig {
+  if (!config.control) throw new Error('the field installation serves the control protocol');
+  return { ...config, target: url, control: { url: `${url}/__control`, token: config.control.token } };
+}
+
+function labelOf(data: FieldData, busy: boolean, delayMs: number): string {
+  const empty = data.passwords + data.projects + data.users + data.logEntries === 0;
+  return `field installation (${empty ? 'empty' : `${data.passwords} passwords, ${data.projects} projects, ${data.users} users, ${data.logEntries} log entries`}${busy ? ', busy' : ', quiet'}, ${delayMs} ms a reply)`;
+}
+
+/** The busy share and CPU time of this process since the last `reset`. */
+export function processUsage(): { reset(): void; read(): ProcessUsage } {
+  let elu = performance.eventLoopUtilization();
+  let cpu = process.cpuUsage();
+  return {
+    reset: () => {
+      elu = performance.eventLoopUtilization();
+      cpu = process.cpuUsage();
+    },
+    read: () => {
+      const c = process.cpuUsage(cpu);
+      return { utilization: performance.eventLoopUtilization(elu).utilization, cpuMs: (c.user + c.system) / 1000 };
+    },
+  };
+}
+
+/** The field installation in this process (see startFieldTarget). */
+export async function startFieldHere(base: Partial<BaseConfig> = {}, opts: FieldOptions = {}): Promise<FieldTarget> {
+  const installation = await startInstallation(base, opts);
+  let front: Front;
+  try {
+    front = await startFront(installation.config, opts);
+  } catch (e) {
+    await installation.close();
+    throw e;
+  }
+  const usage = processUsage();
+  return {
+    kind: 'field',
+    label: labelOf(installation.seeded, Boolean(opts.busy), opts.delayMs ?? 20),
+    config: throughProxy(installation.config, front.url),
+    version: undefined,
+    seeded: installation.seeded,
+    mark: () => {
+      front.mark();
+      usage.reset();
+    },
+    report: async () => ({ ...front.report(), busy: usage.read() }),
+    close: async () => {
+      await front.close();
+      await installation.close();
+    },
+  };
 }
 
 const BUILT = import.meta.url.endsWith('.js');
@@ -176,14 +252,22 @@ const CHILD = fileURLToPath(new URL(BUILT ? './field-child.js' : './field-child.
 const START_DEADLINE_MS = 120_000;
 const ASK_DEADLINE_MS = 30_000;
 
-/**
- * Decision: the field installation runs in a child process of its own by default. An
- * installation in the field is another machine: its CPU is not the run's. In this process the
- * server's work (a few ms a request, its other users' requests) and the proxy's share one event
- * loop with the run and slow the run down by what the server does, which no run against a real
- * installation pays. The child stops its installation when the parent goes away.
- */
-async function startFieldProcess(spec: FieldSpec): Promise<FieldTarget> {
+/** A message to a field process (targets/field-child.ts) and its answers. */
+export type FieldAsk =
+  | { type: 'installation'; base: Partial<BaseConfig>; opts: Omit<InstallationOptions, 'mutate'> }
+  | { type: 'front'; upstream: RunConfig; opts: FrontOptions }
+  | { type: 'mark' | 'report' | 'close' };
+/** A field process's answer to `report`: its own usage, and the front's report where it runs the front. */
+export type FieldChildReport = { usage: ProcessUsage; front?: Omit<FieldReport, 'busy' | 'front'> };
+
+/** A child process running targets/field-child.ts, asked one message at a time with a deadline. */
+interface FieldChild {
+  ask<T>(message: FieldAsk, deadlineMs?: number): Promise<T>;
+  /** asks it to close, then waits for it to end (killed after 5 s) */
+  stop(): Promise<void>;
+}
+
+function forkFieldChild(): FieldChild {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VITEST') && k !== 'NODE_OPTIONS' && k !== 'TEST'));
   const child = fork(CHILD, [], {
     execArgv: [...(BUILT ? [] : ['--import', 'tsx']), ...(process.env.FIELD_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : [])],
@@ -211,13 +295,13 @@ async function startFieldProcess(spec: FieldSpec): Promise<FieldTarget> {
       resolve();
     }),
   );
-  const ask = <T>(message: Record<string, unknown>, deadlineMs = ASK_DEADLINE_MS): Promise<T> =>
+  const ask = <T>(message: FieldAsk, deadlineMs = ASK_DEADLINE_MS): Promise<T> =>
     new Promise<T>((resolve, reject) => {
       if (exited !== undefined) return reject(new Error(exited));
       const id = next++;
       const timer = setTimeout(() => {
         pending.delete(id);
-        reject(new Error(`the field installation did not answer ${String(message.type)} within ${deadlineMs} ms`));
+        reject(new Error(`the field installation did not answer ${message.type} within ${deadlineMs} ms`));
       }, deadlineMs);
       pending.set(id, {
         resolve: (v) => {
@@ -231,27 +315,63 @@ async function startFieldProcess(spec: FieldSpec): Promise<FieldTarget> {
       });
       child.send({ id, ...message });
     });
+  return {
+    ask,
+    stop: async () => {
+      if (exited === undefined) await ask({ type: 'close' }).catch(() => undefined);
+      const killed = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      if (exited === undefined && child.connected) child.disconnect();
+      await ended;
+      clearTimeout(killed);
+    },
+  };
+}
+
+/**
+ * Decision: the field installation runs in child processes of its own by default: its server in
+ * one, the proxy and the other users in another. An installation in the field is another
+ * machine, its network is not its server, and its other users sit at machines of their own: none
+ * of their CPU is the run's, and the latency of the network does not wait for the server's event
+ * loop. In the run's process the server's work (a few ms a request, its other users' requests)
+ * and the proxy's share one event loop with the run and slow the run down by what the server
+ * does; in the server's process the proxy's own work (two HTTP exchanges a request) and the other
+ * users' clients queued every request behind them, and each long answer of the server (a search
+ * of 50,000 log entries) held every reply waiting out its delay. Each child stops its part when
+ * the parent goes away.
+ */
+async function startFieldProcesses(base: Partial<BaseConfig>, opts: Omit<FieldOptions, 'mutate' | 'runs'>): Promise<FieldTarget> {
+  // Both processes start at once; the front needs the installation's address.
+  const server = forkFieldChild();
+  const network = forkFieldChild();
   const stop = async () => {
-    if (exited === undefined) await ask({ type: 'close' }).catch(() => undefined);
-    const killed = setTimeout(() => child.kill('SIGKILL'), 5_000);
-    if (exited === undefined && child.connected) child.disconnect();
-    await ended;
-    clearTimeout(killed);
+    await network.stop();
+    await server.stop();
   };
   try {
-    const started = await ask<{ label: string; config: RunConfig; seeded: FieldData }>({ type: 'start', spec }, START_DEADLINE_MS);
+    const started = await server.ask<{ config: RunConfig; seeded: FieldData }>(
+      { type: 'installation', base, opts: opts.data === undefined ? {} : { data: opts.data } },
+      START_DEADLINE_MS,
+    );
     registerSecret(started.config.password, 'admin password');
     if (started.config.control) registerSecret(started.config.control.token, 'control token');
+    const front = await network.ask<{ url: string }>(
+      { type: 'front', upstream: started.config, opts: { busy: opts.busy ?? false, delayMs: opts.delayMs ?? 20, idleCloseMs: opts.idleCloseMs ?? 5_000 } },
+      START_DEADLINE_MS,
+    );
     return {
       kind: 'field',
-      label: started.label,
-      config: started.config,
+      label: labelOf(started.seeded, Boolean(opts.busy), opts.delayMs ?? 20),
+      config: throughProxy(started.config, front.url),
       version: undefined,
       seeded: started.seeded,
       mark: () => {
-        void ask({ type: 'mark' }).catch(() => undefined);
+        for (const c of [server, network]) void c.ask({ type: 'mark' }).catch(() => undefined);
       },
-      report: () => ask<FieldReport>({ type: 'report' }),
+      report: async () => {
+        const [s, n] = await Promise.all([server.ask<FieldChildReport>({ type: 'report' }), network.ask<FieldChildReport>({ type: 'report' })]);
+        if (!n.front) throw new Error('the field installation: the front did not report');
+        return { ...n.front, busy: s.usage, front: n.usage };
+      },
       close: stop,
     };
   } catch (e) {

@@ -17,14 +17,18 @@ const alive = (pid: number) => {
   }
 };
 
-describe('the field installation in a process of its own', () => {
+describe('the field installation in processes of its own', () => {
   it('answers through its slow proxy, reports what it saw, and is gone after close', async () => {
-    const target = await startFieldTarget({ seed: 1 }, { data: { passwords: 30, projects: 2, users: 3, logEntries: 10 }, delayMs: 30 });
+    const target = await startFieldTarget(
+      { seed: 1 },
+      { data: { passwords: 30, projects: 2, users: 3, logEntries: 10 }, delayMs: 30, busy: { actors: 1, pauseMs: 5 } },
+    );
     try {
       const auth = basicAuthorization(target.config.user, target.config.password);
       target.mark();
       const started = performance.now();
-      const count = await get(`${target.config.target}/index.php/api/v6/passwords/count.json`, auth);
+      // The seeded passwords (`field-p<project>-<n>`), not the other users' (`field-actor-…`).
+      const count = await get(`${target.config.target}/index.php/api/v6/passwords/search/field-p/count.json`, auth);
       expect(performance.now() - started).toBeGreaterThanOrEqual(25);
       expect(count.status).toBe(200);
       expect(JSON.parse(count.body).num_items).toBe(30);
@@ -32,6 +36,14 @@ describe('the field installation in a process of its own', () => {
       expect(report.requests).toBeGreaterThanOrEqual(1);
       expect(report.peak).toBeGreaterThanOrEqual(1);
       expect(target.seeded).toEqual({ passwords: 30, projects: 2, users: 3, logEntries: 10 });
+      // The other users at work from the front's process, straight to the server (the proxy counts the run's requests only).
+      const deadline = Date.now() + 10_000;
+      while (((await target.report()).actor?.requests ?? 0) < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      const later = await target.report();
+      expect(later.actor?.requests).toBeGreaterThanOrEqual(3);
+      expect(later.requests).toBe(report.requests);
+      expect(later.front?.cpuMs).toBeGreaterThan(0);
+      expect(later.busy.cpuMs).toBeGreaterThan(0);
     } finally {
       await target.close();
     }
@@ -93,7 +105,16 @@ describe('the field installation in a process of its own', () => {
     });
     const { url } = JSON.parse(line) as { url: string };
     expect((await get(`${url}/index.php/api/v6/version.json`, 'x')).status).toBe(401);
+    // Its processes: the installation's server, and the proxy with the other users.
+    const { execFileSync } = await import('node:child_process');
+    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(parent.pid)], { encoding: 'utf8' })
+      .split('\n')
+      .map((l) => Number(l.trim()))
+      .filter((pid) => pid > 0);
+    expect(children).toHaveLength(2);
+    const exited = new Promise((resolve) => parent.on('exit', resolve));
     parent.kill('SIGKILL');
+    await exited;
     const deadline = Date.now() + 10_000;
     let closed = false;
     while (!closed && Date.now() < deadline) {
@@ -105,5 +126,7 @@ describe('the field installation in a process of its own', () => {
     }
     expect(closed).toBe(true);
     expect(alive(parent.pid!)).toBe(false);
+    while (children.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    expect(children.filter(alive)).toEqual([]);
   });
 });
