@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import { registerSecret, scrub } from '../core/redact.ts';
-import { createReferenceServer, type ReferenceServer } from '../fixtures/reference-server/src/index.ts';
+import type { ReferenceServer } from '../fixtures/reference-server/src/index.ts';
 import { newRunId, type RunConfig, randomSeed } from '../suites/harness/config.ts';
 import type { ThreadSpec } from './embedded-thread.ts';
 import type { Target } from './target.ts';
@@ -57,6 +57,9 @@ export interface Running {
 }
 
 async function serverHere(spec: ThreadSpec, mutate?: (server: ReferenceServer) => void): Promise<Running> {
+  // Loaded only here: with the server in its own thread, the run's thread never loads its modules
+  // (fastify, SQLite, the routes: their code and heap are the thread's alone).
+  const { createReferenceServer } = await import('../fixtures/reference-server/src/index.ts');
   const server = await createReferenceServer({ adminUser: 'admin', ...spec });
   try {
     mutate?.(server);
