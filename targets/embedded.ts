@@ -75,11 +75,12 @@ async function serverHere(spec: ThreadSpec, mutate?: (server: ReferenceServer) =
  * server (its routes, fastify, SQLite, its share of node's http and TLS) sharing the event loop
  * with the run, and paying for the run's AsyncLocalStorage hooks on each of its promises. In a
  * worker thread of its own the server and the run use two cores, as a run against an installation
- * does. Measured side by side at a load of 17-21 on 2 cores (bench:suite, 5 runs): 0.81 of the
- * time and 0.86 of the CPU of the run with the server in its thread (with the careful pool's reuse,
- * suites/harness/connections.ts LONG_ANNOUNCED_MS). Its cost is memory: the thread has a heap of
- * its own and glibc gives it a malloc arena of its own; bench:memory's `embedded` case peaked at
- * 229-395 MB against 215-307 MB before, and at 220-224 MB with MALLOC_ARENA_MAX=2 (the arena).
+ * does. Measured side by side (bench:suite, 5 runs, with the careful pool's reuse of
+ * suites/harness/connections.ts LONG_ANNOUNCED_MS): the run's main thread 3.1 s of CPU against
+ * 6.3 s (0.49), the process 0.88 of the CPU, 0.93 of the wall time at a load of 3 to 8 on 2 cores
+ * (4.5 s twice at 3). Its cost is memory: the thread has a heap and a glibc malloc arena of its
+ * own. bench:memory's `embedded` case peaked at 231-311 MB against 206-391 MB before at a load of
+ * 8 to 10, 229-395 against 215-307 at 20, and 220-224 MB with MALLOC_ARENA_MAX=2.
  */
 const BUILT = import.meta.url.endsWith('.js');
 const THREAD = new URL(BUILT ? './embedded-thread.js' : './embedded-thread.ts', import.meta.url);
