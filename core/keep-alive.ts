@@ -39,6 +39,8 @@ export class IdleLimit {
   private readonly listeners = new Set<(limitMs: number) => void>();
   /** The target's timeout as learned (ms), when one was. */
   learnedTimeoutMs: number | undefined;
+  /** The idle timeout the target's last `Keep-Alive: timeout=N` announced (ms), also one longer than the limit. */
+  announcedMs: number | undefined;
 
   /** `onChange` is called with the new limit whenever it goes down. */
   constructor(onChange?: (limitMs: number) => void) {
@@ -61,7 +63,9 @@ export class IdleLimit {
   /** A response's `Keep-Alive` header. */
   header(value: string | string[] | undefined): void {
     const t = keepAliveTimeoutMs(value);
-    if (t !== undefined) this.learn(t, 'keep-alive header');
+    if (t === undefined) return;
+    this.announcedMs = t;
+    this.learn(t, 'keep-alive header');
   }
 
   /** The target closed a connection `idleMs` after the last bytes it sent on it. */

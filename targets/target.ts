@@ -6,7 +6,8 @@ import type { RunConfig } from '../suites/harness/config.ts';
  * trust), what its preflight read, and how to let it go. Acquiring a target that cannot be used
  * (unreachable, not a v6 API, credentials refused) throws a TargetError (core/errors.ts): exit 2.
  *
- * - embedded (targets/embedded.ts): the reference server in this process, made for this run;
+ * - embedded (targets/embedded.ts): the reference server made for this run, in a worker thread
+ *   of this process (in the calling thread when hooks are added);
  * - url (targets/url.ts): an installation given by --target, checked by the preflight;
  * - container (targets/container.ts): an image started for this run, then checked the same way;
  * - seeded (targets/seeded.ts): the embedded server filled with data for a load;

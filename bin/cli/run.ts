@@ -30,8 +30,8 @@ import { withTarget } from './with-target.ts';
 
 const HELP = `pmv6 run: run the conformance suites and print the verdict
 
-With no --target, starts the reference server in this process on an ephemeral loopback port
-(control protocol on), runs every suite against it, and stops it.
+With no --target, starts the reference server in a thread of this process on an ephemeral
+loopback port (control protocol on), runs every suite against it, and stops it.
 
 Options (secrets are better given in the environment, which other users cannot see):
   --target URL            base URL of the installation (the API is at URL/index.php/api/v6/)

@@ -37,6 +37,16 @@ export interface PoolOptions {
 export const CAREFUL_IDLE_MS = 100;
 
 /**
+ * A target that announces an idle timeout at least this long (`Keep-Alive: timeout=N`) and was
+ * never seen to close a connection sooner gives the careful pool the limit of the other.
+ * Decision (issue 38): the limit is then DEFAULT_IDLE_MS (4 s) at most, 11 s and more below the
+ * timeout, many times the lag behind a front end's clock measured at a load of 18 (1.2 s); with
+ * 100 ms, 573 of an embedded run's 759 TLS connections were the careful pool's (each a handshake on
+ * both sides). A front end that announces nothing, or less (Apache's 5 s), keeps CAREFUL_IDLE_MS.
+ */
+export const LONG_ANNOUNCED_MS = 15_000;
+
+/**
  * A request stopped before its first byte because the kept-alive connection undici gave it had
  * been idle past the limit. Decision (issue 39): undici closes an idle connection by a timer; under
  * load the event loop runs that timer late, after a request has been given the connection (seen at
@@ -88,8 +98,17 @@ export class Connections {
     this.connectBase = base;
     this.idle = idleLimitOf(opts.origin);
     this.agent = this.pool();
-    this.careful = this.pool(CAREFUL_IDLE_MS);
+    this.carefulMs = this.carefulLimit();
+    this.careful = this.pool(this.carefulMs);
     this.unlisten = this.idle.listen(() => this.renew());
+  }
+
+  /** The idle time within which the careful pool reuses a connection (see LONG_ANNOUNCED_MS). */
+  private carefulMs: number;
+
+  private carefulLimit(): number {
+    const announced = this.idle.announcedMs;
+    return announced !== undefined && announced >= LONG_ANNOUNCED_MS && this.idle.source !== 'observed close' ? Number.POSITIVE_INFINITY : CAREFUL_IDLE_MS;
   }
 
   /** Connections that are watched, and reused only within `atMostMs` (and the target's limit) of their last answer. */
@@ -140,8 +159,17 @@ export class Connections {
   private renew(): void {
     const old = [this.agent, this.careful];
     this.agent = this.pool();
-    this.careful = this.pool(CAREFUL_IDLE_MS);
+    this.carefulMs = this.carefulLimit();
+    this.careful = this.pool(this.carefulMs);
     for (const agent of old) void agent.close().catch(() => undefined);
+  }
+
+  /** A new careful pool when what the target announced changes its limit (the old one closes once its requests end). */
+  private renewCareful(): void {
+    const old = this.careful;
+    this.carefulMs = this.carefulLimit();
+    this.careful = this.pool(this.carefulMs);
+    void old.close().catch(() => undefined);
   }
 
   /**
@@ -199,7 +227,9 @@ export class Connections {
 
   /** A response's headers: a `Keep-Alive: timeout=N` lowers the limit. */
   answered(headers: Record<string, string | string[] | undefined>): void {
-    if (headers['keep-alive'] !== undefined) this.idle.header(headers['keep-alive']);
+    if (headers['keep-alive'] === undefined) return;
+    this.idle.header(headers['keep-alive']);
+    if (this.carefulLimit() !== this.carefulMs) this.renewCareful();
   }
 
   close(): Promise<void> {

@@ -34,6 +34,8 @@ async function startFront(opts: {
   landed?: boolean;
   /** answer a request without an Authorization header 401, as an installation does */
   refuseAnonymous?: boolean;
+  /** send `Keep-Alive: timeout=N` (seconds) with every answer */
+  announce?: number;
 }): Promise<Front> {
   const front: Front = { url: '', created: [], answered: [], dropped: [], connections: 0, close: async () => {} };
   const sockets = new Set<Socket>();
@@ -87,7 +89,8 @@ async function startFront(opts: {
           json = front.created.map((n, i) => ({ id: i + 1, name: n })).filter((p) => p.name === name);
         }
         const text = JSON.stringify(json);
-        socket.write(`HTTP/1.1 ${status} OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\n\r\n${text}`);
+        const announced = opts.announce === undefined ? '' : `keep-alive: timeout=${opts.announce}\r\n`;
+        socket.write(`HTTP/1.1 ${status} OK\r\ncontent-type: application/json\r\n${announced}content-length: ${Buffer.byteLength(text)}\r\n\r\n${text}`);
         arm();
       }
     });
@@ -223,6 +226,40 @@ describe('kept-alive connections (issue 39)', () => {
     const ex = await anonymous.post('/projects.json', body);
     expect(ex.error).toBeUndefined();
     expect(ex.response?.status).toBe(401);
+    expect(front.dropped).toEqual([]);
+  });
+
+  test('a target that announces a long idle timeout (Keep-Alive: timeout=30, as the reference server) keeps a POST on the connection it has; one that announces 5 s does not', async () => {
+    /** The connections a GET, then two POSTs 300 ms apart, take on a front end announcing `seconds`. */
+    const connectionsAt = async (seconds: number) => {
+      const front = await startFront({ idleMs: seconds * 1000, announce: seconds });
+      open.push(front);
+      const client = clientOf(front);
+      // A first answer announces the timeout (the careful pool is made anew then).
+      expect((await client.get('/version.json')).response?.status).toBe(200);
+      for (const pause of [0, 300]) {
+        await sleep(pause);
+        expect((await client.post('/passwords/1/lock.json', {})).response?.status).toBe(200);
+      }
+      return front.connections;
+    };
+    expect(await connectionsAt(30)).toBe(2);
+    // Apache's default announces 5 s: the margin is not many times a loaded machine's lag.
+    expect(await connectionsAt(5)).toBe(3);
+  });
+
+  test('a close seen sooner than the announced timeout puts the careful pool back at 100 ms', async () => {
+    // Announces 30 s, closes after 600 ms.
+    const front = await startFront({ idleMs: 600, announce: 30 });
+    open.push(front);
+    const client = clientOf(front);
+    expect((await client.get('/version.json')).response?.status).toBe(200);
+    await sleep(900);
+    expect(client.connections.idle.source).toBe('observed close');
+    expect((await client.post('/passwords/1/lock.json', {})).response?.status).toBe(200);
+    await sleep(300);
+    expect((await client.post('/passwords/1/lock.json', {})).response?.status).toBe(200);
+    expect(front.connections).toBe(3);
     expect(front.dropped).toEqual([]);
   });
 

@@ -1,6 +1,8 @@
 // The memory of `pmv6 run`: the peak of the CLI's whole process tree (by process), per case, three
 // runs in a row, against the 300 MB of issues 15 and 24. The target runs in this process (not
-// counted). Cases: `plain`, a full run against the reference server; the two hostile cases of
+// counted), except in `embedded`: `pmv6 run` with no target, the reference server in the CLI's own
+// process (a worker thread of its own since issue 38, whose heap is counted with the run's).
+// Cases: `plain`, a full run against the reference server; the two hostile cases of
 // bin/test/hostile-target.test.ts that are heaviest on memory, `big-bodies` (1 MB bodies on every
 // GET) and `echo` (every secret echoed in every encoding), through the same hostile proxy and with
 // the same flags. A benchmark to read, not a test that can flake.
@@ -14,7 +16,7 @@
 // Each column's CLI starts once before the runs (`run --help`): a checkout's compiled tree
 // (package/checkout-build.mjs) is made then, not inside a measured run.
 //
-// Run: npm run bench:memory -- [--cases plain,big-bodies,echo] [--runs 3] [--columns as-is,node:--optimize-for-size,ref:main]
+// Run: npm run bench:memory -- [--cases plain,big-bodies,echo,embedded] [--runs 3] [--columns as-is,node:--optimize-for-size,ref:main]
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
@@ -32,7 +34,7 @@ const BUDGET = 300 * 2 ** 20;
 
 const { values } = parseArgs({
   options: {
-    cases: { type: 'string', default: 'plain,big-bodies,echo' },
+    cases: { type: 'string', default: 'plain,big-bodies,echo,embedded' },
     runs: { type: 'string', default: '3' },
     columns: { type: 'string', default: 'as-is,node:--optimize-for-size,ref:main' },
   },
@@ -71,6 +73,8 @@ function column(name: string): Column {
 
 interface Case {
   name: string;
+  /** `pmv6 run` with no target: the embedded reference server, in the CLI's process */
+  embedded?: boolean;
   only?: string;
   behaviour?: (secrets: () => string[]) => Behaviour;
 }
@@ -78,41 +82,40 @@ const CASES: Case[] = [
   { name: 'plain' },
   { name: 'big-bodies', only: 'PAG,VER', behaviour: () => ({ padGets: 1024 * 1024 }) },
   { name: 'echo', only: 'VER,ERR,AUTH', behaviour: (secrets) => ({ echo: secrets }) },
+  { name: 'embedded', embedded: true },
 ];
 
 const password = `p"w\\%+/é€-${randomBytes(6).toString('hex')}`;
 const token = `ctl_"${randomBytes(8).toString('base64url')}\\`;
 
 async function once(c: Case, col: Column): Promise<{ code: number | null; memory: TreeMemory; last: string; ms: number }> {
-  const inst = await startInstallation(password, token);
+  const inst = c.embedded ? undefined : await startInstallation(password, token);
   let proxy: Hostile | undefined;
   // The echoed secrets include those the kit issued, as in the test's echo case.
-  if (c.behaviour)
+  if (inst && c.behaviour)
     proxy = await startHostile(
       inst.url,
       c.behaviour(() => [password, token, inst.hmac.privateKey, ...(proxy?.observed ?? [])]),
     );
-  const target = proxy?.url ?? inst.url;
+  const target = proxy?.url ?? inst?.url;
   const reports = mkdtempSync(join(tmpdir(), 'pmv6-bench-memory-'));
   try {
     const flags = c.behaviour ? ['--timeout', '2000', '--concurrency', '2', '--only', c.only!] : [];
-    const cli = spawn(
-      process.execPath,
-      [...(col.node ?? []), col.bin, 'run', '--target', target, '--control', `${target}/__control`, '--report-dir', reports, '--quiet', ...flags],
-      {
-        env: {
-          ...process.env,
-          ...col.env,
+    // Credentials in the environment without --target are refused: the embedded case has none.
+    const to = inst ? ['--target', target!, '--control', `${target}/__control`] : [];
+    const credentials = inst
+      ? {
           PMV6_USER: 'admin',
           PMV6_PASSWORD: password,
           PMV6_CONTROL_TOKEN: token,
           PMV6_HMAC_PUBLIC: inst.hmac.publicKey,
           PMV6_HMAC_PRIVATE: inst.hmac.privateKey,
-          NO_COLOR: '1',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+        }
+      : {};
+    const cli = spawn(process.execPath, [...(col.node ?? []), col.bin, 'run', ...to, '--report-dir', reports, '--quiet', ...flags], {
+      env: { ...process.env, ...col.env, ...credentials, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     cli.stdout.on('data', (d) => (out += d));
     cli.stderr.on('data', (d) => (out += d));
@@ -123,7 +126,7 @@ async function once(c: Case, col: Column): Promise<{ code: number | null; memory
   } finally {
     rmSync(reports, { recursive: true, force: true });
     await proxy?.close();
-    await inst.close();
+    await inst?.close();
   }
 }
 
