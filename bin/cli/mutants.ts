@@ -6,8 +6,10 @@ import { intOption, parse } from './args.ts';
 const HELP = `pmv6 mutants: run the suites against every mutant of the reference server (the kill matrix)
 
 Each mutant breaks one clause the way real implementations get it wrong. A mutant is killed when
-its own clause fails (or warns, for a SHOULD or INFO clause). Each mutant runs the suite files
-that test its clause, on its own embedded server; mutants run in parallel child processes.
+its own clause fails (or warns, for a SHOULD or INFO clause). Each mutant runs the tests of its
+clause (and of the clauses it depends on) in the suite files that test it, then, if they did not
+kill it, those files whole; each run on its own embedded server, stopped at the kill; mutants run
+in parallel child processes.
 
 Options:
   --only IDS     run only these mutants, comma-separated

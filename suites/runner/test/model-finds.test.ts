@@ -31,6 +31,15 @@ async function runModelFile(mutant?: Mutant): Promise<RunResult> {
   }
 }
 
+// Decision (runtime, issue 38): each planted fault's run is made once; the replay test below takes
+// its finding test's run as the first of its two (a run of its own when run alone).
+const runs = new Map<string, Promise<RunResult>>();
+function runOnce(mutant: Mutant): Promise<RunResult> {
+  let run = runs.get(mutant.id);
+  if (run === undefined) runs.set(mutant.id, (run = runModelFile(mutant)));
+  return run;
+}
+
 describe('the model-based test', () => {
   test('passes on the reference server and cleans up what it made', { timeout: 60_000 }, async () => {
     const result = await runModelFile();
@@ -41,7 +50,7 @@ describe('the model-based test', () => {
 
   for (const mutant of MODEL_MUTANTS) {
     test(`finds ${mutant.id} under ${mutant.clause}, with the shrunk sequence, seed and path`, { timeout: 60_000 }, async () => {
-      const result = await runModelFile(mutant);
+      const result = await runOnce(mutant);
       const own = result.tests.find((t) => t.clauses.includes(mutant.clause));
       expect(own?.outcome, `${mutant.id}: ${own?.note ?? ''}`).toMatch(/^(fail|warn)$/);
       const text = `${own?.failure?.expected}\n${own?.failure?.actual}`;
@@ -56,17 +65,17 @@ describe('the model-based test', () => {
   // depend on the clock (model-group-member-stays), so the two runs meet the same answers.
   test('replays a seed: the same seed finds the same shrunk counterexample at the same path', { timeout: 60_000 }, async () => {
     const mutant = MODEL_MUTANTS.find((m) => m.id === 'model-group-member-stays')!;
-    const replay = async () => {
-      const own = (await runModelFile(mutant)).tests.find((t) => t.clauses.includes(mutant.clause));
+    const replay = async (run: Promise<RunResult>) => {
+      const own = (await run).tests.find((t) => t.clauses.includes(mutant.clause));
       const text = `${own?.failure?.actual}`;
       return {
         commands: /counterexample (\[.*?\])(?: \/\*|;)/.exec(text)?.[1],
         replay: /seed (\d+), path "([0-9:]+)"/.exec(text)?.slice(1),
       };
     };
-    const first = await replay();
+    const first = await replay(runOnce(mutant));
     expect(first.commands).toMatch(/^\[.*addToGroup\(/);
     expect(first.replay?.[0]).toBe(String(SEED));
-    expect(await replay()).toEqual(first);
+    expect(await replay(runModelFile(mutant))).toEqual(first);
   });
 });
