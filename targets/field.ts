@@ -228,12 +228,7 @@ export async function startFieldHere(base: Partial<BaseConfig> = {}, opts: Field
     throw e;
   }
   const usage = processUsage();
-  return {
-    kind: 'field',
-    label: labelOf(installation.seeded, Boolean(opts.busy), opts.delayMs ?? 20),
-    config: throughProxy(installation.config, front.url),
-    version: undefined,
-    seeded: installation.seeded,
+  return fieldTarget(installation.config, front.url, installation.seeded, opts, {
     mark: () => {
       front.mark();
       usage.reset();
@@ -243,6 +238,24 @@ export async function startFieldHere(base: Partial<BaseConfig> = {}, opts: Field
       await front.close();
       await installation.close();
     },
+  });
+}
+
+/** The target a run sees: the installation through its front, labelled by what it holds and how it answers. */
+function fieldTarget(
+  config: RunConfig,
+  frontUrl: string,
+  seeded: FieldData,
+  opts: Pick<FieldOptions, 'busy' | 'delayMs'>,
+  ends: Pick<FieldTarget, 'mark' | 'report' | 'close'>,
+): FieldTarget {
+  return {
+    kind: 'field',
+    label: labelOf(seeded, Boolean(opts.busy), opts.delayMs ?? 20),
+    config: throughProxy(config, frontUrl),
+    version: undefined,
+    seeded,
+    ...ends,
   };
 }
 
@@ -358,12 +371,7 @@ async function startFieldProcesses(base: Partial<BaseConfig>, opts: Omit<FieldOp
       { type: 'front', upstream: started.config, opts: { busy: opts.busy ?? false, delayMs: opts.delayMs ?? 20, idleCloseMs: opts.idleCloseMs ?? 5_000 } },
       START_DEADLINE_MS,
     );
-    return {
-      kind: 'field',
-      label: labelOf(started.seeded, Boolean(opts.busy), opts.delayMs ?? 20),
-      config: throughProxy(started.config, front.url),
-      version: undefined,
-      seeded: started.seeded,
+    return fieldTarget(started.config, front.url, started.seeded, opts, {
       mark: () => {
         for (const c of [server, network]) void c.ask({ type: 'mark' }).catch(() => undefined);
       },
@@ -373,7 +381,7 @@ async function startFieldProcesses(base: Partial<BaseConfig>, opts: Omit<FieldOp
         return { ...n.front, busy: s.usage, front: n.usage };
       },
       close: stop,
-    };
+    });
   } catch (e) {
     await stop();
     throw e;
