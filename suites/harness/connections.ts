@@ -98,13 +98,18 @@ export class Connections {
     this.connectBase = base;
     this.idle = idleLimitOf(opts.origin);
     this.agent = this.pool();
-    this.carefulMs = this.carefulLimit();
-    this.careful = this.pool(this.carefulMs);
+    this.careful = this.carefulPool();
     this.unlisten = this.idle.listen(() => this.renew());
   }
 
   /** The idle time within which the careful pool reuses a connection (see LONG_ANNOUNCED_MS). */
-  private carefulMs: number;
+  private carefulMs = CAREFUL_IDLE_MS;
+
+  /** A careful pool at the limit the target's announcements give now. */
+  private carefulPool(): Agent {
+    this.carefulMs = this.carefulLimit();
+    return this.pool(this.carefulMs);
+  }
 
   private carefulLimit(): number {
     const announced = this.idle.announcedMs;
@@ -159,16 +164,14 @@ export class Connections {
   private renew(): void {
     const old = [this.agent, this.careful];
     this.agent = this.pool();
-    this.carefulMs = this.carefulLimit();
-    this.careful = this.pool(this.carefulMs);
+    this.careful = this.carefulPool();
     for (const agent of old) void agent.close().catch(() => undefined);
   }
 
   /** A new careful pool when what the target announced changes its limit (the old one closes once its requests end). */
   private renewCareful(): void {
     const old = this.careful;
-    this.carefulMs = this.carefulLimit();
-    this.careful = this.pool(this.carefulMs);
+    this.careful = this.carefulPool();
     void old.close().catch(() => undefined);
   }
 
