@@ -68,25 +68,34 @@ export function mentions(entry: unknown, marker: string, object?: { kind: string
 }
 
 /**
- * Entries of the first and the last page that name the object (`mentions`). Decision: both ends
- * are read because the order of the log is not shown (the product lists newest first). The first
- * page and the count go side by side (the count only tells which page is the last); `count`, a
- * count the caller read after the action, saves that read.
+ * Entries of the first and the last page that name the object (`mentions`), and the count that
+ * told which page is the last. Decision: both ends are read because the order of the log is not
+ * shown (the product lists newest first). The first page and the count go side by side (the
+ * count only tells which page is the last); `count`, a count the caller read after the action,
+ * saves that read; `{ atLeast }`, a count read earlier (the log only grows), has its last page
+ * read beside them too, and the count's own last page after them only where it is another.
  */
 export async function entriesMentioning(
   s: Session,
   marker: string,
   object?: { kind: string; id: number },
-  count?: number,
-): Promise<{ ex: Exchange; found: unknown[] }> {
+  count?: number | { atLeast: number },
+): Promise<{ ex: Exchange; found: unknown[]; count: number }> {
   const lastOf = (n: number) => Math.ceil(n / LOG_PAGE_SIZE);
+  let n: number;
   let pages: Array<{ ex: Exchange; entries: unknown[] }>;
-  if (count === undefined) {
-    const [first, n] = await Promise.all([logPage(s), logCount(s)]);
-    pages = lastOf(n) > 1 ? [first, await logPage(s, lastOf(n))] : [first];
-  } else pages = await Promise.all(lastOf(count) > 1 ? [logPage(s), logPage(s, lastOf(count))] : [logPage(s)]);
+  if (typeof count === 'number') {
+    n = count;
+    pages = await Promise.all(lastOf(n) > 1 ? [logPage(s), logPage(s, lastOf(n))] : [logPage(s)]);
+  } else {
+    const guess = lastOf(count?.atLeast ?? 0);
+    const [first, read, guessed] = await Promise.all([logPage(s), logCount(s), guess > 1 ? logPage(s, guess) : undefined]);
+    n = read;
+    const last = lastOf(n) <= 1 ? undefined : lastOf(n) === guess ? guessed : await logPage(s, lastOf(n));
+    pages = last ? [first, last] : [first];
+  }
   const found = pages.flatMap((p) => p.entries).filter((e) => mentions(e, marker, object));
-  return { ex: pages[0]!.ex, found };
+  return { ex: pages[0]!.ex, found, count: n };
 }
 
 /** At most this many pairs of count reads measure the drift (`countDrift`). */
