@@ -193,7 +193,7 @@ export interface WindowRule {
  * of `requests` judged, with their last reply.
  */
 export async function judgeInWindows(
-  windows: CountWindows,
+  windows: Pick<CountWindows, 'added' | 'copies'>,
   requests: readonly Judged[],
   limit: number,
   rule: WindowRule,
