@@ -44,74 +44,47 @@ async function blamed(run: Promise<unknown>): Promise<string | undefined> {
   }
 }
 
+// Every label of `labels` sent once, as the rule's requests (401s for LOGGED, 404s for UNLOGGED).
+function judgeAll(l: ReturnType<typeof log>, rule: WindowRule) {
+  return judgeInWindows(
+    l.windows,
+    labels.map((x) => l.request(x, rule === LOGGED ? 401 : 404)),
+    8,
+    rule,
+  );
+}
+
 describe('judgeInWindows', () => {
   it('proves every logged request in one window when the log gained an entry for each', async () => {
     const l = log(() => true);
-    const judged = await judgeInWindows(
-      l.windows,
-      labels.map((x) => l.request(x, 401)),
-      8,
-      LOGGED,
-    );
-    expect(judged.map((j) => j.index)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect((await judgeAll(l, LOGGED)).map((j) => j.index)).toEqual([0, 1, 2, 3, 4, 5, 6]);
     expect(l.windowsOpened()).toBe(1);
   });
 
-  it('names the one request a server leaves out of the log, wherever it stands', async () => {
-    for (const missing of labels) {
-      const l = log((x) => x !== missing);
-      expect(
-        await blamed(
-          judgeInWindows(
-            l.windows,
-            labels.map((x) => l.request(x, 401)),
-            8,
-            LOGGED,
-          ),
-        ),
-      ).toContain(`a log entry for ${missing}`);
-    }
-  });
-
-  it('names the one request a server logs among those it must not', async () => {
-    for (const logged of labels) {
-      const l = log((x) => x === logged);
-      expect(
-        await blamed(
-          judgeInWindows(
-            l.windows,
-            labels.map((x) => l.request(x, 404)),
-            8,
-            UNLOGGED,
-          ),
-        ),
-      ).toContain(`no log entry for ${logged}`);
-    }
+  it.each([
+    ['leaves out of the log', LOGGED, (odd: string) => (x: string) => x !== odd, 'a log entry for'],
+    ['logs among those it must not', UNLOGGED, (odd: string) => (x: string) => x === odd, 'no log entry for'],
+  ] as const)('names the one request a server %s, wherever it stands', async (_, rule, logs, owed) => {
+    for (const odd of labels) expect(await blamed(judgeAll(log(logs(odd)), rule))).toContain(`${owed} ${odd}`);
   });
 
   it('blames no request for entries other users add to every window', async () => {
-    const busy = log(
-      () => true,
-      () => 1,
-    );
     expect(
-      await judgeInWindows(
-        busy.windows,
-        labels.map((x) => busy.request(x, 401)),
-        8,
+      await judgeAll(
+        log(
+          () => true,
+          () => 1,
+        ),
         LOGGED,
       ),
     ).toHaveLength(7);
     // Fewer than COPIES foreign entries in a window: a log that leaves errors out is not blamed.
-    const quietErrors = log(
-      () => false,
-      () => COPIES - 1,
-    );
     expect(
-      await judgeInWindows(
-        quietErrors.windows,
-        labels.map((x) => quietErrors.request(x, 404)),
-        8,
+      await judgeAll(
+        log(
+          () => false,
+          () => COPIES - 1,
+        ),
         UNLOGGED,
       ),
     ).toHaveLength(7);
