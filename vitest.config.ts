@@ -61,6 +61,7 @@ export default defineConfig({
             'suites/catalogue/test/**/*.test.ts',
             'suites/runner/test/**/*.test.ts',
             'suites/relations/test/**/*.test.ts',
+            'suites/log/test/**/*.test.ts',
             'fixtures/**/test/**/*.test.ts',
             'reporters/test/**/*.test.ts',
             'bin/test/**/*.test.ts',

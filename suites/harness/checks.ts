@@ -1,6 +1,6 @@
 import { type Exchange, headerValue } from '../../core/exchange.ts';
 import { expectResponse, notJson, SetupError, violation } from './assert.ts';
-import { type ControlClient, changeable, type Settings } from './control.ts';
+import { type ControlClient, changeable } from './control.ts';
 import { exclusive } from './gate.ts';
 import type { Session } from './session.ts';
 
@@ -66,21 +66,25 @@ export function requireControl(s: Session): ControlClient {
 /**
  * Runs fn, then puts back every setting as it was before and drops pending faults: the control
  * protocol's reset is the only way to drop them, so it runs first and the snapshot is restored
- * after it. For checks that reset the settings or inject faults.
+ * after it. For checks that reset the settings or inject faults. `faultsOnly`: fn changes no
+ * setting (it injects faults and sends requests), so the snapshot is read side by side with it.
  */
-export function withSettingsSnapshot<T>(s: Session, fn: (control: ControlClient) => Promise<T>): Promise<T> {
+export function withSettingsSnapshot<T>(s: Session, fn: (control: ControlClient) => Promise<T>, opts: { faultsOnly?: true } = {}): Promise<T> {
   const control = requireControl(s);
   changeable('POST /reset');
   // With the target to itself (suites/harness/gate.ts): a fault or a reset is the section's alone;
   // the file's creations still pending are read back before it, under the settings they were made under.
   return exclusive(async () => {
     await s.fixtures.settle();
-    const before: Settings = await control.getSettings();
+    const snapshot = control.getSettings();
+    // Awaited after the reset when fn runs beside it: a failed read still leaves no fault behind.
+    snapshot.catch(() => {});
+    if (!opts.faultsOnly) await snapshot;
     try {
       return await fn(control);
     } finally {
       await control.reset();
-      await control.putSettings(before);
+      await control.putSettings(await snapshot);
     }
   });
 }

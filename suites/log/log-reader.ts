@@ -1,6 +1,7 @@
 import type { Exchange } from '../../core/exchange.ts';
 import { clip } from '../../core/redact.ts';
 import { expectSchema, expectStatus, precondition, violation } from '../harness/assert.ts';
+import { inOrder } from '../harness/in-order.ts';
 import type { Session } from '../harness/session.ts';
 
 // The log's path and fields are "not shown"; the reader uses the product's log resource
@@ -67,25 +68,34 @@ export function mentions(entry: unknown, marker: string, object?: { kind: string
 }
 
 /**
- * Entries of the first and the last page that name the object (`mentions`). Decision: both ends
- * are read because the order of the log is not shown (the product lists newest first). The first
- * page and the count go side by side (the count only tells which page is the last); `count`, a
- * count the caller read after the action, saves that read.
+ * Entries of the first and the last page that name the object (`mentions`), and the count that
+ * told which page is the last. Decision: both ends are read because the order of the log is not
+ * shown (the product lists newest first). The first page and the count go side by side (the
+ * count only tells which page is the last); `count`, a count the caller read after the action,
+ * saves that read; `{ atLeast }`, a count read earlier (the log only grows), has its last page
+ * read beside them too, and the count's own last page after them only where it is another.
  */
 export async function entriesMentioning(
   s: Session,
   marker: string,
   object?: { kind: string; id: number },
-  count?: number,
-): Promise<{ ex: Exchange; found: unknown[] }> {
+  count?: number | { atLeast: number },
+): Promise<{ ex: Exchange; found: unknown[]; count: number }> {
   const lastOf = (n: number) => Math.ceil(n / LOG_PAGE_SIZE);
+  let n: number;
   let pages: Array<{ ex: Exchange; entries: unknown[] }>;
-  if (count === undefined) {
-    const [first, n] = await Promise.all([logPage(s), logCount(s)]);
-    pages = lastOf(n) > 1 ? [first, await logPage(s, lastOf(n))] : [first];
-  } else pages = await Promise.all(lastOf(count) > 1 ? [logPage(s), logPage(s, lastOf(count))] : [logPage(s)]);
+  if (typeof count === 'number') {
+    n = count;
+    pages = await Promise.all(lastOf(n) > 1 ? [logPage(s), logPage(s, lastOf(n))] : [logPage(s)]);
+  } else {
+    const guess = lastOf(count?.atLeast ?? 0);
+    const [first, read, guessed] = await Promise.all([logPage(s), logCount(s), guess > 1 ? logPage(s, guess) : undefined]);
+    n = read;
+    const last = lastOf(n) <= 1 ? undefined : lastOf(n) === guess ? guessed : await logPage(s, lastOf(n));
+    pages = last ? [first, last] : [first];
+  }
   const found = pages.flatMap((p) => p.entries).filter((e) => mentions(e, marker, object));
-  return { ex: pages[0]!.ex, found };
+  return { ex: pages[0]!.ex, found, count: n };
 }
 
 /** At most this many pairs of count reads measure the drift (`countDrift`). */
@@ -153,6 +163,63 @@ export class CountWindows {
   restart(): void {
     this.#last = undefined;
   }
+}
+
+/** A request judged by windows of the log's count: its label and how it is sent. */
+export type Judged = readonly [label: string, send: () => Promise<Exchange>];
+
+/**
+ * What windows of the log's count judge (`judgeInWindows`): whether the judged replies must be
+ * logged (each adds at least one entry) or must not (none adds any), which replies are judged,
+ * and what the server owed a request it is blamed for.
+ */
+export interface WindowRule {
+  logged: boolean;
+  judges: (ex: Exchange) => boolean;
+  owed: (label: string, ex: Exchange) => string;
+}
+
+/**
+ * Judges requests by windows of the log's count (`windows`), `limit` in flight. Decision (issue
+ * 38: the windows hold the target to themselves, so they go out side by side): all in one window
+ * first. It proves every judged reply when it gained no entry (`logged` false) or at least one for
+ * each judged reply, none of the others among them (`logged` true; a reply not judged may add an
+ * entry of its own). Other users of an installation only add entries: one that lands in a window
+ * can hide a missing entry (as it can in a window of one request, which is as long: one request
+ * time and one read of the count) or make one appear. A window that proves nothing is not yet
+ * blamed on its requests: the judged ones are halved and sent again, down to one request, which
+ * then goes out COPIES times at once; a server that logs it adds an entry for each, one that does
+ * not adds none, and only then is the server named with the request's label. Returns the indexes
+ * of `requests` judged, with their last reply.
+ */
+export async function judgeInWindows(
+  windows: Pick<CountWindows, 'added' | 'copies'>,
+  requests: readonly Judged[],
+  limit: number,
+  rule: WindowRule,
+): Promise<Array<{ index: number; ex: Exchange }>> {
+  const judged: Array<{ index: number; ex: Exchange }> = [];
+  const judge = async (group: readonly number[]): Promise<void> => {
+    const { result, added } = await windows.added(() => inOrder(group, limit, (i) => requests[i]![1]()));
+    const picked = group.flatMap((index, k) => (rule.judges(result[k]!) ? [{ index, ex: result[k]! }] : []));
+    if (picked.length === 0) return;
+    const proves = rule.logged ? added >= picked.length && picked.length === group.length : added === 0;
+    if (!proves && picked.length > 1) {
+      const half = Math.ceil(picked.length / 2);
+      for (const part of [picked.slice(0, half), picked.slice(half)]) await judge(part.map((p) => p.index));
+      return;
+    }
+    if (!proves && group.length > 1) return judge([picked[0]!.index]);
+    if (!proves) {
+      const [label, send] = requests[group[0]!]!;
+      const again = await windows.copies(send, COPIES);
+      if (rule.logged ? again.added < 1 : again.added >= COPIES)
+        violation(again.ex, rule.owed(label, picked[0]!.ex), `${added} new log entries, then ${again.added} while it was sent ${COPIES} times at once`);
+    }
+    judged.push(...picked);
+  };
+  await judge(requests.map((_, i) => i));
+  return judged.sort((a, b) => a.index - b.index);
 }
 
 /**
