@@ -4,7 +4,7 @@ import { clauseTest } from '../harness/clause-test.ts';
 import type { ApiClient } from '../harness/client.ts';
 import { inFlight } from '../harness/config.ts';
 import { activeGate, exclusive } from '../harness/gate.ts';
-import { ahead } from '../harness/in-order.ts';
+import { ahead, together } from '../harness/in-order.ts';
 import { type Count, itemIds, sameItems } from '../harness/pages.ts';
 import { useSession } from '../harness/session.ts';
 import { holdsBetweenCounts } from '../oracle/lists.ts';
@@ -33,7 +33,8 @@ async function pagesOf(client: ApiClient, base: string, first: Exchange, count: 
   const ids = new Set(itemIds(first));
   const pages = count?.num_pages ?? 1;
   const rest = pages > WHOLE_PAGES ? [pages] : Array.from({ length: Math.max(0, pages - 1) }, (_, i) => i + 2);
-  for (const page of rest) for (const id of itemIds(await client.get(`${base}/page/${page}.json`, { headers }))) ids.add(id);
+  // The pages side by side: reads change nothing, and a list that moves meanwhile is read again (idsOfList).
+  for (const ex of await together(rest.map((page) => client.get(`${base}/page/${page}.json`, { headers })))) for (const id of itemIds(ex)) ids.add(id);
   return { ids, whole: pages <= WHOLE_PAGES };
 }
 
@@ -47,8 +48,7 @@ clauseTest('GEN-08', 'show the Admin a password that a Project manager created, 
   const project = await s.fixtures.createProject(pm.client);
   const password = await s.fixtures.createPassword(project, {}, pm.client);
   expectStatus(await s.admin.get(`/passwords/${password}.json`), 200);
-  const first = await s.admin.get('/passwords.json', { headers });
-  const { count } = await countOf(s.admin, '/passwords');
+  const [first, { count }] = await together([s.admin.get('/passwords.json', { headers }), countOf(s.admin, '/passwords')]);
   const { ids, whole } = await pagesOf(s.admin, '/passwords', first, count);
   if (ids.has(String(password))) return;
   if (!whole)
@@ -60,8 +60,8 @@ clauseTest('GEN-08', 'show the Admin a password that a Project manager created, 
     holdsBetweenCounts(
       async () => (await countOf(s.admin, '/passwords')).count?.num_items,
       async () => {
-        const again = await s.admin.get('/passwords.json', { headers });
-        const listed = await pagesOf(s.admin, '/passwords', again, (await countOf(s.admin, '/passwords')).count);
+        const [again, { count }] = await together([s.admin.get('/passwords.json', { headers }), countOf(s.admin, '/passwords')]);
+        const listed = await pagesOf(s.admin, '/passwords', again, count);
         return listed.whole && !listed.ids.has(String(password));
       },
     ),
@@ -81,9 +81,13 @@ clauseTest('GEN-09', 'hide from a new Normal user, Read only user and Project ma
   const seen = await Promise.all(
     roles.map(async (role) => {
       const user = await s.user(role, { label: `gen09-${role.replace(/\s+/g, '-')}` });
-      const first = await user.client.get('/passwords.json', { headers });
-      const listed = (await pagesOf(user.client, '/passwords', first, (await countOf(user.client, '/passwords')).count)).ids.has(String(password));
-      return { user, listed, shown: await user.client.get(`/passwords/${password}.json`) };
+      const [first, { count }, shown] = await together([
+        user.client.get('/passwords.json', { headers }),
+        countOf(user.client, '/passwords'),
+        user.client.get(`/passwords/${password}.json`),
+      ]);
+      const listed = (await pagesOf(user.client, '/passwords', first, count)).ids.has(String(password));
+      return { user, listed, shown };
     }),
   );
   for (const [r, role] of roles.entries()) {
@@ -107,8 +111,8 @@ clauseTest('GEN-09', 'hide from a new Normal user, Read only user and Project ma
  */
 async function idsOfList(client: ApiClient, base: string, moving: Set<string>, attempt = 1): Promise<Listed | undefined> {
   for (; ; attempt++) {
-    const before = await countOf(client, base);
-    const first = await client.get(`${base}.json`, { headers });
+    // The count and the first page side by side: a list that moves between them is read again below.
+    const [before, first] = await together([countOf(client, base), client.get(`${base}.json`, { headers })]);
     if (first.response?.status !== 200 || !Array.isArray(first.json)) return undefined;
     const listed = await pagesOf(client, base, first, before.count);
     const n = before.count?.num_items;

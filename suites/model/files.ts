@@ -12,6 +12,7 @@ import type { Exchange } from '../../core/exchange.ts';
 import { clip } from '../../core/redact.ts';
 import { isSuccess } from '../harness/checks.ts';
 import type { ApiClient } from '../harness/client.ts';
+import { together } from '../harness/in-order.ts';
 import { createdId, fail, framed, listed, type Model, OUTSIDERS, PAGE, type Pw, pick, type Real, Step, stringsIn, UNLOCK, type Via } from './model.ts';
 
 /** A file of the sequence's own, uploaded by the Admin to one of its passwords or to the file's main project. */
@@ -73,14 +74,19 @@ async function fileIds(c: ApiClient, f: Pick<Fil, 'on'>, clause: string, who: st
 async function judgeFile(r: Real, actor: 'admin' | 'viewer', via: Via, f: Fil, parts: { list?: boolean; show?: boolean; download?: boolean }): Promise<void> {
   const c = r.clients[actor][via];
   const who = `the ${actor} over ${via}`;
+  // The list, the show and the download side by side (reads), judged in this order.
+  const [got, shown, downloaded] = await together([
+    parts.list ? fileIds(c, f, CLAUSE, who) : undefined,
+    parts.show ? c.get(`/files/${f.id}.json`, { headers: UNLOCK }).then((ex) => called(f, ex)) : undefined,
+    parts.download ? c.get(`/files/download/${f.id}.json`, { headers: UNLOCK }).then((ex) => called(f, ex)) : undefined,
+  ]);
   if (parts.list) {
-    const got = await fileIds(c, f, CLAUSE, who);
     if (got && f.deleted && got.ids.has(f.id))
       fail(CLAUSE, got.ex, `no ${labelF(f)} in the files of its container after its DELETE answered 2XX, for ${who}`, 'listed');
     if (got && !f.deleted && !got.ids.has(f.id)) fail(CLAUSE, got.ex, `${labelF(f)}, uploaded with a 2XX, in the files of its container for ${who}`, 'missing');
   }
-  if (parts.show) {
-    const ex = called(f, await c.get(`/files/${f.id}.json`, { headers: UNLOCK }));
+  if (shown) {
+    const ex = shown;
     framed(ex);
     if (f.deleted) {
       if (isSuccess(ex)) fail(CLAUSE, ex, `an error for ${labelF(f)}, deleted with a 2XX, shown to ${who}`, `status ${ex.response?.status}`);
@@ -96,8 +102,8 @@ async function judgeFile(r: Real, actor: 'admin' | 'viewer', via: Via, f: Fil, p
         );
     }
   }
-  if (parts.download) {
-    const ex = called(f, await c.get(`/files/download/${f.id}.json`, { headers: UNLOCK }));
+  if (downloaded) {
+    const ex = downloaded;
     framed(ex);
     if (f.deleted) {
       if (isSuccess(ex)) fail(CLAUSE, ex, `an error for the download of ${labelF(f)}, deleted with a 2XX, by ${who}`, `status ${ex.response?.status}`);
@@ -116,8 +122,11 @@ async function judgeFile(r: Real, actor: 'admin' | 'viewer', via: Via, f: Fil, p
 
 /** Every reading of a file by the Admin and, where the viewer may read its container, by the viewer. */
 async function readBack(r: Real, via: Via, f: Fil): Promise<void> {
-  await judgeFile(r, 'admin', via, f, { list: true, show: true, download: true });
-  if (viewerSees(f)) await judgeFile(r, 'viewer', via, f, { list: true, download: true });
+  // Side by side (reads), judged in this order.
+  await together([
+    judgeFile(r, 'admin', via, f, { list: true, show: true, download: true }),
+    viewerSees(f) && judgeFile(r, 'viewer', via, f, { list: true, download: true }),
+  ]);
 }
 
 /** POST <container>/upload.json by the Admin ({file_name, file_data_base64, notes}, product facts §6), read back. */
@@ -146,9 +155,8 @@ async function upload(m: Model, r: Real, via: Via, on: Fil['on'], ascii: boolean
  */
 async function limits(m: Model, r: Real, via: Via, over: boolean): Promise<void> {
   const c = r.clients.admin[via];
-  const mx = await c.get('/files/max_upload_file_size.json');
+  const [mx, info] = await together([c.get('/files/max_upload_file_size.json'), c.get('/files/uploads_folder_info.json')]);
   framed(mx);
-  const info = await c.get('/files/uploads_folder_info.json');
   framed(info);
   for (const ex of [mx, info]) {
     const status = ex.response?.status;
@@ -178,10 +186,16 @@ async function limits(m: Model, r: Real, via: Via, over: boolean): Promise<void>
 async function intrude(r: Real, actor: (typeof OUTSIDERS)[number], via: Via, f: Fil): Promise<void> {
   const c = r.clients[actor][via];
   const who = `the ${actor} over ${via}, who was given no access to it`;
+  // The three side by side (reads), judged in this order.
+  const [list, show, download] = await together([
+    c.get(`${containerPath(f)}/files.json`, { headers: UNLOCK }).then((ex) => called(f, ex)),
+    c.get(`/files/${f.id}.json`, { headers: UNLOCK }).then((ex) => called(f, ex)),
+    c.get(`/files/download/${f.id}.json`, { headers: UNLOCK }).then((ex) => called(f, ex)),
+  ]);
   for (const [what, ex] of [
-    [`a list of the files of ${containerPath(f)}`, called(f, await c.get(`${containerPath(f)}/files.json`, { headers: UNLOCK }))],
-    [`a show of ${labelF(f)}`, called(f, await c.get(`/files/${f.id}.json`, { headers: UNLOCK }))],
-    [`a download of ${labelF(f)}`, called(f, await c.get(`/files/download/${f.id}.json`, { headers: UNLOCK }))],
+    [`a list of the files of ${containerPath(f)}`, list],
+    [`a show of ${labelF(f)}`, show],
+    [`a download of ${labelF(f)}`, download],
   ] as const) {
     framed(ex);
     if (!isSuccess(ex)) continue;

@@ -15,6 +15,7 @@ import type { Exchange } from '../../core/exchange.ts';
 import { SetupError } from '../harness/assert.ts';
 import { isSuccess } from '../harness/checks.ts';
 import type { ApiClient } from '../harness/client.ts';
+import { together } from '../harness/in-order.ts';
 import type { Session } from '../harness/session.ts';
 import { fail, framed } from './model.ts';
 
@@ -57,25 +58,25 @@ export async function judgeGeneratorSettings(s: Session, askers: Array<[ApiClien
     await s.withSettings(first!.settings, async () => {
       for (const setting of [first!, ...rest]) {
         if (setting !== first) await s.control!.putSettings(setting.settings);
-        for (const [c, who] of askers) {
-          for (let call = 0; call < 2; call++) {
-            const ex = await c.get('/generate_password.json');
-            framed(ex);
-            if (!isSuccess(ex)) continue;
-            const pw = generatedPassword(ex);
-            if (pw === undefined) continue;
-            const { generator_length: length } = setting.settings;
-            if ([...pw].length !== length || !setting.chars.test(pw))
-              fail(
-                'OPS-16',
-                ex,
-                `a password made with the current generator settings (${setting.says}) for ${who}`,
-                `${[...pw].length} characters, of the classes of ${describe(pw)}`,
-              );
-            const earlier = seen.get(pw);
-            if (earlier !== undefined) fail('OPS-16', ex, `a new random password for ${who}`, `the same answer as an earlier call (${earlier})`);
-            seen.set(pw, `${who}, ${setting.says}`);
-          }
+        // Decision (issue 38: the section lasts as long as its chain): the asks of one setting side
+        // by side (reads that change nothing), judged in the order they were asked.
+        const asked = await together(askers.flatMap(([c, who]) => [0, 1].map(async () => [await c.get('/generate_password.json'), who] as const)));
+        for (const [ex, who] of asked) {
+          framed(ex);
+          if (!isSuccess(ex)) continue;
+          const pw = generatedPassword(ex);
+          if (pw === undefined) continue;
+          const { generator_length: length } = setting.settings;
+          if ([...pw].length !== length || !setting.chars.test(pw))
+            fail(
+              'OPS-16',
+              ex,
+              `a password made with the current generator settings (${setting.says}) for ${who}`,
+              `${[...pw].length} characters, of the classes of ${describe(pw)}`,
+            );
+          const earlier = seen.get(pw);
+          if (earlier !== undefined) fail('OPS-16', ex, `a new random password for ${who}`, `the same answer as an earlier call (${earlier})`);
+          seen.set(pw, `${who}, ${setting.says}`);
         }
       }
     });

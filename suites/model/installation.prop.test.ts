@@ -4,6 +4,8 @@ import { SetupError, ViolationError } from '../harness/assert.ts';
 import { isSuccess } from '../harness/checks.ts';
 import { type ClauseTestContext, clauseTest } from '../harness/clause-test.ts';
 import type { ApiClient } from '../harness/client.ts';
+import { inFlight } from '../harness/config.ts';
+import { ahead } from '../harness/in-order.ts';
 import { checkProperty } from '../harness/property.ts';
 import { useSession } from '../harness/session.ts';
 import { allCommands } from './commands.ts';
@@ -112,7 +114,8 @@ function runModel(t: ClauseTestContext): Promise<Outcome> {
       }
       // At the end of every sequence, the log of each of its passwords (LOG-01), its group emptied
       // (OPS-14) and its projects deleted (OPS-01, SIZE-10), each read back.
-      for (const p of state?.model.passwords ?? []) await judgeLog(state!.model, state!.real, p);
+      // The logs side by side (reads of entries that name one password each), judged in order.
+      if (state) for await (const _ of ahead(state.model.passwords, inFlight(s.config), (p) => judgeLog(state!.model, state!.real, p)));
       if (state) await emptyGroup(state.model, state.real);
       if (state) await endProjects(state.model, state.real);
       if (state) await endFiles(state.model, state.real);

@@ -15,6 +15,7 @@ import { isSuccess } from '../harness/checks.ts';
 import type { ApiClient } from '../harness/client.ts';
 import type { Role } from '../harness/control.ts';
 import { UNLOCK_REASON } from '../harness/fixtures.ts';
+import { together } from '../harness/in-order.ts';
 import { exactId } from '../harness/ownership.ts';
 import { type Count, repeatedPage } from '../harness/pages.ts';
 import type { Session } from '../harness/session.ts';
@@ -291,14 +292,18 @@ export class Create extends Step {
     };
     m.passwords.push(p);
     // The creation read back at once, as a client does: the answer holds what was sent (EP-07).
-    const shown = await r.clients.admin[this.via].get(`/passwords/${id}.json`);
-    expectResponse(shown, `an answer to GET /passwords/${id}.json`);
-    if (shown.response.status !== 200)
-      fail('EP-07', shown, `200 OK and ${label(p)}, created with 201 just before, for the Admin over ${this.via}`, `status ${shown.response.status}`);
-    if (!stringsIn(shown.json).includes(name))
-      fail('EP-07', shown, `the name ${name} sent at creation in the show body`, clip(JSON.stringify(shown.json), 300) ?? 'no body');
-    // And through the list and its count, by the viewer who may read it: three rows of §4's table (EP-03, SIZE-10, MUST).
-    await judgeList(m, r, 'viewer', this.via, true);
+    // And through the list and its count, by the viewer who may read it: three rows of §4's table
+    // (EP-03, SIZE-10, MUST). The reads side by side (none writes), judged in this order.
+    await together([
+      r.clients.admin[this.via].get(`/passwords/${id}.json`).then((shown) => {
+        expectResponse(shown, `an answer to GET /passwords/${id}.json`);
+        if (shown.response.status !== 200)
+          fail('EP-07', shown, `200 OK and ${label(p)}, created with 201 just before, for the Admin over ${this.via}`, `status ${shown.response.status}`);
+        if (!stringsIn(shown.json).includes(name))
+          fail('EP-07', shown, `the name ${name} sent at creation in the show body`, clip(JSON.stringify(shown.json), 300) ?? 'no body');
+      }),
+      judgeList(m, r, 'viewer', this.via, true),
+    ]);
   }
   toString = () => `create(${this.via}, ${this.project})`;
 }
@@ -341,10 +346,9 @@ export class Write extends Step {
       r.pool.live--;
       r.s.fixtures.forget('password', p.id);
       for (const set of Object.values(m.favorites)) set.delete(m.passwords.indexOf(p));
-      // Read back, as a client does: neither the show nor the viewer's list or search has it any more.
-      await judgeShow(r, 'admin', this.via, p);
-      await judgeList(m, r, 'viewer', this.via, false);
-      await new Search('viewer', this.via, 0).find(r, p);
+      // Read back, as a client does: neither the show nor the viewer's list or search has it any
+      // more (side by side: none writes; judged in this order).
+      await together([judgeShow(r, 'admin', this.via, p), judgeList(m, r, 'viewer', this.via, false), new Search('viewer', this.via, 0).find(r, p)]);
     } else if (this.kind === 'update') {
       p.name = name;
       // Read back, as a client does: the show holds the new name.
@@ -382,7 +386,7 @@ export class Show extends Step {
   }
   async run(m: Model, r: Real): Promise<void> {
     const p = pick(m, this.back, false)!;
-    for (const v of this.outsider ? (['basic', 'hmac'] as const) : [this.via]) await judgeShow(r, this.actor, v, p);
+    await together((this.outsider ? (['basic', 'hmac'] as const) : [this.via]).map((v) => judgeShow(r, this.actor, v, p)));
   }
   toString = () => `show(${this.actor}, ${this.outsider ? 'basic and hmac' : this.via}, -${this.back})`;
 }
@@ -439,7 +443,11 @@ async function judgeList(m: Model, r: Real, actor: List['actor'], via: Via, coun
   {
     const c = r.clients[actor][via];
     const who = `the ${actor} over ${via}`;
-    const { ex, ids } = await allIds(c, '/passwords', actor === 'viewer' ? 'EP-03' : 'GEN-09', `GET /passwords.json for ${who}`);
+    // The count beside the list (reads), judged after it.
+    const [{ ex, ids }, counted] = await together([
+      allIds(c, '/passwords', actor === 'viewer' ? 'EP-03' : 'GEN-09', `GET /passwords.json for ${who}`),
+      count && actor === 'viewer' ? c.get('/passwords/count.json', { headers: PAGE }) : undefined,
+    ]);
     if (actor !== 'viewer') {
       const leaked = m.passwords.filter((p) => ids.has(p.id));
       if (leaked.length > 0)
@@ -453,8 +461,8 @@ async function judgeList(m: Model, r: Real, actor: List['actor'], via: Via, coun
     const missing = must.filter((p) => !ids.has(p.id));
     if (missing.length > 0)
       fail('EP-03', ex, `every password of the viewer's projects in GET /passwords.json for ${who}`, `${missing.map(label).join(', ')} missing`);
-    if (!count) return;
-    const cex = await c.get('/passwords/count.json', { headers: PAGE });
+    if (!counted) return;
+    const cex = counted;
     expectResponse(cex, 'an answer to GET /passwords/count.json');
     if (cex.response.status !== 200) fail('SIZE-10', cex, `200 OK and a count object for ${who}`, `status ${cex.response.status}`);
     const n = (expectSchema(cex, 'count') as Count).num_items;
@@ -564,9 +572,9 @@ export class Favorite extends Step {
     p.favoriteCalls++;
     if (this.on) set.add(i);
     else set.delete(i);
-    // Read back, as a client does; and a favorite just made is not another user's (OPS-11: "of the user").
-    await judgeFavorites(m, r, this.actor, this.via);
-    if (this.on) await judgeFavorites(m, r, this.actor === 'admin' ? 'viewer' : 'admin', this.via);
+    // Read back, as a client does; and a favorite just made is not another user's (OPS-11: "of the
+    // user"). Side by side (none writes), judged in this order.
+    await together([judgeFavorites(m, r, this.actor, this.via), this.on && judgeFavorites(m, r, this.actor === 'admin' ? 'viewer' : 'admin', this.via)]);
   }
   toString = () => `${this.on ? 'favorite' : 'unfavorite'}(${this.actor}, ${this.via}, -${this.back})`;
 }
@@ -1135,8 +1143,9 @@ export function ownClients(u: Usr): Array<[ApiClient, string]> {
 async function judgeSignIn(u: Usr): Promise<void> {
   // Decision: what an LDAP user may do without an LDAP server is the product's choice.
   if (u.ldap) return;
-  for (const [c, how] of ownClients(u)) {
-    const ex = await c.get('/version.json');
+  // Over both methods side by side (reads), judged in this order.
+  const asked = await together(ownClients(u).map(async ([c, how]) => [await c.get('/version.json'), how] as const));
+  for (const [ex, how] of asked) {
     expectResponse(ex, 'an answer to GET /version.json');
     framed(ex);
     if (u.active && !isSuccess(ex))

@@ -8,6 +8,7 @@
 import fc from 'fast-check';
 import { clip } from '../../core/redact.ts';
 import { isSuccess } from '../harness/checks.ts';
+import { together } from '../harness/in-order.ts';
 import { allIds, Create, fail, framed, label, type Model, type Pw, pick, type Real, Step, stringsIn, UNLOCK, UserCreate, type Usr, type Via } from './model.ts';
 
 const CLAUSE = 'OPS-12';
@@ -23,9 +24,10 @@ const secretOf = (p: Pw) => `${p.marker}-secret`;
  */
 async function judgeLock(r: Real, via: Via, p: Pw): Promise<void> {
   const c = r.clients.admin[via];
-  const bare = await c.get(`/passwords/${p.id}.json`);
+  // Both shows side by side (reads), before the write below.
+  const [bare, withReason] = await together([c.get(`/passwords/${p.id}.json`), p.locked ? c.get(`/passwords/${p.id}.json`, { headers: UNLOCK }) : undefined]);
   framed(bare);
-  const shown = p.locked ? await c.get(`/passwords/${p.id}.json`, { headers: UNLOCK }) : bare;
+  const shown = withReason ?? bare;
   framed(shown);
   const how = `${label(p)}, ${p.locked ? 'locked' : 'unlocked'} with a 2XX, shown ${p.locked ? 'with' : 'without'} X-Unlock-Reason to the Admin over ${via}`;
   const strings = stringsIn(shown.json);
@@ -120,8 +122,12 @@ export class PasswordStep extends Step {
       // Read back through the passwords of each project (§1: "list passwords of a project"), as the viewer who reads both.
       // Decision: not for an archived password (whether a project's list holds archived passwords is not shown).
       if (p.archived) return;
-      await judgeListed(r, 'viewer', this.via, `/projects/${r.projects[to]}/passwords`, p, true, `moved here with a 2XX`);
-      return judgeListed(r, 'viewer', this.via, `/projects/${r.projects[from]}/passwords`, p, false, `moved away with a 2XX`);
+      // Both lists side by side (reads), judged in this order.
+      await together([
+        judgeListed(r, 'viewer', this.via, `/projects/${r.projects[to]}/passwords`, p, true, `moved here with a 2XX`),
+        judgeListed(r, 'viewer', this.via, `/projects/${r.projects[from]}/passwords`, p, false, `moved away with a 2XX`),
+      ]);
+      return;
     }
     let u = m.users.find((x) => !x.deleted && x.active);
     if (!u) {
@@ -134,12 +140,17 @@ export class PasswordStep extends Step {
     framed(ex);
     if (!isSuccess(ex)) return;
     p.writes++;
-    // The grantee reads it at once: its show and its list (§1: "update security").
-    const show = await u.client.get(`/passwords/${p.id}.json`, { headers: UNLOCK });
-    framed(show);
-    if (show.response?.status !== 200 || !stringsIn(show.json).includes(p.name))
-      fail(CLAUSE, show, `200 OK and ${label(p)} for the user ${u.id} given read access with a 2XX`, `status ${show.response?.status}`);
-    if (!p.archived) await judgeListed(r, u, this.via, '/passwords', p, true, 'given read access with a 2XX');
+    // The grantee reads it at once: its show and its list (§1: "update security"), side by side
+    // (reads), judged in this order.
+    const grantee = u;
+    await together([
+      grantee.client.get(`/passwords/${p.id}.json`, { headers: UNLOCK }).then((show) => {
+        framed(show);
+        if (show.response?.status !== 200 || !stringsIn(show.json).includes(p.name))
+          fail(CLAUSE, show, `200 OK and ${label(p)} for the user ${grantee.id} given read access with a 2XX`, `status ${show.response?.status}`);
+      }),
+      !p.archived && judgeListed(r, grantee, this.via, '/passwords', p, true, 'given read access with a 2XX'),
+    ]);
   }
   // `password(create+lock, basic, -0)`: what it did, the create it made first included.
   toString = () => `password(${this.did || this.kind}, ${this.via}, -${this.back})`;

@@ -12,6 +12,7 @@ import { clip, registerCredentials } from '../../core/redact.ts';
 import { expectResponse } from '../harness/assert.ts';
 import { isSuccess } from '../harness/checks.ts';
 import type { ApiClient } from '../harness/client.ts';
+import { together } from '../harness/in-order.ts';
 import { fail, framed, labelU, type Model, ownClients, pickU, type Real, UserCreate, type Usr, type Via } from './model.ts';
 
 /** Whether HMAC works for the run (the Admin's HMAC client is not its Basic one). */
@@ -62,34 +63,35 @@ async function expectAnswer(c: ApiClient, path: string, answered: boolean, claus
 
 /** What a user of the role may now do, at once, with their own credentials over both methods. */
 async function judgeRole(r: Real, u: Usr, admin: boolean): Promise<void> {
-  for (const [c, how] of own(u)) {
-    const who = `${labelU(u)} over ${how}, made ${admin ? 'Admin' : 'Normal user'} with a 2XX just before`;
-    // The file's project, made by the run's Admin, to which this user was never given access.
-    await expectAnswer(
-      c,
-      `/projects/${r.projects.main}.json`,
-      admin,
-      admin ? 'GEN-08' : 'GEN-09',
-      who,
-      admin ? 'a user with the "Admin" role sees all resources' : 'users with other roles see fewer: never given access to the project',
-    );
-    await expectAnswer(c, '/log.json', admin, 'LOG-08', who, 'the Log endpoints require the Admin or IT role (product facts §4)', true);
-  }
+  // Every read side by side (none writes), judged in this order.
+  await together(
+    own(u).flatMap(([c, how]) => {
+      const who = `${labelU(u)} over ${how}, made ${admin ? 'Admin' : 'Normal user'} with a 2XX just before`;
+      return [
+        // The file's project, made by the run's Admin, to which this user was never given access.
+        expectAnswer(
+          c,
+          `/projects/${r.projects.main}.json`,
+          admin,
+          admin ? 'GEN-08' : 'GEN-09',
+          who,
+          admin ? 'a user with the "Admin" role sees all resources' : 'users with other roles see fewer: never given access to the project',
+        ),
+        expectAnswer(c, '/log.json', admin, 'LOG-08', who, 'the Log endpoints require the Admin or IT role (product facts §4)', true),
+      ];
+    }),
+  );
 }
 
 /** The credentials a user holds no more are refused at once (GEN-18); the new ones are answered. */
 async function judgeReplaced(u: Usr, old: ApiClient, now: ApiClient, what: string, newClause: string): Promise<void> {
   if (!u.active) return;
   const who = `${labelU(u)}`;
-  await expectAnswer(
-    old,
-    '/version.json',
-    false,
-    'GEN-18',
-    `${who} with the ${what} replaced with a 2XX just before`,
-    'they are no longer their own credentials',
-  );
-  await expectAnswer(now, '/version.json', true, newClause, `${who} with the new ${what}`, 'any active user can use the API with their own credentials');
+  // Both side by side (reads), judged in this order.
+  await together([
+    expectAnswer(old, '/version.json', false, 'GEN-18', `${who} with the ${what} replaced with a 2XX just before`, 'they are no longer their own credentials'),
+    expectAnswer(now, '/version.json', true, newClause, `${who} with the new ${what}`, 'any active user can use the API with their own credentials'),
+  ]);
 }
 
 type Kind = 'active' | 'role' | 'password' | 'keys' | 'ldap';
@@ -109,15 +111,19 @@ const OPERATIONS: Record<Kind, (r: Real, u: Usr, via: Via) => Promise<void>> = {
       framed(ex);
       if (!isSuccess(ex)) return;
       u.active = to === 'activate';
-      for (const [c, how] of own(u))
-        await expectAnswer(
-          c,
-          '/version.json',
-          u.active,
-          u.active ? 'GEN-07' : 'GEN-15',
-          `${labelU(u)} over ${how}, ${to}d with a 2XX just before`,
-          'any active user can use the API with their own credentials',
-        );
+      // Over both methods side by side (reads), judged in this order.
+      await together(
+        own(u).map(([c, how]) =>
+          expectAnswer(
+            c,
+            '/version.json',
+            u.active,
+            u.active ? 'GEN-07' : 'GEN-15',
+            `${labelU(u)} over ${how}, ${to}d with a 2XX just before`,
+            'any active user can use the API with their own credentials',
+          ),
+        ),
+      );
     }
   },
   async role(r, u, via) {

@@ -3,11 +3,18 @@ import type { Exchange } from '../../core/exchange.ts';
 import { expectSchema, expectStatus, violation } from '../harness/assert.ts';
 import { type ClauseTestContext, clauseTest } from '../harness/clause-test.ts';
 import type { ApiClient } from '../harness/client.ts';
+import { inFlight } from '../harness/config.ts';
+import { inOrder, together } from '../harness/in-order.ts';
 import { ownPasswordList } from '../harness/own-list.ts';
 import { type Count, itemCount, itemIds, links, linkTarget, relSet, sameItems } from '../harness/pages.ts';
 import { checkProperty } from '../harness/property.ts';
 import { useSession } from '../harness/session.ts';
+import { testsSideBySide } from '../harness/suite-api.ts';
 
+// Decision (issue 38: a run lasts as long as its longest chain): every test only reads the lists
+// of its own the file made once (`datasets`), which no one else writes, so the tests run side by
+// side, and the reads of one property run that do not depend on each other go side by side too.
+testsSideBySide('every test only reads the lists of its own, made once (datasets)');
 const s = useSession();
 const LIST = '/passwords';
 // Dataset sizes around the page sizes the property favours (5..12): empty, one item, one full
@@ -29,8 +36,10 @@ let prepared: Promise<Prepared> | undefined;
 function datasets(): Promise<Prepared> {
   prepared ??= (async (): Promise<Prepared> => {
     const sets = new Map<number, Dataset>();
-    for (const n of DATASETS) {
-      const own = await ownPasswordList(s, n, `walker-${n}`);
+    // The datasets side by side: each is a project and a user of its own.
+    const owns = await together(DATASETS.map((n) => ownPasswordList(s, n, `walker-${n}`)));
+    for (const [i, n] of DATASETS.entries()) {
+      const own = owns[i]!;
       if (typeof own === 'string') return { ok: false, reason: own };
       sets.set(n, { n, ids: own.ids, client: own.client });
     }
@@ -98,7 +107,8 @@ clauseTest('SIZE-10', 'walk rel="next" to every item once, in as many pages as c
   const sets = await ready(t);
   const property = fc.asyncProperty(scenario, async ({ n, size }) => {
     const { ids, client } = sets.get(n)!;
-    const pages = await walk(client, n, size);
+    // The count beside the walk: no one writes the list.
+    const [pages, countEx] = await together([walk(client, n, size), client.get(`${LIST}/count.json`, { headers: headers(size) })]);
     const seen = pages.flatMap((ex) => itemIds(ex));
     const lastEx = pages[pages.length - 1]!;
     const what = `${n} items, X-Page-Size ${size}`;
@@ -115,7 +125,6 @@ clauseTest('SIZE-10', 'walk rel="next" to every item once, in as many pages as c
       );
     }
 
-    const countEx = await client.get(`${LIST}/count.json`, { headers: headers(size) });
     expectStatus(countEx, 200);
     const c = expectSchema(countEx, 'count') as Count;
     // Decision: with no data, num_pages may be 0 (ceil(0 / size)) or 1 (the empty first page).
@@ -136,8 +145,13 @@ clauseTest('SIZE-03', 'put X-Page-Size items on every page but the last, and the
   const property = fc.asyncProperty(scenario, async ({ n, size }) => {
     const { client } = sets.get(n)!;
     const last = expectedPages(n, size);
+    const pages = await inOrder(
+      Array.from({ length: last }, (_, i) => i + 1),
+      inFlight(s.config),
+      (p) => page(client, p, size),
+    );
     for (let p = 1; p <= last; p++) {
-      const ex = await page(client, p, size);
+      const ex = pages[p - 1]!;
       const want = p < last ? size : n - (last - 1) * size;
       const got = itemCount(ex);
       if (got !== want) violation(ex, `${want} items on ${where(p, n, size)}`, `${got} items`);
@@ -150,7 +164,7 @@ clauseTest('PAG-03', 'omit rel="prev" on the first page, asked for with no page 
   const sets = await ready(t);
   const property = fc.asyncProperty(scenario, async ({ n, size }) => {
     const { client } = sets.get(n)!;
-    for (const ex of [await client.get(`${LIST}.json`, { headers: headers(size) }), await client.get(`${LIST}/page/1.json`, { headers: headers(size) })]) {
+    for (const ex of await together([client.get(`${LIST}.json`, { headers: headers(size) }), client.get(`${LIST}/page/1.json`, { headers: headers(size) })])) {
       expectRels(ex, { has: ['self'], lacks: ['prev'] }, where(1, n, size));
     }
   });
@@ -205,19 +219,24 @@ clauseTest('PAG-08', 'point self, prev, next, first and last of every page at th
   const property = fc.asyncProperty(scenario, async ({ n, size }) => {
     const { client } = sets.get(n)!;
     const last = expectedPages(n, size);
-    const direct: string[][] = [];
-    for (let p = 1; p <= last; p++) direct.push(itemIds(await page(client, p, size)));
+    // Each page read twice (directly, and again for its links) and each link followed, every
+    // read side by side with the others at its step (no one writes the list); judged in order.
+    const pages = [...Array.from({ length: last }, (_, i) => i + 1), ...Array.from({ length: last }, (_, i) => i + 1)];
+    const read = await inOrder(pages, inFlight(s.config), (p) => page(client, p, size));
+    const direct = read.slice(0, last).map((ex) => itemIds(ex));
     const target: Record<string, (p: number) => number> = { self: (p) => p, prev: (p) => p - 1, next: (p) => p + 1, first: () => 1, last: () => last };
-    for (let p = 1; p <= last; p++) {
-      const ex = await page(client, p, size);
-      for (const [rel, url] of links(ex)) {
-        const to = target[rel]?.(p);
-        if (to === undefined || to < 1 || to > last) continue;
-        const got = await follow(client, ex, url, size);
-        const want = direct[to - 1]!;
-        if (!sameItems(itemIds(got), want)) {
-          violation(got, `rel="${rel}" of ${where(p, n, size)} pointing at page ${to} (items ${want.join(', ')})`, `items ${itemIds(got).join(', ')}`);
-        }
+    const toFollow = read.slice(last).flatMap((ex, i) =>
+      [...links(ex)].flatMap(([rel, url]) => {
+        const to = target[rel]?.(i + 1);
+        return to === undefined || to < 1 || to > last ? [] : [{ p: i + 1, ex, rel, url, to }];
+      }),
+    );
+    const followed = await inOrder(toFollow, inFlight(s.config), ({ ex, url }) => follow(client, ex, url, size));
+    for (const [j, { p, rel, to }] of toFollow.entries()) {
+      const got = followed[j]!;
+      const want = direct[to - 1]!;
+      if (!sameItems(itemIds(got), want)) {
+        violation(got, `rel="${rel}" of ${where(p, n, size)} pointing at page ${to} (items ${want.join(', ')})`, `items ${itemIds(got).join(', ')}`);
       }
     }
   });

@@ -1,6 +1,6 @@
 /**
  * The relations' probe: traffic that reaches every relation of suites/relations/ in one state,
- * beside the other files, its reads and writes for them with the target to itself. The relations themselves judge every answer of the run (through
+ * beside the other files, its reads for them with the target to itself. The relations themselves judge every answer of the run (through
  * the response oracle); this file makes sure each has answers to hold to each other, and asks
  * the oracle about them at the end.
  */
@@ -15,9 +15,9 @@ import { afterAll, beforeAll } from '../harness/suite-api.ts';
 import { oracleTest } from '../oracle/probe.ts';
 
 // Decision (issue 38: no serial tail): the file runs beside the others. Its relations compare
-// answers read one after another in one state, which a write of a file beside it would leave
-// unjudged: what it reads and writes for them holds the target to itself (the gate's exclusive
-// section), what they need made before it opens.
+// answers read in one state, which a write of a file beside it would leave unjudged: its reads for
+// them, and the deletes they read after, hold the target to themselves (the gate's exclusive
+// section, README.md "What needs the section"); what they need made is made before it opens.
 
 const s = useSession();
 const calls = useEndpoints(s);
@@ -65,14 +65,19 @@ beforeAll(async () => {
     if (e) await calls.grow(e, 5);
   }
   const hmac = await s.adminHmac();
-  const [doomed, roles] = await together([makeDoomed(d), usersByRole()]);
-  await exclusive(async () => {
-    await walk(d);
-    // Decision (issue 38: the section holds the target): the writes below touch different
-    // objects, or the same one in ways that do not depend on each other, so they go side by side;
-    // every read that compares them comes after all of them (a relation judges a read only with
-    // no write in flight or started since the read it is held to).
-    await Promise.all([
+  // Decision (issue 38: the section holds the target, so it holds only what needs it): the writes
+  // no relation reads around (the renames, the favorites, the HMAC user's own password, the objects
+  // to delete) are made before it opens, and answered; so is check_latest by the roles it must be
+  // refused to (roles-refused holds on every reply, in any state). The IT user's asks in the section
+  // (roles-served judges a refusal only where nothing else may refuse the user: served just before,
+  // with no write between).
+  const [doomed, it] = await together([
+    makeDoomed(d),
+    usersByRole().then(async (users) => {
+      await checkLatestByRole(users.filter((u) => u.role !== 'it'));
+      return users.filter((u) => u.role === 'it');
+    }),
+    together([
       // The shared project and password renamed: their shows, lists and searches below must agree
       // on the new name (list-show-fields), whatever a search index or a list cache kept.
       d.ids.project !== undefined && s.admin.put(`/projects/${d.ids.project}.json`, { name: d.name('renamed-project') }),
@@ -82,15 +87,32 @@ beforeAll(async () => {
       d.ids.project !== undefined && s.admin.post(`/favorite_projects/${d.ids.project}.json`),
       hmac && d.ids.password !== undefined && hmac.post(`/favorite_passwords/${d.ids.password}.json`),
       hmac && d.ids.project !== undefined && hmac.post(`/favorite_projects/${d.ids.project}.json`),
-    ]);
-    if (hmac) {
-      // Its read-back with no write of the run in flight, as the relations judge reads.
-      await hmacOwn(hmac);
-      await calls.callEach(hmac, d, {}, hmacReads, inFlight(s.config));
-    }
-    await deleteAndRead(d, doomed);
-    // After the deletes: roles-served judges a refusal of an IT user only with no write in flight.
-    await checkLatestByRole(roles);
+      hmac && hmacOwn(hmac),
+    ]),
+  ]);
+  await exclusive(async () => {
+    // Decision (issue 38: a section lasts as long as its chain): the deletes side by side, then
+    // every read of the section side by side (at most --concurrency in flight), all in the state
+    // the deletes left: a relation judges a read only with no write in flight or started since
+    // the read it is held to, and a delete only with the reads sent after it was answered.
+    const gone = await deleteAll(doomed);
+    const hmacEach: Array<() => Promise<unknown>> = hmac ? hmacReads.map((e) => () => calls.callEach(hmac, d, {}, [e])) : [];
+    // The longest chains first: the IT user's two asks, a walk (its count, then its pages), an
+    // HMAC read (and its Basic look-up).
+    await inOrder(
+      [
+        () => checkLatestByRole(it),
+        ...walks(d),
+        ...hmacEach,
+        ...gone.map(
+          ({ kind, id, lists }) =>
+            () =>
+              goneReads(d, kind, id, lists),
+        ),
+      ],
+      inFlight(s.config),
+      (read) => read(),
+    );
   });
 });
 
@@ -126,52 +148,67 @@ async function usersByRole(): Promise<Array<{ role: string; client: ApiClient }>
 async function checkLatestByRole(users: ReadonlyArray<{ role: string; client: ApiClient }>): Promise<void> {
   await Promise.all(
     users.map(async ({ role, client }) => {
-      // An IT user served version.json just before: nothing but its role decides check_latest.
+      // An IT user served version.json just before: with no write between, nothing but its role decides check_latest.
       if (role === 'it') await client.get('/version.json');
       await client.get('/version/check_latest.json');
     }),
   );
 }
 
-async function walk(d: EndpointData): Promise<void> {
-  await inOrder(WALKED, inFlight(s.config), async (path) => {
-    // The page sizes side by side: nothing writes while the section walks.
-    await Promise.all(
-      WALK_SIZES.map(async (size) => {
-        const headers = { 'X-Page-Size': size };
-        const base = fillPath(path, d).replace(/\.json$/, '');
-        await s.admin.get(`${base}/count.json`, { headers });
-        for (let page = 1; page <= 4; page++) {
-          const ex = await s.admin.get(page === 1 ? `${base}.json` : `${base}/page/${page}.json`, { headers });
-          const link = ex.response?.headers.link;
-          if (ex.response?.status !== 200 || !String(link ?? '').includes('rel="next"')) break;
-        }
-      }),
-    );
-  });
+/**
+ * Each walked list at each page size: its count, then the pages the count gives side by side
+ * (nothing writes while the section reads), then on along rel="next" one at a time up to page 4
+ * (a walk that loops goes on past what the count says).
+ */
+function walks(d: EndpointData): Array<() => Promise<void>> {
+  return WALKED.flatMap((path) =>
+    WALK_SIZES.map((size) => async () => {
+      const headers = { 'X-Page-Size': size };
+      const base = fillPath(path, d).replace(/\.json$/, '');
+      const page = (n: number) => s.admin.get(n === 1 ? `${base}.json` : `${base}/page/${n}.json`, { headers });
+      const count = await s.admin.get(`${base}/count.json`, { headers });
+      const items = (count.json as { num_items?: unknown } | undefined)?.num_items;
+      const first = Math.min(4, Math.max(1, typeof items === 'number' ? Math.ceil(items / Number(size)) : 1));
+      let last = (await Promise.all(Array.from({ length: first }, (_, i) => page(i + 1)))).at(-1);
+      for (let n = first + 1; n <= 4; n++) {
+        if (last?.response?.status !== 200 || !String(last.response.headers.link ?? '').includes('rel="next"')) break;
+        last = await page(n);
+      }
+    }),
+  );
 }
 
-/** One fresh object of each kind (`GONE`), made for deleteAndRead: its id, or undefined. */
+/**
+ * One fresh object of each kind (`GONE`), made for deleteAll, the password and the project made
+ * favorite (the favorites lists must drop them once deleted): its id, or undefined.
+ */
 function makeDoomed(d: EndpointData): Promise<Array<number | undefined>> {
-  return inOrder(GONE, inFlight(s.config), ({ kind }) => calls.make(kind, { ...d, ids: { ...d.ids } }));
+  return inOrder(GONE, inFlight(s.config), async ({ kind, favorite }) => {
+    const id = await calls.make(kind, { ...d, ids: { ...d.ids } });
+    if (favorite && id !== undefined) await s.admin.post(`${favorite}/${id}.json`);
+    return id;
+  });
 }
 
-/** The fresh object of each kind deleted, then looked for: its show and its list. */
-async function deleteAndRead(d: EndpointData, doomed: ReadonlyArray<number | undefined>): Promise<void> {
-  await inOrder([...GONE.entries()], inFlight(s.config), async ([i, { kind, list, also, favorite }]) => {
-    const id = doomed[i];
-    if (id === undefined) return;
-    if (favorite) await s.admin.post(`${favorite}/${id}.json`);
-    const del = await s.admin.delete(deletePath(kind, id), kind === 'password' ? { headers: { 'X-Unlock-Reason': 'pmv6 conformance run' } } : {});
-    const status = del.response?.status ?? 0;
-    if (status < 200 || status >= 300) return;
-    s.fixtures.forget(kind, id);
-    // The reads after the delete side by side: none of them writes.
-    await Promise.all([
-      s.admin.get(`/${kind}s/${id}.json`),
-      ...[fillPath(list, d), ...(also ?? [])].map((path) => s.admin.get(path, { headers: { 'X-Page-Size': '1000' } })),
-    ]);
-  });
+/** The fresh objects deleted side by side: those whose delete succeeded, with where to look for them. */
+async function deleteAll(doomed: ReadonlyArray<number | undefined>): Promise<Array<{ kind: IdKind; id: number; lists: string[] }>> {
+  const deleted = await together(
+    GONE.map(async ({ kind, list, also }, i) => {
+      const id = doomed[i];
+      if (id === undefined) return undefined;
+      const del = await s.admin.delete(deletePath(kind, id), kind === 'password' ? { headers: { 'X-Unlock-Reason': 'pmv6 conformance run' } } : {});
+      const status = del.response?.status ?? 0;
+      if (status < 200 || status >= 300) return undefined;
+      s.fixtures.forget(kind, id);
+      return { kind, id, lists: [list, ...(also ?? [])] };
+    }),
+  );
+  return deleted.filter((x) => x !== undefined);
+}
+
+/** A deleted object looked for: its show and its lists, side by side (none of them writes). */
+async function goneReads(d: EndpointData, kind: IdKind, id: number, lists: readonly string[]): Promise<void> {
+  await Promise.all([s.admin.get(`/${kind}s/${id}.json`), ...lists.map((path) => s.admin.get(fillPath(path, d), { headers: { 'X-Page-Size': '1000' } }))]);
 }
 
 oracleTest(
