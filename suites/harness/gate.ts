@@ -306,9 +306,10 @@ export class Gate {
   }
 
   // A section takes joiners while it waits in the queue, and once held for less than AGED request
-  // times; one past that is dropped from the joinable, and the next call opens a section of its own.
+  // times (any time while no request has ended yet); one past that is dropped from the joinable,
+  // and the next call opens a section of its own.
   #mayJoin(j: Joinable): boolean {
-    if (!j.closed && (j.heldAt === undefined || performance.now() - j.heldAt < AGED * this.#holdMs)) return true;
+    if (!j.closed && (j.heldAt === undefined || this.#holdMs === 0 || performance.now() - j.heldAt < AGED * this.#holdMs)) return true;
     for (const [key, k] of this.#joinable) if (k === j) this.#joinable.delete(key);
     return false;
   }
