@@ -276,7 +276,7 @@ describe('settings sections that ask the same settings share one section', () =>
     vi.restoreAllMocks();
   });
 
-  test('a call with the same settings joins the section, queued or held: the settings are put once, its requests pass as the holder\'s', async () => {
+  test("a call with the same settings joins the section, queued or held: the settings are put once, its requests pass as the holder's", async () => {
     const gate = new Gate(8);
     const { state, seen, send, settings } = installation(gate);
     const busy = request(gate, [], 'busy');
@@ -391,7 +391,11 @@ describe('settings sections that ask the same settings share one section', () =>
       expect(gate.joined()).toBe(false);
       await send('bare');
     });
-    const own = gate.joinable(undefined, async () => async () => {}, () => send('own'));
+    const own = gate.joinable(
+      undefined,
+      async () => async () => {},
+      () => send('own'),
+    );
     await tick();
     await tick();
     expect(seen).toEqual([]);
