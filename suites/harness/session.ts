@@ -24,6 +24,8 @@ export interface Session {
    * settings are already those in force between exclusive sections it runs beside the other files,
    * and elsewhere it shares its section with the calls that ask the same settings (gate.ts
    * `joinable`). Beside the other tests of its file only in a file that does not run alone.
+   * Calls side by side (`together`) only from outside a section: nested ones share the section
+   * they run in and would change its settings under each other.
    */
   withSettings<T>(settings: Partial<Settings>, fn: () => Promise<T>, opts?: { requestsOnly?: boolean }): Promise<T>;
 }
