@@ -115,20 +115,26 @@ clauseTest('AUTH-09', 'accept HMAC for a GET and a POST while only HMAC is enabl
   await s.withSettings(
     { auth_methods: 'hmac' },
     async () => {
-      expectStatus(await user.hmacClient.get(PATH), 200);
       // The fixtures' own Basic requests would be refused here, so the project is created over HMAC;
-      // a refused creation is this clause's failure, not a failed setup.
-      try {
-        await s.fixtures.createProject(user.hmacClient);
-      } catch (e) {
-        if (e instanceof SetupError && e.exchange)
-          violation(
-            e.exchange,
-            'status 201 for POST /projects.json signed with HMAC',
-            e.exchange.response ? `status ${e.exchange.response.status}` : 'no response',
-          );
-        throw e;
-      }
+      // a refused creation is this clause's failure, not a failed setup. The GET and the POST go
+      // out together; the GET is judged first.
+      const create = async () => {
+        try {
+          await s.fixtures.createProject(user.hmacClient);
+        } catch (e) {
+          if (e instanceof SetupError && e.exchange)
+            violation(
+              e.exchange,
+              'status 201 for POST /projects.json signed with HMAC',
+              e.exchange.response ? `status ${e.exchange.response.status}` : 'no response',
+            );
+          throw e;
+        }
+      };
+      const [read, created] = await Promise.allSettled([user.hmacClient.get(PATH), create()]);
+      if (read.status === 'rejected') throw read.reason;
+      expectStatus(read.value, 200);
+      if (created.status === 'rejected') throw created.reason;
     },
     REQUESTS_ONLY,
   );
