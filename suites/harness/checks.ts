@@ -75,7 +75,9 @@ export function withSettingsSnapshot<T>(s: Session, fn: (control: ControlClient)
   // the file's creations still pending are read back before it, under the settings they were made under.
   return exclusive(async () => {
     await s.fixtures.settle();
-    const before: Settings = await control.getSettings();
+    // As the control protocol last showed them (settings change only in sections, through these
+    // clients): one request less in a section that holds the target.
+    const before: Settings = await control.currentSettings();
     try {
       return await fn(control);
     } finally {
