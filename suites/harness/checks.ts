@@ -1,6 +1,6 @@
 import { type Exchange, headerValue } from '../../core/exchange.ts';
 import { expectResponse, notJson, SetupError, violation } from './assert.ts';
-import { type ControlClient, changeable } from './control.ts';
+import { type ControlClient, changeable, type Settings } from './control.ts';
 import { exclusive } from './gate.ts';
 import type { Session } from './session.ts';
 
@@ -76,7 +76,9 @@ export function withSettingsSnapshot<T>(s: Session, fn: (control: ControlClient)
   // the file's creations still pending are read back before it, under the settings they were made under.
   return exclusive(async () => {
     await s.fixtures.settle();
-    const snapshot = control.getSettings();
+    // As the control protocol last showed them (settings change only in sections, through these
+    // clients): one request less in a section that holds the target.
+    const snapshot: Promise<Settings> = control.currentSettings();
     // Awaited after the reset when fn runs beside it: a failed read still leaves no fault behind.
     snapshot.catch(() => {});
     if (!opts.faultsOnly) await snapshot;

@@ -44,6 +44,9 @@ export interface ApiKeys {
 function serverWide(what: string): void {
   const gate = activeGate();
   if (gate && !gate.holding()) throw new Error(`harness: control ${what} outside an exclusive section (Session.withSettings) while suite files run`);
+  // The fns of a settings section that others may join (requestsOnly) only send requests: a
+  // write of theirs would change the settings under the other calls sharing the section.
+  if (gate?.joined()) throw new Error(`harness: control ${what} in the fn of a Session.withSettings declared requestsOnly (suites/harness/gate.ts)`);
 }
 
 /**

@@ -7,6 +7,7 @@ import { ReadOnlyError, SetupError } from './assert.ts';
 import type { ApiClient } from './client.ts';
 import { inFlight, type RunConfig } from './config.ts';
 import type { ControlClient, Role } from './control.ts';
+import { activeGate } from './gate.ts';
 import { inOrder } from './in-order.ts';
 import {
   activeLedger,
@@ -89,6 +90,8 @@ export class Fixtures {
   private readonly untouched: NonNullable<CleanupReport['untouched']> = [];
   /** Creations not yet shown with the run's name (settle()). */
   private readonly pending: Pending[] = [];
+  /** Settles under way (settle()): a test beside the others waits for its siblings' too. */
+  private readonly settling = new Set<Promise<void>>();
   /** The run's ledger (suites/harness/ownership.ts); one of its own outside a run. */
   readonly ledger: Ledger;
 
@@ -171,7 +174,18 @@ export class Fixtures {
    */
   async settle(opts: { deferred?: boolean } = {}): Promise<void> {
     const open = this.pending.splice(0);
-    await inOrder(open, inFlight(this.cfg), (p) => this.ledger.settle(p, opts));
+    const mine = inOrder(open, inFlight(this.cfg), (p) => this.ledger.settle(p, opts)).then(() => {});
+    this.settling.add(mine);
+    try {
+      // Decision: the creations another test of the file took out of `pending` and is still reading
+      // back are settled too before a section opens (tests side by side, testsSideBySide), so none
+      // is read back under a section's settings. Not from inside a section: their reads wait for
+      // its end (suites/harness/gate.ts).
+      if (!activeGate()?.holding()) await Promise.all([...this.settling].map((p) => (p === mine ? p : p.catch(() => {}))));
+      else await mine;
+    } finally {
+      this.settling.delete(mine);
+    }
   }
 
   /**

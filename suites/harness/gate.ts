@@ -31,6 +31,22 @@
 // - A section must not wait on a request another context started and has not yet sent (it would
 //   wait for the section's own end): the settings sections make what they need before they open.
 //   Should one do, the test's deadline ends it as a harness error, never a hang.
+// - Settings sections that ask the same settings share one section (`joinable`, issue 38: ten
+//   sections of one or two requests each were 3.4 s of a run through 100 ms, every other file
+//   waiting). A `Session.withSettings` whose fn only sends requests (`requestsOnly`) asks for a
+//   section keyed by its settings (same keys, same values); a later call with the same key joins
+//   it while it waits in the queue or is held: its fn runs in the section's async context (its
+//   requests pass as the holder's), the first in puts the settings, the last out puts them back
+//   and releases the gate, also when a joined fn throws. A bare `exclusive`, a fault or reset
+//   section (withSettingsSnapshot) and a withSettings whose fn writes through the control
+//   protocol are never joined, and a joined fn that writes a setting, a fault or a reset is a
+//   harness error (control.ts `serverWide`): it would change them under the others.
+//   No starvation: a held section takes no joiner once it has been held AGED request times, so
+//   joining lengthens it by at most that plus its longest fn; waiters queued meanwhile go next.
+//   Joining is the only way a section is shared: a context outside it (a sibling test of the same
+//   file beside it) waits at the gate like any other request. The deadlock rule above holds for
+//   joiners too: withSettings settles the file's creations before it opens or joins, and a
+//   joined fn awaits only its own requests.
 // - No gate is open outside a run (the project's own tests, the runner's cleanup): everything passes.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { currentScope } from './traffic.ts';
@@ -40,14 +56,17 @@ import { currentScope } from './traffic.ts';
  * AsyncLocalStorage that has run stays in every later promise's bookkeeping (a worker that runs a
  * hundred runs would carry a hundred).
  */
-const sections = new AsyncLocalStorage<symbol>();
+const sections = new AsyncLocalStorage<{ id: symbol; joined?: true }>();
 
 /** Set while a test runs beside the other tests of its file (suites/harness/suite-api.ts testsSideBySide). */
-const beside = new AsyncLocalStorage<true>();
+const beside = new AsyncLocalStorage<{ alone: boolean }>();
 
-/** Runs fn as a test beside the others of its file: it may open no exclusive section. */
-export function runBeside<T>(fn: () => T): T {
-  return beside.run(true, fn);
+/**
+ * Runs fn as a test beside the others of its file (`alone`: a file that runs alone): it may open
+ * no exclusive section, and a settings section only in a file that does not run alone.
+ */
+export function runBeside<T>(alone: boolean, fn: () => T): T {
+  return beside.run({ alone }, fn);
 }
 
 /**
@@ -58,6 +77,20 @@ export function runBeside<T>(fn: () => T): T {
 export function refuseBeside(): void {
   if (beside.getStore())
     throw new Error('harness: an exclusive section (a setting, a fault) in a test that runs beside the other tests of its file: declare the test afterOthers');
+}
+
+/**
+ * A settings section (Session.withSettings) beside the other tests of the file is a section like
+ * another file's: the tests outside it wait at the gate. Refused where the tests share the file's
+ * section (a file that runs alone, see refuseBeside) and where no gate is open (nothing would
+ * keep the others out).
+ */
+export function refuseSettingsBeside(): void {
+  const b = beside.getStore();
+  if (b?.alone || (b && open === undefined))
+    throw new Error(
+      `harness: a setting changed in a test that runs beside the other tests of its file ${b.alone ? 'that runs alone' : 'with no gate open'}: declare the test afterOthers`,
+    );
 }
 
 /** A waiter that has waited this many request times is served before any chain (no starvation). */
@@ -73,6 +106,61 @@ interface Waiter {
   wake: () => void;
 }
 
+/** A settings section others may join (`Gate.joinable`). */
+interface Joinable {
+  /** When the section was opened (performance.now()); undefined while it waits in the queue. */
+  heldAt?: number;
+  /** The section's async context once held (undefined when the gate was closed). */
+  id?: symbol | undefined;
+  /** Its fns not yet ended, the opener's included. */
+  members: number;
+  /** The calls that joined it. */
+  joiners: number;
+  /** Takes no joiner: its last member has left, or its settings could not be put. */
+  closed: boolean;
+  /** Settles once the settings are put (rejects when they could not be). */
+  opened: Promise<void>;
+  ready: () => void;
+  fail: (e: unknown) => void;
+  /** Resolves when the last member has left. */
+  drained: Promise<void>;
+  leave: () => void;
+}
+
+function joinable(onClosed: () => void): Joinable {
+  let ready!: () => void;
+  let fail!: (e: unknown) => void;
+  let drain!: () => void;
+  const opened = new Promise<void>((resolve, reject) => {
+    ready = resolve;
+    fail = reject;
+  });
+  opened.catch(() => {});
+  const drained = new Promise<void>((resolve) => {
+    drain = resolve;
+  });
+  const j: Joinable = {
+    members: 1,
+    joiners: 0,
+    closed: false,
+    opened,
+    ready,
+    fail: (e) => {
+      j.closed = true;
+      onClosed();
+      fail(e);
+    },
+    drained,
+    leave: () => {
+      if (--j.members > 0) return;
+      j.closed = true;
+      onClosed();
+      drain();
+    },
+  };
+  return j;
+}
+
 /** What a gate measured of the run it served (bench:field prints it and writes chains.ts from it). */
 export interface GateMeasure {
   /** By suite file: its longest chain of requests one after another. */
@@ -80,8 +168,8 @@ export interface GateMeasure {
   /** Exclusive sections held, and their time in all (ms): nothing else was in flight meanwhile. */
   sections: number;
   sectionMs: number;
-  /** By the suite file that opened them (or "(a file that runs alone)"): sections, their time (ms), their requests. */
-  sectionsByFile: Map<string, { sections: number; ms: number; requests: number }>;
+  /** By the suite file that opened them (or "(a file that runs alone)"): sections, their time (ms), their requests, the calls that joined them. */
+  sectionsByFile: Map<string, { sections: number; ms: number; requests: number; joined: number }>;
 }
 
 export class Gate {
@@ -98,6 +186,9 @@ export class Gate {
   readonly #holderQueue: Array<() => void> = [];
   readonly #measure: GateMeasure = { chains: new Map(), sections: 0, sectionMs: 0, sectionsByFile: new Map() };
   #heldRequests = 0;
+  #heldJoined = 0;
+  /** The settings sections that take joiners, by key. */
+  readonly #joinable = new Map<string, Joinable>();
 
   /**
    * At most `limit` requests in flight at once; a free slot to the request whose file has the
@@ -115,7 +206,12 @@ export class Gate {
 
   /** Whether the calling context holds the gate (runs inside an exclusive section). */
   holding(): boolean {
-    return this.#holder !== undefined && sections.getStore() === this.#holder;
+    return this.#holder !== undefined && sections.getStore()?.id === this.#holder;
+  }
+
+  /** Whether the calling context is a fn that runs in a joinable settings section (`joinable`). */
+  joined(): boolean {
+    return this.holding() && sections.getStore()?.joined === true;
   }
 
   /** Waits for a slot; returns the function that gives it back. */
@@ -152,14 +248,73 @@ export class Gate {
   }
 
   /** Runs fn with the target to itself: nothing else in flight while it runs. Re-entrant. */
-  async exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    // The tests of a file that runs alone share its section: one of them changing a setting
-    // would change it under the others (measured: pages read at NUM_ITEMS_LISTS 5 against a
-    // count read at 20). Such a test is declared to run on its own (afterOthers).
-    if (beside.getStore())
-      throw new Error(
-        'harness: an exclusive section (a setting, a fault) in a test that runs beside the other tests of its file: declare the test afterOthers',
-      );
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    refuseBeside();
+    return this.#section(fn);
+  }
+
+  /**
+   * Runs fn in an exclusive section that later calls with the same `key` join until it has been
+   * held AGED request times (see the decisions above); without a key, in a section of its own.
+   * `open` runs once, first in, inside the section; what it returns runs once, after the last
+   * member's fn has ended, and then the gate is released. Not for a context that holds the gate.
+   */
+  async joinable<T>(key: string | undefined, open: () => Promise<() => Promise<void>>, fn: () => Promise<T>): Promise<T> {
+    const found = key === undefined ? undefined : this.#joinable.get(key);
+    if (found !== undefined && this.#mayJoin(found)) {
+      found.members++;
+      found.joiners++;
+      try {
+        await found.opened;
+        return await (found.id === undefined ? fn() : sections.run({ id: found.id, joined: true }, fn));
+      } finally {
+        found.leave();
+      }
+    }
+    const mine =
+      key === undefined
+        ? undefined
+        : joinable(() => {
+            if (this.#joinable.get(key) === mine) this.#joinable.delete(key);
+          });
+    if (mine) this.#joinable.set(key!, mine);
+    return this.#section(async () => {
+      const id = sections.getStore()?.id;
+      if (mine) {
+        mine.id = id;
+        mine.heldAt = performance.now();
+      }
+      let close: (() => Promise<void>) | undefined;
+      try {
+        try {
+          close = await open();
+          mine?.ready();
+        } catch (e) {
+          mine?.fail(e);
+          throw e;
+        }
+        return await (mine && id !== undefined ? sections.run({ id, joined: true }, fn) : fn());
+      } finally {
+        if (mine) {
+          mine.leave();
+          await mine.drained;
+          this.#heldJoined = mine.joiners;
+        }
+        await close?.();
+      }
+    });
+  }
+
+  // A section takes joiners while it waits in the queue, and once held for less than AGED request
+  // times (any time while no request has ended yet); one past that is dropped from the joinable,
+  // and the next call opens a section of its own.
+  #mayJoin(j: Joinable): boolean {
+    if (!j.closed && (j.heldAt === undefined || this.#holdMs === 0 || performance.now() - j.heldAt < AGED * this.#holdMs)) return true;
+    for (const [key, k] of this.#joinable) if (k === j) this.#joinable.delete(key);
+    return false;
+  }
+
+  async #section<T>(fn: () => Promise<T>): Promise<T> {
     if (this.#closed || this.holding()) return fn();
     if (this.#holder !== undefined || this.#queue.length > 0 || this.#inFlight > 0) {
       await new Promise<void>((wake) => this.#queue.push({ kind: 'exclusive', at: performance.now(), ahead: 0, wake }));
@@ -167,15 +322,21 @@ export class Gate {
     } else this.#holder = Symbol('exclusive section');
     this.#heldAt = performance.now();
     this.#heldRequests = 0;
+    this.#heldJoined = 0;
     try {
-      return await sections.run(this.#holder!, fn);
+      return await sections.run({ id: this.#holder! }, fn);
     } finally {
       const ms = performance.now() - this.#heldAt;
       this.#measure.sections++;
       this.#measure.sectionMs += ms;
       const by = currentScope()?.file ?? '(a file that runs alone)';
-      const f = this.#measure.sectionsByFile.get(by) ?? { sections: 0, ms: 0, requests: 0 };
-      this.#measure.sectionsByFile.set(by, { sections: f.sections + 1, ms: f.ms + ms, requests: f.requests + this.#heldRequests });
+      const f = this.#measure.sectionsByFile.get(by) ?? { sections: 0, ms: 0, requests: 0, joined: 0 };
+      this.#measure.sectionsByFile.set(by, {
+        sections: f.sections + 1,
+        ms: f.ms + ms,
+        requests: f.requests + this.#heldRequests,
+        joined: f.joined + this.#heldJoined,
+      });
       this.#holder = undefined;
       this.#serve();
     }

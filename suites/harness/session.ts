@@ -3,7 +3,7 @@ import { ApiClient, adminAuth } from './client.ts';
 import { basicRefused, getRunConfig, type RunConfig } from './config.ts';
 import { ControlClient, changeable, type Settings, sectionFound, settingsBetweenSections } from './control.ts';
 import { Fixtures, type FixtureUser } from './fixtures.ts';
-import { activeGate, exclusive, refuseBeside } from './gate.ts';
+import { activeGate, refuseSettingsBeside } from './gate.ts';
 import { afterAll } from './suite-api.ts';
 
 export interface Session {
@@ -21,7 +21,11 @@ export interface Session {
   /**
    * Runs fn with these settings, then restores every value it changed, also after a failure.
    * `requestsOnly`: fn only sends requests (no control protocol write of its own), so where the
-   * settings are already those in force between exclusive sections it runs beside the other files.
+   * settings are already those in force between exclusive sections it runs beside the other files,
+   * and elsewhere it shares its section with the calls that ask the same settings (gate.ts
+   * `joinable`). Beside the other tests of its file only in a file that does not run alone.
+   * Calls side by side (`together`) only from outside a section: nested ones share the section
+   * they run in and would change its settings under each other.
    */
   withSettings<T>(settings: Partial<Settings>, fn: () => Promise<T>, opts?: { requestsOnly?: boolean }): Promise<T>;
 }
@@ -95,32 +99,44 @@ export function useSession(): Session {
       const refused = basicRefused(init().config);
       if (refused !== undefined && settings.auth_methods !== undefined && settings.auth_methods !== 'hmac')
         throw new PreconditionError(`${refused} (the check sets the authentication method to "${settings.auth_methods}")`);
-      // The file's creations still pending are read back under the settings they were made under.
+      // The file's creations still pending are read back under the settings they were made under,
+      // before the section opens or is joined (gate.ts: a section waits on nothing outside it).
       await init().fixtures.settle();
       // Decision (issue 38: the exclusive sections were half of a run through 100 ms): requests sent
       // outside a section are sent under the settings in force between sections, since every section
       // puts back what it changed before it ends. Settings already as asked there need no section
       // for a fn that only sends requests: it runs beside the others, under those settings all the same.
-      refuseBeside();
-      const keys = Object.keys(settings) as Array<keyof Settings>;
+      refuseSettingsBeside();
+      const keys = (Object.keys(settings) as Array<keyof Settings>).sort();
       const found = settingsBetweenSections(control.url);
-      const outermost = !activeGate()?.holding();
+      const gate = activeGate();
+      const outermost = !gate?.holding();
       if (opts.requestsOnly && outermost && found !== undefined && keys.every((k) => settings[k] === found[k])) return fn();
       // With the target to itself: files side by side never see the changed setting.
       // Settings already as asked are not sent again, and only settings that differ at the end
       // are put back (the section still holds the target: no other file's section changes them).
-      return exclusive(async () => {
+      const open = async () => {
         const before = await control.currentSettings();
         if (outermost) sectionFound(control.url, before);
         if (keys.some((k) => settings[k] !== before[k])) await control.putSettings(settings);
-        try {
-          return await fn();
-        } finally {
+        return async () => {
           const now = await control.currentSettings();
           const back = keys.filter((k) => now[k] !== before[k]);
           if (back.length > 0) await control.putSettings(Object.fromEntries(back.map((k) => [k, before[k]])) as Partial<Settings>);
+        };
+      };
+      if (gate === undefined || !outermost) {
+        const close = await open();
+        try {
+          return await fn();
+        } finally {
+          await close();
         }
-      });
+      }
+      // A fn that only sends requests shares its section with the calls that ask the same settings
+      // (same keys, same values): gate.ts `joinable`.
+      const key = opts.requestsOnly ? JSON.stringify(keys.map((k) => [k, settings[k]])) : undefined;
+      return gate.joinable(key, open, fn);
     },
   };
   return session;

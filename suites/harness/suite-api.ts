@@ -97,8 +97,10 @@ export function runsAlone(reason: string): void {
 /**
  * Declares that the file's tests run side by side, sharing --concurrency: none writes what
  * another reads (they read what the file made once, in a shared promise). A test declared
- * `afterOthers` runs on its own; a test beside others that opens an exclusive section (a
- * setting) is a harness error (suites/harness/gate.ts). Files whose tests compare one state
+ * `afterOthers` runs on its own; a test beside others that opens an exclusive section (a fault,
+ * a reset; a setting in a file that runs alone) is a harness error, and one that changes a
+ * setting through Session.withSettings in a file that does not run alone holds the others back
+ * as another file's section does (suites/harness/gate.ts). Files whose tests compare one state
  * (the log files, the relations) keep them one after another.
  */
 export function testsSideBySide(reason: string): void {

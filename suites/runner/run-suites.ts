@@ -120,7 +120,7 @@ export interface RunResult {
     chains: Record<string, number>;
     sections: number;
     sectionMs: number;
-    sectionsByFile: Record<string, { sections: number; ms: number; requests: number }>;
+    sectionsByFile: Record<string, { sections: number; ms: number; requests: number; joined: number }>;
     alone: string[];
   };
 }

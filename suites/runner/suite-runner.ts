@@ -189,7 +189,7 @@ async function runFile(file: string, declared: SuiteDeclarations, options: FileR
     const cases: CaseRun[] = [];
     let group: number[] = [];
     const flush = async () => {
-      await Promise.all(group.map(async (i) => (cases[i] = await runBeside(() => caseOf(declared.tests[i]!)))));
+      await Promise.all(group.map(async (i) => (cases[i] = await runBeside(declared.alone !== undefined, () => caseOf(declared.tests[i]!)))));
       group = [];
     };
     for (const [i, t] of declared.tests.entries()) {

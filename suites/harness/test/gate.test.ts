@@ -1,5 +1,5 @@
-import { describe, expect, test } from 'vitest';
-import { Gate } from '../gate.ts';
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
+import { AGED, Gate, openGate, refuseSettingsBeside, runBeside } from '../gate.ts';
 import { childScope, inScope, requestStarting, unchangedSince, writeMark } from '../traffic.ts';
 
 const tick = () => new Promise<void>((resolve) => setTimeout(resolve, 1));
@@ -223,6 +223,235 @@ describe('the gate', () => {
     stuck.end();
     waiting.end();
     await Promise.all([stuck.done, waiting.done]);
+  });
+});
+
+/**
+ * Settings sections over a fake installation: `setting` is what it holds; each section opened
+ * through `settings` puts `value` first in and puts back what it found last out, and `seen` gets
+ * the setting under which each fn's request passed the gate.
+ */
+function installation(gate: Gate) {
+  const state = { setting: 'default', opened: 0, closed: 0 };
+  const seen: string[] = [];
+  const send = async (name: string) => {
+    const release = await gate.admit();
+    seen.push(`${name}@${state.setting}`);
+    release();
+  };
+  const settings = <T>(value: string, fn: () => Promise<T>) =>
+    gate.joinable(
+      `setting=${value}`,
+      async () => {
+        const before = state.setting;
+        state.opened++;
+        state.setting = value;
+        await tick();
+        return async () => {
+          await tick();
+          state.setting = before;
+          state.closed++;
+        };
+      },
+      fn,
+    );
+  return { state, seen, send, settings };
+}
+
+/** A promise and the function that resolves it. */
+function later() {
+  let go!: () => void;
+  const done = new Promise<void>((resolve) => {
+    go = resolve;
+  });
+  return { go, done };
+}
+
+describe('settings sections that ask the same settings share one section', () => {
+  // A clock that stands still: a section is held less than AGED request times (the last test moves it).
+  beforeEach(() => {
+    vi.spyOn(performance, 'now').mockReturnValue(0);
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  test("a call with the same settings joins the section, queued or held: the settings are put once, its requests pass as the holder's", async () => {
+    const gate = new Gate(8);
+    const { state, seen, send, settings } = installation(gate);
+    const busy = request(gate, [], 'busy');
+    await tick();
+    const first = later();
+    const opener = settings('hmac', async () => {
+      expect(gate.holding() && gate.joined()).toBe(true);
+      await send('opener');
+      await first.done;
+      return 'opener';
+    });
+    // Joins while the section waits for `busy`, and once it is held.
+    const queued = settings('hmac', async () => {
+      await send('queued');
+      return 'queued';
+    });
+    busy.end();
+    await tick();
+    await tick();
+    const held = settings('hmac', async () => {
+      await send('held');
+      return 'held';
+    });
+    await tick();
+    await tick();
+    first.go();
+    expect(await Promise.all([opener, queued, held])).toEqual(['opener', 'queued', 'held']);
+    expect(state).toEqual({ setting: 'default', opened: 1, closed: 1 });
+    expect(seen.sort()).toEqual(['held@hmac', 'opener@hmac', 'queued@hmac']);
+    expect(gate.measured().sections).toBe(1);
+    expect([...gate.measured().sectionsByFile.values()]).toMatchObject([{ sections: 1, requests: 3, joined: 2 }]);
+  });
+
+  test('the last out puts the settings back and releases the gate; a request outside the section waits until then and is sent under the settings put back', async () => {
+    const gate = new Gate(8);
+    const { state, seen, send, settings } = installation(gate);
+    const [hold, slow] = [later(), later()];
+    let openerEnded = false;
+    const opener = settings('basic', async () => {
+      await send('opener');
+      await hold.done;
+    }).then(() => {
+      openerEnded = true;
+    });
+    await tick();
+    const joiner = settings('basic', async () => {
+      await slow.done;
+      await send('joiner');
+    });
+    // A sibling test beside them, in no section: it waits at the gate like any other request.
+    const sibling = send('sibling');
+    await tick();
+    hold.go();
+    await tick();
+    await tick();
+    // The opener's fn has ended, the joiner's has not: the section is still held.
+    expect(seen).toEqual(['opener@basic']);
+    expect(state.closed).toBe(0);
+    expect(openerEnded).toBe(false);
+    slow.go();
+    await Promise.all([opener, joiner, sibling]);
+    expect(seen).toEqual(['opener@basic', 'joiner@basic', 'sibling@default']);
+    expect(state).toEqual({ setting: 'default', opened: 1, closed: 1 });
+    expect(gate.holding()).toBe(false);
+  });
+
+  test('a joined fn that throws rejects alone; the settings are put back and the gate released once the others end', async () => {
+    const gate = new Gate(8);
+    const { state, seen, send, settings } = installation(gate);
+    const hold = later();
+    const opener = settings('basic', async () => {
+      await hold.done;
+      await send('opener');
+      return 'fine';
+    });
+    await tick();
+    const thrower = settings('basic', async () => {
+      await send('thrower');
+      throw new Error('the check failed');
+    });
+    await expect(thrower).rejects.toThrow('the check failed');
+    expect(state.closed).toBe(0);
+    hold.go();
+    expect(await opener).toBe('fine');
+    expect(state).toEqual({ setting: 'default', opened: 1, closed: 1 });
+    await send('after');
+    expect(seen).toEqual(['thrower@basic', 'opener@basic', 'after@default']);
+  });
+
+  test('a section whose settings could not be put fails every member and releases the gate', async () => {
+    const gate = new Gate(8);
+    const refused = () => Promise.reject(new Error('PUT /settings refused'));
+    const opener = gate.joinable('k', refused, async () => 'ran');
+    const joiner = gate.joinable('k', refused, async () => 'ran');
+    await expect(opener).rejects.toThrow('PUT /settings refused');
+    await expect(joiner).rejects.toThrow('PUT /settings refused');
+    expect((await gate.admit())()).toBeUndefined();
+    expect(gate.measured().sections).toBe(1);
+  });
+
+  test('other settings, a bare exclusive section and a call without a key are never joined', async () => {
+    const gate = new Gate(8);
+    const { state, seen, send, settings } = installation(gate);
+    const hold = later();
+    const basic = settings('basic', async () => {
+      await hold.done;
+      await send('basic');
+    });
+    await tick();
+    const hmac = settings('hmac', () => send('hmac'));
+    const bare = gate.exclusive(async () => {
+      expect(gate.joined()).toBe(false);
+      await send('bare');
+    });
+    const own = gate.joinable(
+      undefined,
+      async () => async () => {},
+      () => send('own'),
+    );
+    await tick();
+    await tick();
+    expect(seen).toEqual([]);
+    hold.go();
+    await Promise.all([basic, hmac, bare, own]);
+    expect(seen).toEqual(['basic@basic', 'hmac@hmac', 'bare@default', 'own@default']);
+    expect(state).toMatchObject({ setting: 'default', opened: 2, closed: 2 });
+    expect(gate.measured().sections).toBe(4);
+  });
+
+  test('no starvation: once held AGED request times a section takes no joiner; the next call with its settings goes after the waiters queued before it', async () => {
+    let now = 0;
+    vi.spyOn(performance, 'now').mockImplementation(() => now);
+    const gate = new Gate(8);
+    const { seen, send, settings } = installation(gate);
+    // One request held 10 ms: a request time of 10 ms.
+    const warm = request(gate, [], 'warm');
+    await tick();
+    now = 10;
+    warm.end();
+    await warm.done;
+    const hold = later();
+    const opener = settings('basic', async () => {
+      await send('opener');
+      await hold.done;
+    });
+    await tick();
+    await tick();
+    const waiter = send('waiter');
+    // Held since 10; the request time is at most 10 ms (the section's own requests take none).
+    now = 11;
+    const joined = settings('basic', () => send('joined'));
+    await tick();
+    await tick();
+    now = 10 + AGED * 10;
+    const late = settings('basic', () => send('late'));
+    await tick();
+    await tick();
+    expect(seen).toEqual(['opener@basic', 'joined@basic']);
+    hold.go();
+    await Promise.all([opener, joined, waiter, late]);
+    expect(seen).toEqual(['opener@basic', 'joined@basic', 'waiter@default', 'late@basic']);
+    expect(gate.measured().sections).toBe(2);
+  });
+
+  test('withSettings beside the other tests of its file: refused in a file that runs alone or with no gate open, allowed in one that does not run alone', () => {
+    const refused = /harness: a setting changed in a test that runs beside/;
+    expect(() => runBeside(false, refuseSettingsBeside)).toThrow(refused);
+    openGate(new Gate(8));
+    try {
+      expect(() => runBeside(true, refuseSettingsBeside)).toThrow(refused);
+      expect(() => runBeside(false, refuseSettingsBeside)).not.toThrow();
+      expect(() => refuseSettingsBeside()).not.toThrow();
+    } finally {
+      openGate(undefined);
+    }
   });
 });
 

@@ -94,7 +94,9 @@ function schedule(result: RunResult, wallMs: number): void {
       .join(', ')}`,
   );
   for (const [f, x] of Object.entries(m.sectionsByFile).sort((a, b) => b[1].ms - a[1].ms))
-    console.log(`  sections of ${f.replace(/^suites\//, '')}: ${x.sections}, ${(x.ms / 1000).toFixed(1)} s, ${x.requests} requests`);
+    console.log(
+      `  sections of ${f.replace(/^suites\//, '')}: ${x.sections}, ${(x.ms / 1000).toFixed(1)} s, ${x.requests} requests${x.joined > 0 ? `, ${x.joined} calls joined` : ''}`,
+    );
   if (!values['write-chains']) return;
   if (values.only) throw new Error('--write-chains: a run of every suite file only (not with --only)');
   const path = new URL('../chains.ts', import.meta.url);

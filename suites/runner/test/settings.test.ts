@@ -29,6 +29,21 @@ describe('settings: restored after an interrupt, never changed when unreadable',
     expect((await control.getSettings()).auth_methods).toBe('basic+hmac');
   }, 30_000);
 
+  test('beside the other tests of a file, the calls that ask the same settings share one section; a sibling outside it waits and is sent under the settings put back', async () => {
+    timeline().length = 0;
+    const result = await runSuites({ ...t.config, concurrency: 4 }, { files: { include: ['suites/runner/test/joined/*.joined-suite.ts'], exclude: [] } });
+    expect(result.tests.map((r) => r.outcome)).toEqual(['pass', 'pass', 'pass']);
+    const events = timeline();
+    expect(events.filter((e) => e.includes(': '))).toEqual(
+      expect.arrayContaining(['first: held true, Basic 401', 'second: held true, Basic 401', 'sibling: Basic 200']),
+    );
+    // The sibling asked while the section was held, and was answered only after both had left it.
+    expect(events.indexOf('sibling asks')).toBeLessThan(events.indexOf('first waits end'));
+    expect(events.indexOf('sibling: Basic 200')).toBeGreaterThan(Math.max(events.indexOf('first waits end'), events.indexOf('second waits end')));
+    expect(result.schedule?.sectionsByFile['suites/runner/test/joined/joined.joined-suite.ts']).toMatchObject({ sections: 1, joined: 1 });
+    expect((await control.getSettings()).auth_methods).toBe('basic+hmac');
+  }, 30_000);
+
   test('an interrupt inside a Maintenance Mode section: the files send nothing more, the runner puts it back and reads it back', async () => {
     timeline().length = 0;
     const stop = new AbortController();
