@@ -52,7 +52,26 @@ interface List {
   first: Exchange;
   /** Its count.json with X-Page-Size 5 (EP-12 checks it is served); the other checks need it. */
   countEx: Exchange;
+  /** A shared list read in the section: the checks' first reads of it that ask the same share one request (`once`). */
+  reads?: FirstReads;
 }
+
+interface FirstReads {
+  /** False once the checks' first reads are in: a read made again (`held`) is always sent. */
+  open: boolean;
+  byKey: Map<string, Promise<Exchange>>;
+}
+
+/** The read `key` of a list: one request for every check that asks it first in the section, else its own. */
+function once(l: List, key: string, read: () => Promise<Exchange>): Promise<Exchange> {
+  if (!l.reads?.open) return read();
+  let p = l.reads.byKey.get(key);
+  if (p === undefined) l.reads.byKey.set(key, (p = read()));
+  return p;
+}
+
+/** A page of the list with X-Page-Size (`getPage`), through `once`. */
+const pageOf = (l: List, page: number | undefined, size: number) => once(l, `page ${page} size ${size}`, () => getPage(s.admin, l.base, page, size));
 
 type Counted = List & { count: Count };
 
@@ -300,7 +319,8 @@ async function probe(): Promise<Probed> {
 
 /** A list's count and first page, with X-Page-Size 5: what the checks start from. */
 async function readList(base: string): Promise<{ countEx: Exchange; first: Exchange }> {
-  return { countEx: await countOf(base), first: await getPage(s.admin, base, undefined, SIZE) };
+  const [countEx, first] = await Promise.all([countOf(base), getPage(s.admin, base, undefined, SIZE)]);
+  return { countEx, first };
 }
 
 /** The list, when it is served as a paginated list; else undefined, the reason in `notes`. */
@@ -340,14 +360,22 @@ async function readShared(): Promise<Section> {
   return exclusiveReads(async () => {
     const notes: Record<string, string> = {};
     const read = await all(shared, ([, base]) => readList(base));
-    const lists = shared.flatMap(([endpoint, base], i) => served(endpoint, base, read[i]!, notes) ?? []);
+    const reads: FirstReads = { open: true, byKey: new Map() };
+    const lists = shared.flatMap(([endpoint, base], i) => {
+      const l = served(endpoint, base, read[i]!, notes);
+      return l ? [{ ...l, reads }] : [];
+    });
     const judged = new Map(CHECKS.map((c) => [c, { judged: 0, moving: new Set<string>() } as Judged]));
     const pairs = CHECKS.flatMap((c) => c.pick(lists).map((l) => [c, l] as const));
-    await all(pairs, async ([c, l]) => {
+    // Every check's first reads at once, then the judgments, each with its reads made again where it needs them.
+    const got = await all(pairs, ([c, l]) => c.read(l));
+    reads.open = false;
+    await all([...pairs.keys()], async (i) => {
+      const [c, l] = pairs[i]!;
       const found = judged.get(c)!;
       if (found.violation) return;
       try {
-        if (await judgeOne(c, l, await c.read(l), found.moving)) found.judged++;
+        if (await judgeOne(c, l, got[i], found.moving)) found.judged++;
       } catch (e) {
         if (!(e instanceof ViolationError)) throw e;
         found.violation ??= e;
@@ -418,7 +446,7 @@ clauseTest('PAG-03', 'omit rel="prev" on the first page of every paginated list'
 
 const LAST_PAGE_NO_NEXT = check<Counted, Exchange>({
   pick: (lists) => steady(counted(lists)),
-  read: (l) => getPage(s.admin, l.base, Math.max(1, l.count.num_pages), SIZE),
+  read: (l) => pageOf(l, Math.max(1, l.count.num_pages), SIZE),
   judge: (l, ex) => {
     const last = Math.max(1, l.count.num_pages);
     if (links(ex).has('next')) violation(ex, `no rel="next" (${where(l, last)})`, `rels ${relSet(ex).join(', ')}`);
@@ -432,7 +460,7 @@ clauseTest('PAG-04', 'omit rel="next" on the last page of every paginated list',
 
 const ONE_PAGE_OF_1000 = check<Counted, Exchange>({
   pick: (lists) => steady(counted(lists)).filter((l) => l.count.num_items > 0 && l.count.num_items <= 1000),
-  read: (l) => getPage(s.admin, l.base, undefined, 1000),
+  read: (l) => pageOf(l, undefined, 1000),
   judge: (l, ex) => {
     if (l.count.num_items > 1000) return;
     if (relSet(ex).join() !== 'self')
@@ -462,7 +490,7 @@ clauseTest('PAG-06', 'return only rel="self" on every paginated list of the tabl
 // Judged on its read alone (as when the file ran alone): page 2 of a list counted at three pages or more.
 const MIDDLE_PAGE = check<Counted, Exchange>({
   pick: (lists) => steady(counted(lists)).filter((l) => l.count.num_pages >= 3),
-  read: (l) => getPage(s.admin, l.base, 2, SIZE),
+  read: (l) => pageOf(l, 2, SIZE),
   judge: (l, ex) => {
     const rels = relSet(ex);
     if (rels.join() !== 'first,last,next,prev,self') violation(ex, `rels first, last, next, prev, self (${where(l, 2)})`, `rels ${rels.join(', ') || 'none'}`);
@@ -477,13 +505,13 @@ clauseTest('PAG-07', 'send self, prev, next, first and last on a middle page of 
 });
 
 const firstPages = (l: List, none: Promise<Exchange>) =>
-  Promise.all([none, getPage(s.admin, l.base, 1, SIZE), getPage(s.admin, l.base, 0, SIZE)]).then(([none, one, zero]) => ({ none, one, zero }));
+  Promise.all([none, pageOf(l, 1, SIZE), pageOf(l, 0, SIZE)]).then(([none, one, zero]) => ({ none, one, zero }));
 
 const FIRST_PAGES = check<List, { none: Exchange; one: Exchange; zero: Exchange }>({
   pick: (lists) => steady(lists),
   // The first page read with the list stands for "no page"; read again, the three go out at once.
   read: (l) => firstPages(l, Promise.resolve(l.first)),
-  reread: (l) => firstPages(l, getPage(s.admin, l.base, undefined, SIZE)),
+  reread: (l) => firstPages(l, pageOf(l, undefined, SIZE)),
   judge: (l, { none, one, zero }) => {
     const first = itemIds(one);
     for (const [page, ex] of [
@@ -502,7 +530,7 @@ clauseTest('PAG-09', 'return the first page for no page, page 0 and page 1 of ev
 
 const ABOVE_LAST = check<Counted, Exchange>({
   pick: (lists) => steady(counted(lists)),
-  read: (l) => getPage(s.admin, l.base, Math.max(1, l.count.num_pages) + 1, SIZE),
+  read: (l) => pageOf(l, Math.max(1, l.count.num_pages) + 1, SIZE),
   judge: (_, ex) => void expectErrorObject(ex, { status: 404, message: MESSAGE }),
   counts: true,
 });
@@ -513,7 +541,7 @@ clauseTest('PAG-11', 'answer a page above the last of every paginated list with 
 
 const PAGE_SIZES = check<Counted, Exchange[]>({
   pick: counted,
-  read: (l) => Promise.all((l.count.num_pages >= 2 ? [1, 2] : [1]).map((page) => getPage(s.admin, l.base, page, SIZE))),
+  read: (l) => Promise.all((l.count.num_pages >= 2 ? [1, 2] : [1]).map((page) => pageOf(l, page, SIZE))),
   judge: (l, exs) => {
     const { num_items: n, num_pages: pages } = l.count;
     for (const [j, page] of (pages >= 2 ? [1, 2] : [1]).entries()) {
@@ -543,7 +571,7 @@ clauseTest('SIZE-09', "compute num_items_per_page and num_pages of every paginat
 
 const LAST_PAGE_ITEMS = check<Counted, Exchange>({
   pick: (lists) => steady(counted(lists)).filter((l) => l.count.num_items > 0),
-  read: (l) => getPage(s.admin, l.base, Math.max(1, l.count.num_pages), SIZE),
+  read: (l) => pageOf(l, Math.max(1, l.count.num_pages), SIZE),
   judge: (l, ex) => {
     const { num_items: n, num_pages: pages } = l.count;
     const got = itemCount(ex);
@@ -567,7 +595,7 @@ const EXACT_LAST_PAGE = check<Counted, Exchange | undefined>({
   pick: (lists) => steady(counted(lists)).filter((l) => exactFill(l.count.num_items) !== undefined),
   read: async (l) => {
     const size = exactFill(l.count.num_items);
-    return size === undefined ? undefined : getPage(s.admin, l.base, l.count.num_items / size, size);
+    return size === undefined ? undefined : pageOf(l, l.count.num_items / size, size);
   },
   judge: (l, ex) => {
     const size = exactFill(l.count.num_items);
@@ -591,7 +619,7 @@ const fits = (l: Counted) => l.count.num_items >= 5 && l.count.num_items <= 1000
 
 const EXACT_ONE_PAGE = check<Counted, Exchange | undefined>({
   pick: (lists) => steady(counted(lists)).filter(fits),
-  read: async (l) => (fits(l) ? getPage(s.admin, l.base, 1, l.count.num_items) : undefined),
+  read: async (l) => (fits(l) ? pageOf(l, 1, l.count.num_items) : undefined),
   judge: (l, ex) => {
     const n = l.count.num_items;
     if (ex !== undefined && relSet(ex).join() !== 'self')
@@ -606,8 +634,9 @@ clauseTest('PAG-05', 'return only rel="self" on every paginated list that fills 
 });
 
 /** count.json of a list without X-Page-Size, when it answers with a count object. */
-async function defaultCount(base: string): Promise<{ ex: Exchange; count: Count } | undefined> {
-  const ex = await s.admin.get(`${base}/count.json`);
+async function defaultCount(base: string, l?: List): Promise<{ ex: Exchange; count: Count } | undefined> {
+  const get = () => s.admin.get(`${base}/count.json`);
+  const ex = await (l ? once(l, 'count', get) : get());
   return ex.response?.status === 200 && validate('count', ex.json).length === 0 ? { ex, count: ex.json as Count } : undefined;
 }
 
@@ -615,10 +644,13 @@ async function defaultCount(base: string): Promise<{ ex: Exchange; count: Count 
 // says which, and the first page must agree with it (§4 rule 8 read the other way round).
 const DEFAULT_FIRST_PAGE = check<List, { c: { ex: Exchange; count: Count } | undefined; pages: Exchange[] }>({
   pick: (lists) => steady(lists),
-  read: async (l) => ({
-    c: await defaultCount(l.base),
-    pages: await Promise.all([`${l.base}.json`, `${l.base}/page/1.json`].map((path) => s.admin.get(path))),
-  }),
+  read: async (l) => {
+    const [c, ...pages] = await Promise.all([
+      defaultCount(l.base, l),
+      ...[`${l.base}.json`, `${l.base}/page/1.json`].map((path) => once(l, path, () => s.admin.get(path))),
+    ]);
+    return { c, pages };
+  },
   judge: (l, { c, pages: exs }) => {
     if (!c) return;
     const { num_items: n, num_items_per_page: per } = c.count;
@@ -711,7 +743,7 @@ clauseTest('SIZE-01', 'put 20 items a page by default on every paginated list, a
 const DEFAULT_ABOVE_LAST = check<List, Exchange | undefined>({
   pick: (lists) => steady(lists),
   read: async (l) => {
-    const c = await defaultCount(l.base);
+    const c = await defaultCount(l.base, l);
     return c ? s.admin.get(`${l.base}/page/${Math.max(1, c.count.num_pages) + 1}.json`) : undefined;
   },
   judge: (_, ex) => void (ex && expectErrorObject(ex, { status: 404, message: MESSAGE })),
@@ -727,10 +759,13 @@ clauseTest('PAG-11', 'answer a page above the last without X-Page-Size on every 
 // section: a list counted at 5 items or more that held 4 when read would be a false alarm.
 const BELOW_5_ABOVE_1000 = check<Counted, { counts: Exchange[]; page: Exchange | undefined }>({
   pick: counted,
-  read: async (l) => ({
-    counts: await Promise.all(['4', '2000'].map((value) => s.admin.get(`${l.base}/count.json`, { headers: { 'X-Page-Size': value } }))),
-    page: l.count.num_items < 5 ? undefined : await s.admin.get(`${l.base}.json`, { headers: { 'X-Page-Size': '4' } }),
-  }),
+  read: async (l) => {
+    const [page, ...counts] = await Promise.all([
+      l.count.num_items < 5 ? undefined : s.admin.get(`${l.base}.json`, { headers: { 'X-Page-Size': '4' } }),
+      ...['4', '2000'].map((value) => s.admin.get(`${l.base}/count.json`, { headers: { 'X-Page-Size': value } })),
+    ]);
+    return { counts, page };
+  },
   judge: (l, { counts, page }) => {
     for (const [j, value] of ['4', '2000'].entries()) {
       const c = counts[j]!;
