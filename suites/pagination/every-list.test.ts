@@ -225,13 +225,14 @@ interface Judged {
   violation?: ViolationError;
 }
 
-/** Every check, declared at the top of the file: the section makes each one's reads of the shared lists. */
-const CHECKS: Array<Check<List, unknown>> = [];
+type AnyCheck = Check<List, unknown>;
 
-function check<L extends List, R>(c: Check<L, R>): Check<L, R> {
-  CHECKS.push(c as unknown as Check<List, unknown>);
-  return c;
-}
+/**
+ * The checks whose tests have begun: the section makes the reads of each one that has begun when
+ * it opens (the tests of the file begin together, and the section waits for the probe); a check
+ * that begins later gets a section of its own (`sectionFor`).
+ */
+const asked = new Set<AnyCheck>();
 
 /** Judges one read of a list by the check; whether the list was judged. */
 function judgeOne<L extends List, R>(c: Check<L, R>, l: L, got: R, moving: Set<string>): Promise<boolean> {
@@ -244,10 +245,11 @@ function judgeOne<L extends List, R>(c: Check<L, R>, l: L, got: R, moving: Set<s
 
 /** Makes the check on the file's own lists (beside the others), then takes its outcome on the shared ones from the section. */
 async function judgeAll<L extends List, R>(t: ClauseTestContext, c: Check<L, R>): Promise<void> {
+  asked.add(c as unknown as AnyCheck);
   const moving = new Set<string>();
   let judged = 0;
   for await (const [l, got] of each(c.pick((await probed()).own), c.read)) if (await judgeOne(c, l, got, moving)) judged++;
-  const shared = (await section()).judged.get(c as unknown as Check<List, unknown>)!;
+  const shared = await sectionFor(c as unknown as AnyCheck);
   if (shared.violation) throw shared.violation;
   judged += shared.judged;
   for (const m of shared.moving) moving.add(m);
@@ -341,12 +343,18 @@ function served(endpoint: Endpoint, base: string, { countEx, first }: { countEx:
 /** The shared lists as read in the section, and what every check found on them there. */
 interface Section {
   lists: List[];
-  judged: Map<Check<List, unknown>, Judged>;
+  judged: Map<AnyCheck, Judged>;
   notes: Record<string, string>;
 }
 
 let sectioned: Promise<Section> | undefined;
-const section = () => (sectioned ??= readShared());
+/** The section, opened by the first test that needs the shared lists, for every check begun by then. */
+const section = () => (sectioned ??= readShared(asked));
+
+/** What the check found on the shared lists: in the section, or in one of its own when it began after the section opened. */
+async function sectionFor(c: AnyCheck): Promise<Judged> {
+  return (await section()).judged.get(c) ?? (await readShared(new Set([c]))).judged.get(c)!;
+}
 
 /**
  * The shared lists' reads, every check's at once, in one exclusive section: nothing else of the
@@ -355,8 +363,9 @@ const section = () => (sectioned ??= readShared());
  * files wrote to them. The section opens once the probe has ended (it must not wait on a request
  * the probe started: suites/harness/gate.ts).
  */
-async function readShared(): Promise<Section> {
+async function readShared(asked: ReadonlySet<AnyCheck>): Promise<Section> {
   const { shared } = await probed();
+  const checks = [...asked];
   return exclusiveReads(async () => {
     const notes: Record<string, string> = {};
     const read = await all(shared, ([, base]) => readList(base));
@@ -365,8 +374,8 @@ async function readShared(): Promise<Section> {
       const l = served(endpoint, base, read[i]!, notes);
       return l ? [{ ...l, reads }] : [];
     });
-    const judged = new Map(CHECKS.map((c) => [c, { judged: 0, moving: new Set<string>() } as Judged]));
-    const pairs = CHECKS.flatMap((c) => c.pick(lists).map((l) => [c, l] as const));
+    const judged = new Map(checks.map((c) => [c, { judged: 0, moving: new Set<string>() } as Judged]));
+    const pairs = checks.flatMap((c) => c.pick(lists).map((l) => [c, l] as const));
     // Every check's first reads at once, then the judgments, each with its reads made again where it needs them.
     const got = await all(pairs, ([c, l]) => c.read(l));
     reads.open = false;
@@ -444,7 +453,7 @@ clauseTest('PAG-03', 'omit rel="prev" on the first page of every paginated list'
   }
 });
 
-const LAST_PAGE_NO_NEXT = check<Counted, Exchange>({
+const LAST_PAGE_NO_NEXT: Check<Counted, Exchange> = {
   pick: (lists) => steady(counted(lists)),
   read: (l) => pageOf(l, Math.max(1, l.count.num_pages), SIZE),
   judge: (l, ex) => {
@@ -452,13 +461,13 @@ const LAST_PAGE_NO_NEXT = check<Counted, Exchange>({
     if (links(ex).has('next')) violation(ex, `no rel="next" (${where(l, last)})`, `rels ${relSet(ex).join(', ')}`);
   },
   counts: true,
-});
+};
 
 clauseTest('PAG-04', 'omit rel="next" on the last page of every paginated list', async (t) => {
   await judgeAll(t, LAST_PAGE_NO_NEXT);
 });
 
-const ONE_PAGE_OF_1000 = check<Counted, Exchange>({
+const ONE_PAGE_OF_1000: Check<Counted, Exchange> = {
   pick: (lists) => steady(counted(lists)).filter((l) => l.count.num_items > 0 && l.count.num_items <= 1000),
   read: (l) => pageOf(l, undefined, 1000),
   judge: (l, ex) => {
@@ -468,7 +477,7 @@ const ONE_PAGE_OF_1000 = check<Counted, Exchange>({
   },
   none: 'no list held from 1 to 1000 items',
   counts: true,
-});
+};
 
 clauseTest('PAG-05', 'return only rel="self" on every paginated list whose items fit on one page', async (t) => {
   await judgeAll(t, ONE_PAGE_OF_1000);
@@ -487,7 +496,7 @@ clauseTest('PAG-06', 'return only rel="self" on every paginated list of the tabl
   }
 });
 
-const MIDDLE_PAGE = check<Counted, Exchange>({
+const MIDDLE_PAGE: Check<Counted, Exchange> = {
   pick: (lists) => steady(counted(lists)).filter((l) => l.count.num_pages >= 3),
   read: (l) => pageOf(l, 2, SIZE),
   judge: (l, ex) => {
@@ -497,7 +506,7 @@ const MIDDLE_PAGE = check<Counted, Exchange>({
   },
   none: 'no list had three pages of 5',
   counts: true,
-});
+};
 
 clauseTest('PAG-07', 'send self, prev, next, first and last on a middle page of every paginated list with three pages or more', async (t) => {
   await judgeAll(t, MIDDLE_PAGE);
@@ -506,7 +515,7 @@ clauseTest('PAG-07', 'send self, prev, next, first and last on a middle page of 
 const firstPages = (l: List, none: Promise<Exchange>) =>
   Promise.all([none, pageOf(l, 1, SIZE), pageOf(l, 0, SIZE)]).then(([none, one, zero]) => ({ none, one, zero }));
 
-const FIRST_PAGES = check<List, { none: Exchange; one: Exchange; zero: Exchange }>({
+const FIRST_PAGES: Check<List, { none: Exchange; one: Exchange; zero: Exchange }> = {
   pick: (lists) => steady(lists),
   // The first page read with the list stands for "no page"; read again, the three go out at once.
   read: (l) => firstPages(l, Promise.resolve(l.first)),
@@ -521,24 +530,24 @@ const FIRST_PAGES = check<List, { none: Exchange; one: Exchange; zero: Exchange 
         violation(ex, `the items of page 1 (${first.join(', ')}) for page ${page} of ${label(l.endpoint)}`, `items ${itemIds(ex).join(', ')}`);
     }
   },
-});
+};
 
 clauseTest('PAG-09', 'return the first page for no page, page 0 and page 1 of every paginated list', async (t) => {
   await judgeAll(t, FIRST_PAGES);
 });
 
-const ABOVE_LAST = check<Counted, Exchange>({
+const ABOVE_LAST: Check<Counted, Exchange> = {
   pick: (lists) => steady(counted(lists)),
   read: (l) => pageOf(l, Math.max(1, l.count.num_pages) + 1, SIZE),
   judge: (_, ex) => void expectErrorObject(ex, { status: 404, message: MESSAGE }),
   counts: true,
-});
+};
 
 clauseTest('PAG-11', 'answer a page above the last of every paginated list with 404 and "The page number is too high"', async (t) => {
   await judgeAll(t, ABOVE_LAST);
 });
 
-const PAGE_SIZES = check<Counted, Exchange[]>({
+const PAGE_SIZES: Check<Counted, Exchange[]> = {
   pick: counted,
   read: (l) => Promise.all((l.count.num_pages >= 2 ? [1, 2] : [1]).map((page) => pageOf(l, page, SIZE))),
   judge: (l, exs) => {
@@ -552,7 +561,7 @@ const PAGE_SIZES = check<Counted, Exchange[]>({
     }
   },
   counts: true,
-});
+};
 
 clauseTest(['EP-13', 'SIZE-03'], 'serve /page/<page>.json of every paginated list with X-Page-Size items on each page but the last', async (t) => {
   await judgeAll(t, PAGE_SIZES);
@@ -568,7 +577,7 @@ clauseTest('SIZE-09', "compute num_items_per_page and num_pages of every paginat
   }
 });
 
-const LAST_PAGE_ITEMS = check<Counted, Exchange>({
+const LAST_PAGE_ITEMS: Check<Counted, Exchange> = {
   pick: (lists) => steady(counted(lists)).filter((l) => l.count.num_items > 0),
   read: (l) => pageOf(l, Math.max(1, l.count.num_pages), SIZE),
   judge: (l, ex) => {
@@ -578,7 +587,7 @@ const LAST_PAGE_ITEMS = check<Counted, Exchange>({
       violation(ex, `${n - (pages - 1) * SIZE} items on the last page (${where(l, pages)}, count.json: ${n} items)`, `${got} items`);
   },
   counts: true,
-});
+};
 
 clauseTest('SIZE-10', "agree in every paginated list's count.json with the items its last page holds", async (t) => {
   await judgeAll(t, LAST_PAGE_ITEMS);
@@ -590,7 +599,7 @@ function exactFill(n: number): number | undefined {
   return undefined;
 }
 
-const EXACT_LAST_PAGE = check<Counted, Exchange | undefined>({
+const EXACT_LAST_PAGE: Check<Counted, Exchange | undefined> = {
   pick: (lists) => steady(counted(lists)).filter((l) => exactFill(l.count.num_items) !== undefined),
   read: async (l) => {
     const size = exactFill(l.count.num_items);
@@ -608,7 +617,7 @@ const EXACT_LAST_PAGE = check<Counted, Exchange | undefined>({
   },
   none: 'no list held a number of items that fills two pages or more exactly',
   counts: true,
-});
+};
 
 clauseTest(['PAG-04', 'PAG-07'], 'omit next and send self, prev, first and last on an exactly filled last page of every paginated list', async (t) => {
   await judgeAll(t, EXACT_LAST_PAGE);
@@ -616,7 +625,7 @@ clauseTest(['PAG-04', 'PAG-07'], 'omit next and send self, prev, first and last 
 
 const fits = (l: Counted) => l.count.num_items >= 5 && l.count.num_items <= 1000;
 
-const EXACT_ONE_PAGE = check<Counted, Exchange | undefined>({
+const EXACT_ONE_PAGE: Check<Counted, Exchange | undefined> = {
   pick: (lists) => steady(counted(lists)).filter(fits),
   read: async (l) => (fits(l) ? pageOf(l, 1, l.count.num_items) : undefined),
   judge: (l, ex) => {
@@ -626,7 +635,7 @@ const EXACT_ONE_PAGE = check<Counted, Exchange | undefined>({
   },
   none: 'no list held from 5 to 1000 items',
   counts: true,
-});
+};
 
 clauseTest('PAG-05', 'return only rel="self" on every paginated list that fills exactly one page', async (t) => {
   await judgeAll(t, EXACT_ONE_PAGE);
@@ -641,7 +650,7 @@ async function defaultCount(base: string, l?: List): Promise<{ ex: Exchange; cou
 
 // Without X-Page-Size the page size is the default (§4 rule 6); the count without X-Page-Size
 // says which, and the first page must agree with it (§4 rule 8 read the other way round).
-const DEFAULT_FIRST_PAGE = check<List, { c: { ex: Exchange; count: Count } | undefined; pages: Exchange[] }>({
+const DEFAULT_FIRST_PAGE: Check<List, { c: { ex: Exchange; count: Count } | undefined; pages: Exchange[] }> = {
   pick: (lists) => steady(lists),
   read: async (l) => {
     const [c, ...pages] = await Promise.all([
@@ -668,7 +677,7 @@ const DEFAULT_FIRST_PAGE = check<List, { c: { ex: Exchange; count: Count } | und
       pages.push(ids);
     }
   },
-});
+};
 
 clauseTest(
   ['SIZE-10', 'PAG-01', 'PAG-09'],
@@ -739,14 +748,14 @@ clauseTest('SIZE-01', 'put 20 items a page by default on every paginated list, a
   }
 });
 
-const DEFAULT_ABOVE_LAST = check<List, Exchange | undefined>({
+const DEFAULT_ABOVE_LAST: Check<List, Exchange | undefined> = {
   pick: (lists) => steady(lists),
   read: async (l) => {
     const c = await defaultCount(l.base, l);
     return c ? s.admin.get(`${l.base}/page/${Math.max(1, c.count.num_pages) + 1}.json`) : undefined;
   },
   judge: (_, ex) => void (ex && expectErrorObject(ex, { status: 404, message: MESSAGE })),
-});
+};
 
 clauseTest('PAG-11', 'answer a page above the last without X-Page-Size on every paginated list with 404 and "The page number is too high"', async (t) => {
   await judgeAll(t, DEFAULT_ABOVE_LAST);
@@ -757,7 +766,7 @@ clauseTest('PAG-11', 'answer a page above the last without X-Page-Size on every 
 // Judged on its reads alone, as before the file ran beside the others; the page of a shared list
 // is read in the section (counted at 5 items or more, a list that held 4 when read beside the
 // other files would be a false alarm).
-const BELOW_5_ABOVE_1000 = check<Counted, { counts: Exchange[]; page: Exchange | undefined }>({
+const BELOW_5_ABOVE_1000: Check<Counted, { counts: Exchange[]; page: Exchange | undefined }> = {
   pick: counted,
   read: async (l) => {
     const [page, ...counts] = await Promise.all([
@@ -778,7 +787,7 @@ const BELOW_5_ABOVE_1000 = check<Counted, { counts: Exchange[]; page: Exchange |
   },
   alone: true,
   counts: true,
-});
+};
 
 clauseTest('SIZE-11', 'not honour X-Page-Size 4 or 2000 in any paginated list or count', async (t) => {
   await judgeAll(t, BELOW_5_ABOVE_1000);
