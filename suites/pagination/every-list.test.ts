@@ -59,14 +59,16 @@ interface List {
 interface FirstReads {
   /** False once the checks' first reads are in: a read made again (`held`) is always sent. */
   open: boolean;
+  /** By the list's base and what is read of it. */
   byKey: Map<string, Promise<Exchange>>;
 }
 
 /** The read `key` of a list: one request for every check that asks it first in the section, else its own. */
 function once(l: List, key: string, read: () => Promise<Exchange>): Promise<Exchange> {
   if (!l.reads?.open) return read();
-  let p = l.reads.byKey.get(key);
-  if (p === undefined) l.reads.byKey.set(key, (p = read()));
+  const at = `${l.base} ${key}`;
+  let p = l.reads.byKey.get(at);
+  if (p === undefined) l.reads.byKey.set(at, (p = read()));
   return p;
 }
 
