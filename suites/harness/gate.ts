@@ -418,3 +418,16 @@ export function exclusive<T>(fn: () => Promise<T>): Promise<T> {
   refuseBeside();
   return open ? open.exclusive(fn) : fn();
 }
+
+/**
+ * Runs fn as an exclusive section that only reads: it changes no setting and writes nothing, so a
+ * test beside the other tests of its file may open it (they wait at the gate while it is held, as
+ * the other files do, and nothing they read changes under them). Decision (issue 38: no serial
+ * tail): every-list reads the lists every file writes to (the Admin's projects, passwords, users,
+ * groups) in one such section and its own lists beside the other files. fn must not wait on a
+ * request another context started and has not yet sent (see the decisions above).
+ */
+export function exclusiveReads<T>(fn: () => Promise<T>): Promise<T> {
+  const gate = open;
+  return gate ? beside.exit(() => gate.exclusive(fn)) : fn();
+}

@@ -1,7 +1,7 @@
 // Written by `npm run bench:field -- --write-chains` (suites/runner/bench/field.ts); measured, not kept by hand.
 // Last written from a run at 100 ms a response, concurrency 8, 5670 requests.
 /** The files that ran alone (runsAlone): they run before the others start. */
-export const ALONE: readonly string[] = ['suites/pagination/every-list.test.ts'];
+export const ALONE: readonly string[] = [];
 /** By suite file: its longest chain of requests one after another (suites/harness/gate.ts `measured`). */
 export const CHAINS: Readonly<Record<string, number>> = {
   'suites/address/request-address.test.ts': 3,

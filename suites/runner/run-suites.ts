@@ -73,8 +73,8 @@ export const FILES_PER_REQUEST = 2;
 
 /**
  * Decision (issue 38: no serial tail): with N > 1 the files start in this order. The files that
- * run alone (every-list: it reads every list as the Admin and keeps the slots full by itself) run
- * before any other starts, while the lanes' first files load, rather than after every other
+ * run alone (none today: every-list reads the lists every file writes to in a short section of
+ * its own and the rest beside the others) run before any other starts, while the lanes' first files load, rather than after every other
  * file has ended; then every file by its measured chain of requests one after another
  * (chains.ts, written by bench:field), longest first, so the files the run waits for longest
  * start first and the others fill the slots beside them; then the files not measured, in path

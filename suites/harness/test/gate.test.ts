@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
-import { AGED, Gate, openGate, refuseSettingsBeside, runBeside } from '../gate.ts';
+import { AGED, exclusive, exclusiveReads, Gate, openGate, refuseSettingsBeside, runBeside } from '../gate.ts';
 import { childScope, inScope, requestStarting, unchangedSince, writeMark } from '../traffic.ts';
 
 const tick = () => new Promise<void>((resolve) => setTimeout(resolve, 1));
@@ -200,6 +200,37 @@ describe('the gate', () => {
     queued.end();
     await section;
     expect(log).toEqual(['first in', 'first out', 'queued in', 'queued out', 'section']);
+  });
+
+  test('a section that only reads may be opened beside the other tests of a file, one that may change a setting may not', async () => {
+    const gate = new Gate(2);
+    const log: string[] = [];
+    openGate(gate);
+    try {
+      await runBeside(false, async () => {
+        expect(() => exclusive(async () => {})).toThrow(/afterOthers/);
+        const other = request(gate, log, 'other');
+        await tick();
+        const section = exclusiveReads(async () => {
+          log.push(`section in, holding ${gate.holding()}`);
+          const release = await gate.admit();
+          log.push('section read');
+          release();
+        });
+        await tick();
+        const after = request(gate, log, 'after');
+        await tick();
+        expect(log).toEqual(['other in']);
+        other.end();
+        await section;
+        await tick();
+        expect(log).toEqual(['other in', 'other out', 'section in, holding true', 'section read', 'after in']);
+        after.end();
+        await Promise.all([other.done, after.done]);
+      });
+    } finally {
+      openGate(undefined);
+    }
   });
 
   test('closing lets every waiter through at once (the cleanup after an interrupt)', async () => {
