@@ -495,7 +495,9 @@ export async function startSlowProxy(upstream: string, opts: { delayMs: number; 
     };
     res.on('close', finish);
     const sent = performance.now();
+    let answered = false;
     const out = httpRequest({ host: up.hostname, port: up.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      answered = true;
       const took = performance.now() - sent;
       serverMs += took;
       const size = req.headers['x-page-size'];
@@ -515,7 +517,14 @@ export async function startSlowProxy(upstream: string, opts: { delayMs: number; 
         answer.pipe(res);
       }, opts.delayMs);
     });
+    // An installation that answers before it has read the whole body (a 413 from the
+    // Content-Length) and closes the connection may fail the rest of the body's upload: an answer
+    // that has come, held for the delay, still goes back. Decision: a 502 of the proxy's own is
+    // only for a request the installation never answered. (Seen now and then in full runs at 100
+    // ms, on main too: the 2 MiB POST of LIM-03 answered 502, failing STAT-01; not reproduced
+    // alone, so this may not be its cause.)
     out.on('error', () => {
+      if (answered) return;
       if (!res.headersSent) res.writeHead(502).end();
       else res.destroy();
     });
