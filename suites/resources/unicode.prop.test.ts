@@ -37,5 +37,8 @@ clauseTest('LIM-01', 'return random printable Unicode text, astral planes includ
       }
     }
   });
-  await checkProperty(t, property, { numRuns: NUM_RUNS, timeLimitMs: 20_000 });
+  // Decision (issue 38): every run, side by side (checkProperty), no time limit: with one, the
+  // runs made depended on the schedule (through 100 ms, 9 of 25 once, the others waiting behind
+  // the exclusive sections of other files), and so did the check's power.
+  await checkProperty(t, property, { numRuns: NUM_RUNS });
 });
