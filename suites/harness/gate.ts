@@ -261,7 +261,7 @@ export class Gate {
    */
   async joinable<T>(key: string | undefined, open: () => Promise<() => Promise<void>>, fn: () => Promise<T>): Promise<T> {
     const found = key === undefined ? undefined : this.#joinable.get(key);
-    if (found !== undefined && this.#mayJoin(found)) {
+    if (found !== undefined && this.#mayJoin(key!, found)) {
       found.members++;
       found.joiners++;
       try {
@@ -308,9 +308,9 @@ export class Gate {
   // A section takes joiners while it waits in the queue, and once held for less than AGED request
   // times (any time while no request has ended yet); one past that is dropped from the joinable,
   // and the next call opens a section of its own.
-  #mayJoin(j: Joinable): boolean {
+  #mayJoin(key: string, j: Joinable): boolean {
     if (!j.closed && (j.heldAt === undefined || this.#holdMs === 0 || performance.now() - j.heldAt < AGED * this.#holdMs)) return true;
-    for (const [key, k] of this.#joinable) if (k === j) this.#joinable.delete(key);
+    this.#joinable.delete(key);
     return false;
   }
 
