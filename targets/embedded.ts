@@ -191,9 +191,11 @@ function tsxApi(): string {
  * for that run and forgotten after. At the server's default scrypt cost (N 16384, about 36 ms a
  * hash here) a full run spent 6.4 s of its 11 s waiting for 179 hashes (users made, first sign-ins,
  * wrong passwords); at N 1024 a hash takes a sixteenth of that. No clause depends on the cost;
- * `pmv6 serve`, whose database persists, keeps the default.
+ * `pmv6 serve`, whose database persists, keeps the default. Issue 38: at N 1024 a run's hashes
+ * still took 0.5 s of CPU (3 ms each, in libuv's pool, on a machine of 2 cores beside the run's
+ * two threads) and 3 ms of each first sign-in's answer; at N 16 a hash takes 0.1 ms.
  */
-const EMBEDDED_PASSWORD_COST = 1024;
+const EMBEDDED_PASSWORD_COST = 16;
 
 let certificate: Certificate | undefined | null = null;
 
