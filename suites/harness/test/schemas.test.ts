@@ -1,3 +1,4 @@
+import { Ajv } from 'ajv';
 import { describe, expect, test } from 'vitest';
 import { schemas, validate } from '../schemas.ts';
 
@@ -71,4 +72,11 @@ test('the published schemas are plain JSON with distinct $id', () => {
   const all = Object.values(schemas);
   expect(JSON.parse(JSON.stringify(all))).toEqual(all);
   expect(new Set(all.map((s) => s.$id)).size).toBe(all.length);
+});
+
+// schemas.ts compiles them without checking them against the meta-schema (a run's start-up): here they are.
+test('every schema is valid against JSON Schema draft-07', () => {
+  const ajv = new Ajv({ strict: true });
+  for (const schema of Object.values(schemas)) expect(ajv.validateSchema(schema), `${schema.$id}: ${ajv.errorsText()}`).toBe(true);
+  expect(ajv.validateSchema({ type: 'object', required: 3 })).toBe(false);
 });
