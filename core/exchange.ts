@@ -190,6 +190,10 @@ export const MAX_JSON_DEPTH = 256;
 
 /** True when the JSON text nests arrays or objects deeper than `max` (strings skipped; not a validator). */
 export function nestsDeeperThan(text: string, max = MAX_JSON_DEPTH): boolean {
+  // Decision (issue 38): a text with at most `max` brackets that open cannot nest deeper; counted
+  // by indexOf (native), that settles nearly every reply without the scan below, which was 2% of a
+  // run's main thread.
+  if (opening(text, '[', opening(text, '{', 0, max), max) <= max) return false;
   let depth = 0;
   const n = text.length;
   for (let i = 0; i < n; i++) {
@@ -206,6 +210,12 @@ export function nestsDeeperThan(text: string, max = MAX_JSON_DEPTH): boolean {
     } else if (c === 93 || c === 125) depth--;
   }
   return false;
+}
+
+/** `count` plus the occurrences of `c` in `text`, counted up to `max` + 1 at most. */
+function opening(text: string, c: string, count: number, max: number): number {
+  for (let i = text.indexOf(c); i >= 0 && count <= max; i = text.indexOf(c, i + 1)) count++;
+  return count;
 }
 
 /** The body parsed as JSON: `json` when it parses within MAX_JSON_DEPTH, `tooDeep` when it nests deeper. */

@@ -187,6 +187,12 @@ describe('bounded whatever the reply', () => {
       expect(d.jsonTooDeep).toBe(true);
       expect(d.json).toBeUndefined();
       expect(nestsDeeperThan('{"a":"[[[[[[[[[["}', 3)).toBe(false);
+      // At the limit, past it, and many brackets that do not nest (the count alone cannot say).
+      expect(nestsDeeperThan('[[[{}]]]', 4)).toBe(false);
+      expect(nestsDeeperThan('[[[{}]]]', 3)).toBe(true);
+      expect(nestsDeeperThan('[{"a":[1]},{"b":[2]},{"c":[3]}]', 3)).toBe(false);
+      expect(nestsDeeperThan(`${'['.repeat(300)}${']'.repeat(300)}`)).toBe(true);
+      expect(nestsDeeperThan(`[${'[],'.repeat(300)}[]]`)).toBe(false);
     } finally {
       await client.close();
     }
