@@ -92,20 +92,36 @@ export class OffTargetError extends Error {
 /** `url` under `base` (a URL without a trailing slash): same scheme, host and port, its path below base's path, no dot segments that leave it. */
 export function isUnder(url: string, base: string): boolean {
   let u: URL;
-  let b: URL;
+  const b = parsedBase(base);
   try {
     u = new URL(url);
-    b = new URL(base);
   } catch {
     return false;
   }
-  if (u.origin !== b.origin || u.username !== '' || u.password !== '') return false;
-  const root = b.pathname.replace(/\/+$/, '');
+  if (b === undefined || u.origin !== b.origin || u.username !== '' || u.password !== '') return false;
+  const root = b.root;
   // The URL parser has removed "." and ".." segments (also %2e forms); the text sent must not
   // hold any either (a server may resolve them where the parser did not, as with backslashes).
   const raw = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*([^?#]*)/i.exec(url)?.[1] ?? '';
   if (/(^|\/)(\.|%2e){1,2}(\/|$)/i.test(raw) || raw.includes('\\')) return false;
   return u.pathname === root || u.pathname.startsWith(`${root}/`);
+}
+
+/** The bases every request is held to (a client's target and API root: a handful per run), parsed once. */
+const bases = new Map<string, { origin: string; root: string } | undefined>();
+
+function parsedBase(base: string): { origin: string; root: string } | undefined {
+  if (bases.has(base)) return bases.get(base);
+  let parsed: { origin: string; root: string } | undefined;
+  try {
+    const b = new URL(base);
+    parsed = { origin: b.origin, root: b.pathname.replace(/\/+$/, '') };
+  } catch {
+    parsed = undefined;
+  }
+  if (bases.size >= 64) bases.clear();
+  bases.set(base, parsed);
+  return parsed;
 }
 
 /** The response was longer than the cap; the rest was not read. */
