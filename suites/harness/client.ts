@@ -191,34 +191,91 @@ function deliberate(req: ApiRequest, url: string, contentType: string | null, au
 /** The buffer a body without Content-Length starts in; it doubles as the body grows. */
 const FIRST_BUFFER = 16 * 1024;
 
+/** A response read whole: its status, headers (undici's parsing, as `request()` gives them) and body. */
+interface Answer {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  bytes: Buffer;
+}
+
 /**
- * Reads at most `max` bytes; a longer body (announced or sent) is abandoned with ResponseTooLarge.
- * Decision: the body goes into one buffer, of the announced length or grown by doubling, not a
- * list of chunks joined at the end: a run reads thousands of replies, and fewer short-lived
- * buffers of odd sizes keep the allocator's heap from fragmenting (issue 24).
+ * One request's handler: the answer's body read into one buffer of at most `max` bytes; a longer
+ * body (announced or sent) is abandoned with ResponseTooLarge. Decision: the body goes into one
+ * buffer, of the announced length or grown by doubling, not a list of chunks joined at the end: a
+ * run reads thousands of replies, and fewer short-lived buffers of odd sizes keep the allocator's
+ * heap from fragmenting (issue 24). Decision (issue 38): a handler of our own instead of undici's
+ * `request()`, which hands the body over as a stream (an AsyncResource, a Readable and its async
+ * iterator for each request: 6% of a run's main thread), read here into the buffer all the same.
  */
-async function readCapped(body: Dispatcher.ResponseData['body'], contentLength: string | string[] | undefined, max: number): Promise<Buffer> {
-  const announced = Number(Array.isArray(contentLength) ? contentLength[0] : contentLength);
-  let into = Buffer.allocUnsafe(Number.isSafeInteger(announced) && announced >= 0 ? Math.min(announced, max) : Math.min(FIRST_BUFFER, max));
-  let total = 0;
-  try {
-    if (announced > max) throw new ResponseTooLarge();
-    for await (const chunk of body) {
-      const c = chunk as Buffer;
-      if (total + c.length > max) throw new ResponseTooLarge();
-      if (total + c.length > into.length) {
-        const larger = Buffer.allocUnsafe(Math.min(max, Math.max(into.length * 2, total + c.length)));
-        into.copy(larger, 0, 0, total);
-        into = larger;
-      }
-      c.copy(into, total);
-      total += c.length;
-    }
-  } catch (e) {
-    body.destroy();
-    throw e;
+class Capped implements Dispatcher.DispatchHandler {
+  readonly answer: Promise<Answer>;
+  /** Headers came: the request reached the target, and an error now is the body's. */
+  answered = false;
+  private resolve!: (a: Answer) => void;
+  private reject!: (e: unknown) => void;
+  private controller: Dispatcher.DispatchController | undefined;
+  private reason: Error | undefined;
+  private statusCode = 0;
+  private headers: Record<string, string | string[] | undefined> = {};
+  private into = Buffer.alloc(0);
+  private total = 0;
+
+  constructor(
+    private readonly max: number,
+    private readonly heard: (headers: Record<string, string | string[] | undefined>) => void,
+  ) {
+    this.answer = new Promise<Answer>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
   }
-  return into.subarray(0, total);
+
+  /** Ends the request with `reason` now, or as soon as it is given a connection (as undici's `signal`). */
+  abort(reason: Error): void {
+    this.reason ??= reason;
+    this.controller?.abort(reason);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.reason) controller.abort(this.reason);
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+    // 1xx interim answers are not the answer.
+    if (statusCode < 200) return;
+    this.answered = true;
+    this.statusCode = statusCode;
+    this.headers = headers;
+    this.heard(headers);
+    const length = headers['content-length'];
+    const announced = Number(Array.isArray(length) ? length[0] : length);
+    this.into = Buffer.allocUnsafe(Number.isSafeInteger(announced) && announced >= 0 ? Math.min(announced, this.max) : Math.min(FIRST_BUFFER, this.max));
+    if (announced > this.max) controller.abort(new ResponseTooLarge());
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    const total = this.total;
+    if (total + chunk.length > this.max) {
+      controller.abort(new ResponseTooLarge());
+      return;
+    }
+    if (total + chunk.length > this.into.length) {
+      const larger = Buffer.allocUnsafe(Math.min(this.max, Math.max(this.into.length * 2, total + chunk.length)));
+      this.into.copy(larger, 0, 0, total);
+      this.into = larger;
+    }
+    chunk.copy(this.into, total);
+    this.total = total + chunk.length;
+  }
+
+  onResponseEnd(): void {
+    this.resolve({ statusCode: this.statusCode, headers: this.headers, bytes: this.into.subarray(0, this.total) });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.reject(error);
+  }
 }
 
 /** The run's Admin: over HTTP Basic, or over HMAC when the target allows HMAC only (RunConfig.signIn). */
@@ -393,15 +450,20 @@ export class ApiClient {
     const timeoutMs = req.timeoutMs ?? this.timeoutMs;
     const started = performance.now();
     // One deadline for the whole request: undici's own timeouts measure only the gaps between chunks.
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(new DeadlinePassed()), timeoutMs);
+    let timedOut: DeadlinePassed | undefined;
+    let handler: Capped | undefined;
+    const timer = setTimeout(() => {
+      timedOut = new DeadlinePassed();
+      handler?.abort(timedOut);
+    }, timeoutMs);
+    const answered = (h: Record<string, string | string[] | undefined>) => this.connections.answered(h);
     try {
       const { origin, pathAndQuery } = splitUrl(url);
       // Decision (issue 39): a request that is not idempotent goes on the careful pool, creations
       // of the run too: their resend waits for a reading of the lists, which a probe's
       // credentials (a 401 expected) cannot make, and a reading that fails sends nothing again.
       const careful = !IDEMPOTENT.has(req.method.toUpperCase());
-      const options: Dispatcher.RequestOptions = {
+      const options: Dispatcher.DispatchOptions = {
         origin,
         path: pathAndQuery,
         method: req.method,
@@ -409,17 +471,23 @@ export class ApiClient {
         ...(body !== undefined ? { body } : {}),
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
-        signal: deadline.signal,
       };
-      let res: Dispatcher.ResponseData;
+      let res: Answer;
+      const first = new Capped(this.maxResponseBytes, answered);
+      handler = first;
       try {
-        res = await (careful ? this.connections.careful : this.connections.agent).request(options);
+        (careful ? this.connections.careful : this.connections.agent).dispatch(options, first);
+        res = await first.answer;
       } catch (e) {
-        if (deadline.signal.aborted || !(await this.mayResend(req, e, exchange))) throw e;
-        res = await this.connections.once(options);
+        // Only a request that got no answer may be sent again (an error in its body is the body's).
+        if (timedOut || first.answered || !(await this.mayResend(req, e, exchange))) throw e;
+        const again = new Capped(this.maxResponseBytes, answered);
+        handler = again;
+        if (timedOut) again.abort(timedOut);
+        this.connections.once(options, again);
+        res = await again.answer;
       }
-      this.connections.answered(res.headers);
-      const bytes = await readCapped(res.body, res.headers['content-length'], this.maxResponseBytes);
+      const bytes = res.bytes;
       let text: string;
       let validUtf8 = true;
       try {
@@ -436,8 +504,8 @@ export class ApiClient {
       if (parsed.tooDeep) exchange.jsonTooDeep = true;
       else if ('json' in parsed) exchange.json = parsed.json;
     } catch (e) {
-      exchange.error = describeError(deadline.signal.aborted ? deadline.signal.reason : e, req.method, url, timeoutMs, this.maxResponseBytes);
-      if (!deadline.signal.aborted && CANCELLED.has(errorCode(e) ?? '')) exchange.cancelled = true;
+      exchange.error = describeError(timedOut ?? e, req.method, url, timeoutMs, this.maxResponseBytes);
+      if (!timedOut && CANCELLED.has(errorCode(e) ?? '')) exchange.cancelled = true;
     } finally {
       clearTimeout(timer);
       writeEnded();

@@ -148,17 +148,16 @@ export class Connections {
    * it may be given another connection idle as long, which the front end closes at the same time;
    * the exchange's `retried` says "on a new connection", and it is.
    */
-  once(options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {
+  once(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): void {
     const client = new Client(options.origin as string, {
       pipelining: 1,
       headersTimeout: this.opts.timeoutMs,
       bodyTimeout: this.opts.timeoutMs,
       connect: this.connect(Number.POSITIVE_INFINITY),
     });
-    const answer = client.request({ ...options, reset: true });
+    client.dispatch({ ...options, reset: true }, handler);
     // A graceful close: the request and the reading of its body end first.
     void client.close().catch(() => undefined);
-    return answer;
   }
 
   private renew(): void {
