@@ -512,7 +512,9 @@ export async function startSlowProxy(upstream: string, opts: { delayMs: number; 
     errors.push(e);
     if (errors.length > UPSTREAM_ERRORS_KEPT) errors.shift();
   };
-  const agent = new EarlyAnswerAgent({ keepAlive: true });
+  // Node's global agent's options (the proxy used it before): an idle connection to the server is
+  // closed after 5 s, well before the server's own idle timeout, so none is reused as it closes.
+  const agent = new EarlyAnswerAgent({ keepAlive: true, scheduling: 'lifo', timeout: 5_000 });
   const idle = new Map<Socket, NodeJS.Timeout>();
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const socket = req.socket;
