@@ -1,7 +1,7 @@
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { Agent, type ClientRequestArgs, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createConnection, type NetConnectOpts, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { registerSecret } from '../core/redact.ts';
@@ -46,6 +46,8 @@ export interface FieldReport {
   idleClosed: number;
   /** how long the server behind the proxy took to answer */
   server: ServerTime;
+  /** the proxy's error log: connections to the server that failed (an upload cut short by an early answer, a 502 of its own) */
+  upstreamErrors: UpstreamError[];
   /** the other users' requests (busy installations) */
   actor?: ActorStats;
   /** the installation's process: its server alone, or (`runs: 'here'`) the server, the proxy, the other users and the run */
@@ -180,6 +182,7 @@ export async function startFront(upstream: RunConfig, opts: FrontOptions): Promi
       requests: proxy.requests(),
       idleClosed: proxy.idleClosed(),
       server: proxy.serverTime(),
+      upstreamErrors: proxy.upstreamErrors(),
       ...(a ? { actor: a.stats() } : {}),
     }),
     close: async () => {
@@ -451,7 +454,41 @@ export interface SlowProxy {
   idleClosed(): number;
   /** how long the installation took to answer (to the response's head), in all and by path (ids as N), the slowest paths first */
   serverTime(): ServerTime;
+  /** the proxy's error log: failures of a connection to the installation (the latest UPSTREAM_ERRORS_KEPT) */
+  upstreamErrors(): UpstreamError[];
   close(): Promise<void>;
+}
+
+/** A connection to the installation that failed: its error code, the request's path, and whether its answer had come (then passed on). */
+export type UpstreamError = { code: string; path: string; answered: boolean };
+
+/** The proxy's error log keeps this many entries, the latest. */
+export const UPSTREAM_ERRORS_KEPT = 50;
+
+/** Upstream sockets whose request body could not be sent to its end: the error's code. */
+const uploadFailed = new WeakMap<Socket, string>();
+
+/**
+ * An installation may answer a request from its head alone (a 413 from the Content-Length) and
+ * reset the connection with the body unread; the rest of the upload then fails (EPIPE,
+ * ECONNRESET), often before the answer, already in the socket, has been read. Decision, as nginx
+ * does with an early answer: a failed write to the installation ends the upload, not the
+ * connection; the answer is read and passed on, and the connection is not used again. Only a
+ * connection that ends with no answer is the proxy's own 502.
+ */
+class EarlyAnswerAgent extends Agent {
+  override createConnection(options: ClientRequestArgs): Socket {
+    const socket = createConnection(options as NetConnectOpts);
+    const swallow = (cb: (error?: Error | null) => void) => (error?: Error | null) => {
+      if (error) uploadFailed.set(socket, (error as NodeJS.ErrnoException).code ?? error.message);
+      cb();
+    };
+    const write = socket._write.bind(socket);
+    socket._write = (chunk, encoding, cb) => (uploadFailed.has(socket) ? cb() : write(chunk, encoding, swallow(cb)));
+    const writev = socket._writev?.bind(socket);
+    if (writev) socket._writev = (chunks, cb) => (uploadFailed.has(socket) ? cb() : writev(chunks, swallow(cb)));
+    return socket;
+  }
 }
 
 /**
@@ -470,6 +507,14 @@ export async function startSlowProxy(upstream: string, opts: { delayMs: number; 
   let idleClosed = 0;
   let serverMs = 0;
   const byPath = new Map<string, { n: number; ms: number }>();
+  const errors: UpstreamError[] = [];
+  const logError = (e: UpstreamError) => {
+    errors.push(e);
+    if (errors.length > UPSTREAM_ERRORS_KEPT) errors.shift();
+  };
+  // Node's global agent's options (the proxy used it before): an idle connection to the server is
+  // closed after 5 s, well before the server's own idle timeout, so none is reused as it closes.
+  const agent = new EarlyAnswerAgent({ keepAlive: true, scheduling: 'lifo', timeout: 5_000 });
   const idle = new Map<Socket, NodeJS.Timeout>();
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const socket = req.socket;
@@ -496,12 +541,13 @@ export async function startSlowProxy(upstream: string, opts: { delayMs: number; 
     res.on('close', finish);
     const sent = performance.now();
     let answered = false;
-    const out = httpRequest({ host: up.hostname, port: up.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+    const path = req.url ?? '';
+    const out = httpRequest({ host: up.hostname, port: up.port, method: req.method, path, headers: req.headers, agent }, (answer) => {
       answered = true;
       const took = performance.now() - sent;
       serverMs += took;
       const size = req.headers['x-page-size'];
-      const key = `${req.method} ${(req.url ?? '')
+      const key = `${req.method} ${path
         .replace(/^\/index\.php\/api\/v6/, '')
         .replace(/\/\d+(?=[/.])/g, '/N')
         .replace(/\/search\/[^/]+\.json/, '/search/Q.json')}${size === undefined ? '' : ` (${size} a page)`}`;
@@ -509,6 +555,10 @@ export async function startSlowProxy(upstream: string, opts: { delayMs: number; 
       k.n++;
       k.ms += took;
       byPath.set(key, k);
+      // A connection whose upload failed is not used again (its write side is gone).
+      answer.on('end', () => {
+        if (out.socket && uploadFailed.has(out.socket)) out.socket.destroy();
+      });
       setTimeout(() => {
         const headers = { ...answer.headers };
         delete headers['keep-alive'];
@@ -517,13 +567,15 @@ export async function startSlowProxy(upstream: string, opts: { delayMs: number; 
         answer.pipe(res);
       }, opts.delayMs);
     });
-    // An installation that answers before it has read the whole body (a 413 from the
-    // Content-Length) and closes the connection may fail the rest of the body's upload: an answer
-    // that has come, held for the delay, still goes back. Decision: a 502 of the proxy's own is
-    // only for a request the installation never answered. (Seen now and then in full runs at 100
-    // ms, on main too: the 2 MiB POST of LIM-03 answered 502, failing STAT-01; not reproduced
-    // alone, so this may not be its cause.)
-    out.on('error', () => {
+    let failure: string | undefined;
+    out.on('socket', (s: Socket) =>
+      s.once('close', () => {
+        failure ??= uploadFailed.get(s);
+        if (failure !== undefined) logError({ code: failure, path, answered });
+      }),
+    );
+    out.on('error', (e: NodeJS.ErrnoException) => {
+      failure ??= (out.socket && uploadFailed.get(out.socket)) ?? e.code ?? e.message;
       if (answered) return;
       if (!res.headersSent) res.writeHead(502).end();
       else res.destroy();
@@ -552,6 +604,7 @@ export async function startSlowProxy(upstream: string, opts: { delayMs: number; 
     peak: () => peak,
     requests: () => requests,
     idleClosed: () => idleClosed,
+    upstreamErrors: () => [...errors],
     serverTime: () => ({
       ms: serverMs,
       slowest: [...byPath]
@@ -564,6 +617,7 @@ export async function startSlowProxy(upstream: string, opts: { delayMs: number; 
         for (const t of idle.values()) clearTimeout(t);
         server.close(() => resolve());
         server.closeAllConnections();
+        agent.destroy();
       }),
   };
 }

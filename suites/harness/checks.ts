@@ -65,8 +65,8 @@ export function requireControl(s: Session): ControlClient {
 
 /**
  * Runs fn, then puts back every setting as it was before and drops pending faults: the control
- * protocol's reset is the only way to drop them, so it runs first and the snapshot is restored
- * after it. For checks that reset the settings or inject faults. `faultsOnly`: fn changes no
+ * protocol's reset is the only way to drop them, so it runs first (unless none can be pending)
+ * and the snapshot is restored after it. For checks that reset the settings or inject faults. `faultsOnly`: fn changes no
  * setting (it injects faults and sends requests), so the snapshot is read side by side with it.
  */
 export function withSettingsSnapshot<T>(s: Session, fn: (control: ControlClient) => Promise<T>, opts: { faultsOnly?: true } = {}): Promise<T> {
@@ -85,7 +85,9 @@ export function withSettingsSnapshot<T>(s: Session, fn: (control: ControlClient)
     try {
       return await fn(control);
     } finally {
-      await control.reset();
+      // Decision (issue 38: a section holds the target): the reset is skipped when fn's own reset
+      // came after its last fault; the snapshot, every setting, is put back all the same.
+      if (control.mayHoldFaults()) await control.reset();
       await control.putSettings(await snapshot);
     }
   });

@@ -63,9 +63,16 @@ const shown = new Map<string, Settings>();
  */
 const between = new Map<string, Settings>();
 
+/**
+ * Control URLs whose last fault-related write was a reset that answered 204: no fault of ours can
+ * be pending there (a fault is added only through these clients, in exclusive sections).
+ */
+const faultsCleared = new Set<string>();
+
 export function forgetShownSettings(): void {
   shown.clear();
   between.clear();
+  faultsCleared.clear();
 }
 
 /** The settings in force between exclusive sections (every request outside one is sent under them), if known. */
@@ -191,7 +198,13 @@ export class ControlClient {
   async addFault(fault: { method: string; path: string; times?: number }): Promise<void> {
     changeable('POST /faults');
     serverWide('POST /faults');
+    faultsCleared.delete(this.url);
     await this.call('POST', '/faults', 204, { times: 1, ...fault });
+  }
+
+  /** Whether a fault added through these clients may still be pending (none since a reset that answered 204). */
+  mayHoldFaults(): boolean {
+    return !faultsCleared.has(this.url);
   }
 
   /** Settings back to defaults; data kept. */
@@ -199,7 +212,9 @@ export class ControlClient {
     changeable('POST /reset');
     serverWide('POST /reset');
     shown.delete(this.url);
+    faultsCleared.delete(this.url);
     await this.unsure(() => this.call('POST', '/reset', 204));
+    faultsCleared.add(this.url);
   }
 
   close(): Promise<void> {

@@ -1,7 +1,8 @@
+import { createServer, Socket } from 'node:net';
 import { Client, request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { basicAuthorization } from '../../core/signers.ts';
-import { startFieldTarget } from '../field.ts';
+import { startFieldTarget, startSlowProxy } from '../field.ts';
 
 const get = async (url: string, authorization: string) => {
   const r = await request(url, { headers: { authorization, 'content-type': 'application/json; charset=utf-8' }, signal: AbortSignal.timeout(10_000) });
@@ -76,6 +77,64 @@ describe('the field installation in processes of its own', () => {
     } finally {
       await client.close();
       await target.close();
+    }
+  });
+
+  it('passes on an early answer to a large upload when the rest of the upload then fails (a reset after a 413)', async () => {
+    // An upstream that answers 413 from the head alone and resets the connection with the body
+    // unread. The client's next piece of the body reaches the proxy in the same turn as the 413
+    // and the reset, ahead of them: the proxy's write to the upstream fails before it has read
+    // the answer, every time.
+    let upstreamSocket: Socket | undefined;
+    let headArrived!: () => void;
+    const head = new Promise<void>((resolve) => {
+      headArrived = resolve;
+    });
+    const upstream = createServer((socket) => {
+      upstreamSocket = socket;
+      let seen = '';
+      socket.on('data', (d: Buffer) => {
+        seen += d.toString('latin1');
+        if (seen.includes('\r\n\r\n')) headArrived();
+      });
+      socket.on('error', () => {});
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const port = (upstream.address() as { port: number }).port;
+    const proxy = await startSlowProxy(`http://127.0.0.1:${port}`, { delayMs: 5, idleCloseMs: 5_000 });
+    const client = new Socket();
+    try {
+      const length = 2 * 1024 * 1024;
+      const proxyPort = Number(new URL(proxy.url).port);
+      await new Promise<void>((resolve) => client.connect(proxyPort, '127.0.0.1', resolve));
+      let answer = '';
+      client.on('data', (d: Buffer) => {
+        answer += d.toString('latin1');
+      });
+      client.on('error', () => {});
+      client.write(
+        `POST /index.php/api/v6/passwords.json HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${length}\r\n\r\n`,
+      );
+      client.write('x'.repeat(1024));
+      await head;
+      await new Promise((r) => setTimeout(r, 50));
+      const body = '{"error":true,"type":"Payload Too Large","message":"The request body is larger than 1048576 bytes"}';
+      // In one turn: more of the body to the proxy, then the upstream's answer and its reset.
+      client.write('x'.repeat(64 * 1024));
+      upstreamSocket!.write(`HTTP/1.1 413 Payload Too Large\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+      upstreamSocket!.resetAndDestroy();
+      const deadline = Date.now() + 5_000;
+      while (!answer.includes(body) && !answer.startsWith('HTTP/1.1 502') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 413 Payload Too Large');
+      expect(answer.endsWith(body)).toBe(true);
+      // nginx's "writev() failed (104: Connection reset by peer) while sending request to upstream"
+      expect(proxy.upstreamErrors()).toEqual([
+        expect.objectContaining({ path: '/index.php/api/v6/passwords.json', answered: true, code: expect.stringMatching(/^(ECONNRESET|EPIPE)$/) }),
+      ]);
+    } finally {
+      client.destroy();
+      await proxy.close();
+      await new Promise<void>((resolve) => upstream.close(() => resolve()));
     }
   });
 

@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { scrub } from '../../../core/redact.ts';
 import { SetupError } from '../assert.ts';
+import { withSettingsSnapshot } from '../checks.ts';
 import { ApiClient } from '../client.ts';
 import type { RunConfig } from '../config.ts';
 import { ControlClient } from '../control.ts';
 import { type FixtureKind, Fixtures } from '../fixtures.ts';
+import type { Session } from '../session.ts';
 import { type Received, type Stub, sendJson, startStub } from './stub-server.ts';
 
 const TOKEN = 'control-token-0123456789abcdef';
@@ -125,6 +127,31 @@ describe('ControlClient', () => {
     await control.reset();
     expect(stub.received.at(-1)?.url).toBe('/__control/reset');
     expect(stub.received.at(-1)?.headers['authorization']).toBe(`Bearer ${TOKEN}`);
+  });
+
+  test('withSettingsSnapshot resets after a fault, not again after a reset of its own that followed the fault; the snapshot is put back in both', async () => {
+    const session = { control, fixtures: { settle: async () => {} } } as unknown as Session;
+    const writes = () => stub.received.filter((r) => r.url.startsWith('/__control') && r.method !== 'GET').map((r) => `${r.method} ${r.url}`);
+    const before = writes().length;
+    await withSettingsSnapshot(session, (c) => c.addFault({ method: 'GET', path: '/passwords.json' }));
+    expect(writes().slice(before)).toEqual(['POST /__control/faults', 'POST /__control/reset', 'PUT /__control/settings']);
+    expect(bodyOf(stub.received.at(-1))).toEqual(settings);
+    const next = writes().length;
+    await withSettingsSnapshot(session, async (c) => {
+      await c.addFault({ method: 'GET', path: '/passwords.json' });
+      await c.reset();
+      await c.putSettings({ api_enabled: false });
+    });
+    expect(writes().slice(next)).toEqual(['POST /__control/faults', 'POST /__control/reset', 'PUT /__control/settings', 'PUT /__control/settings']);
+    expect(bodyOf(stub.received.at(-1))).toEqual(settings);
+    // A reset that failed may have dropped nothing: the next one is sent.
+    const failed = writes().length;
+    failNext.add('POST /__control/reset');
+    await withSettingsSnapshot(session, async (c) => {
+      await c.addFault({ method: 'GET', path: '/passwords.json' });
+      await c.reset().catch(() => {});
+    });
+    expect(writes().slice(failed)).toEqual(['POST /__control/faults', 'POST /__control/reset', 'POST /__control/reset', 'PUT /__control/settings']);
   });
 
   test('returned secrets, passwords and the token are registered for redaction', () => {

@@ -10,7 +10,8 @@
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { type FieldTarget, startFieldTarget } from '../../../targets/field.ts';
+import { scrub } from '../../../core/redact.ts';
+import { type FieldTarget, startFieldTarget, type UpstreamError } from '../../../targets/field.ts';
 import { DEFAULT_CONCURRENCY } from '../../harness/config.ts';
 import { type RunResult, runSuites } from '../run-suites.ts';
 import { verdictOf } from '../verdict.ts';
@@ -75,11 +76,20 @@ async function runAgainst(target: FieldTarget) {
       idleClosed: report.idleClosed,
       peak: report.peak,
       server: report.server,
+      upstreamErrors: report.upstreamErrors,
       busy: report.busy,
       front: report.front,
       cpuMs,
     };
   }
+}
+
+/** The proxy's error log, when it has entries: what failed between the proxy and the server, and whether the answer still went back. */
+function printUpstreamErrors(name: string, errors: UpstreamError[]): void {
+  for (const e of errors)
+    console.log(
+      `${name ? `${name}: ` : ''}proxy: ${e.code} on the connection to the server (${scrub(e.path.slice(0, 80))}), ${e.answered ? 'its answer passed on' : 'no answer: 502 of its own'}`,
+    );
 }
 
 /** The schedule the gate measured: its sections, the longest chains; with --write-chains, chains.ts. */
@@ -142,6 +152,7 @@ if (values.populated) {
       `${name.padEnd(16)} wall ${(run.wallMs / 1000).toFixed(1).padStart(5)} s  run's CPU ${(run.cpuMs / 1000).toFixed(1).padStart(5)} s  requests ${String(run.requests).padStart(5)}  verdict ${run.label}${run.failing.length === 0 ? '' : ` (${run.failing.join(' ')})`}${run.result.harnessErrors.length ? `; harness errors ${run.result.harnessErrors.length}` : ''}; cleanup left ${run.result.cleanup?.leftovers.length ?? '?'}; idle connections closed by the server ${run.idleClosed}${run.actor ? `; other users sent ${run.actor.requests} requests (${run.actor.failed} not 2XX)` : ''}`,
     );
   }
+  for (const { name, run } of runs) printUpstreamErrors(name, run.upstreamErrors);
   for (const { name, run } of runs)
     for (const t of run.result.tests.filter((t) => t.outcome !== 'pass' && t.outcome !== 'info' && t.outcome !== 'untested' && t.outcome !== 'disabled'))
       console.log(
@@ -194,7 +205,7 @@ if (values.populated) {
 }
 
 const target = await startFieldTarget({ seed: 1 }, { data: false, delayMs: delay, idleCloseMs: 60_000, runs: where });
-const { result, wallMs, samples, endedAt, peak } = await runAgainst(target);
+const { result, wallMs, samples, endedAt, peak, upstreamErrors } = await runAgainst(target);
 await target.close();
 
 const requests = result.requests ?? 0;
@@ -209,6 +220,7 @@ console.log(
 console.log(
   `verdict: ${failing.length === 0 ? 'no clause failed or warned' : `failed or warned: ${failing.join(' ')}`}; cleanup left ${result.cleanup?.leftovers.length ?? '?'} objects`,
 );
+printUpstreamErrors('', upstreamErrors);
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 console.log(`requests in flight: ${mean(samples).toFixed(1)} on average of ${concurrency} allowed; by 2 s of the run:`);
 const perBucket = 200;
