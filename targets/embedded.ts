@@ -211,7 +211,8 @@ const EMBEDDED_PASSWORD_COST = 1024;
  * text, parsed), and both heaps kept the size they grew to. It was the embedded run's bimodal
  * peak: sampling every thread's heap every 50 ms (6 runs), the runs that sent it peaked at
  * 299-316 MB (the run's heap 105-115 MB, the server's 49-54), the others at 252-263 (78-86, 28).
- * bench:memory, 8 runs side by side at a load of 10 to 13: 238-258 MB against main's 237-411.
+ * bench:memory, 16 runs side by side (two benches, at loads of 6 to 19): 238-261 MB against
+ * main's 237-411, 7 of whose 16 passed 300 MB.
  */
 const EMBEDDED_MAX_UPLOAD = 1024 * 1024;
 
