@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { PIECE_CHARS, utf8Pieces } from './utf8-pieces.ts';
 
 export function basicAuthorization(user: string, password: string): string {
   return `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`;
@@ -17,10 +18,12 @@ export interface HmacInput {
  * The key is the UTF-8 bytes of the key string (not hex-decoded); the body is the exact bytes sent.
  */
 export function hmacSign({ privateKey, uri, timestamp, body }: HmacInput): string {
-  return createHmac('sha256', Buffer.from(privateKey, 'utf8'))
-    .update(Buffer.from(`${uri}${timestamp}`, 'utf8'))
-    .update(typeof body === 'string' ? Buffer.from(body, 'utf8') : body)
-    .digest('hex');
+  const hmac = createHmac('sha256', Buffer.from(privateKey, 'utf8')).update(Buffer.from(`${uri}${timestamp}`, 'utf8'));
+  // A long text body is hashed piece by piece: a body of megabytes is never copied whole for its hash.
+  if (typeof body !== 'string') hmac.update(body);
+  else if (body.length <= PIECE_CHARS) hmac.update(body, 'utf8');
+  else for (const piece of utf8Pieces(body)) hmac.update(piece);
+  return hmac.digest('hex');
 }
 
 export function hmacHeaders(input: HmacInput & { publicKey: string }): Record<string, string> {

@@ -12,6 +12,7 @@ export interface ThreadSpec {
   adminPassword: string;
   controlToken: string;
   passwordCost: number;
+  maxUploadFileSizeBytes?: number;
   tls?: { key: string; cert: string };
 }
 
@@ -49,6 +50,7 @@ try {
     adminPassword: spec.adminPassword,
     controlToken: spec.controlToken,
     passwordCost: spec.passwordCost,
+    ...(spec.maxUploadFileSizeBytes !== undefined ? { maxUploadFileSizeBytes: spec.maxUploadFileSizeBytes } : {}),
     ...(spec.tls ? { tls: spec.tls } : {}),
   });
   const url = await server.listen({ host: '127.0.0.1', port: 0 });

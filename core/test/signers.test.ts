@@ -18,6 +18,15 @@ describe('hmacSign', () => {
     expect(hmacSign({ privateKey, uri: 'api/v6/passwords.json', timestamp: 1732560000, body })).toBe(expected);
   });
 
+  test('a long text body (hashed in pieces) gives the digest of its whole UTF-8, pairs and lone surrogates included', () => {
+    for (const body of [`${'é😀x'.repeat(40_000)}\ud800`, `${'a'.repeat(65_535)}😀${'b'.repeat(70_000)}`]) {
+      const expected = createHmac('sha256', privateKey)
+        .update(Buffer.concat([Buffer.from('api/v6/passwords.json1'), Buffer.from(body, 'utf8')]))
+        .digest('hex');
+      expect(hmacSign({ privateKey, uri: 'api/v6/passwords.json', timestamp: 1, body })).toBe(expected);
+    }
+  });
+
   test('product-facts §2.2 formula, digests computed with python3 hmac/hashlib', () => {
     // hmac.new(b"key", b"api/v6/passwords.json1732560000", hashlib.sha256).hexdigest()
     expect(hmacSign({ privateKey: 'key', uri: 'api/v6/passwords.json', timestamp: '1732560000', body: '' })).toBe(

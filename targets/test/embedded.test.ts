@@ -64,6 +64,21 @@ describe('the embedded target', () => {
     await expect(request(`${t.config.target}/index.php/api/v6/version.json`, { signal: AbortSignal.timeout(5_000) })).rejects.toThrow(/ECONNREFUSED/);
   });
 
+  test("the server's maximum upload file size is 1 MiB (EMBEDDED_MAX_UPLOAD), in its thread and here", async () => {
+    for (const runs of ['thread', 'here'] as const) {
+      const t = await startEmbeddedTarget({}, { runs, http: true });
+      try {
+        const r = await request(`${t.config.target}/index.php/api/v6/files/max_upload_file_size.json`, {
+          headers: { authorization: basicAuthorization(t.config.user, t.config.password), 'content-type': 'application/json; charset=utf-8' },
+          signal: AbortSignal.timeout(10_000),
+        });
+        expect(await r.body.json()).toEqual({ max_upload_file_size_bytes: 1048576, max_upload_file_size_text: '1Mb' });
+      } finally {
+        await t.close();
+      }
+    }
+  });
+
   test('a server that cannot start is a clear error, redacted, and its thread ends', async () => {
     const password = 'thread-secret-Zq81x';
     const { registerSecret } = await import('../../core/redact.ts');

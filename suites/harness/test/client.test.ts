@@ -89,6 +89,26 @@ describe('requests on the wire', () => {
     expect(ex.response?.status).toBe(201);
   });
 
+  test('a long body goes out in pieces: the same bytes, its Content-Length, its HMAC, the text kept once as request.body', async () => {
+    const name = 'é😀x'.repeat(30_000);
+    const hmac = new ApiClient({ target: stub.url, auth: { kind: 'hmac', publicKey: 'pub', privateKey: 'priv', timestamp: 1 }, timeoutMs: 2_000 });
+    try {
+      const ex = await hmac.post('/passwords.json', { name });
+      const sent = JSON.stringify({ name });
+      expect(last().body.equals(Buffer.from(sent, 'utf8'))).toBe(true);
+      expect(last().headers['content-length']).toBe(String(Buffer.byteLength(sent, 'utf8')));
+      expect(last().headers['transfer-encoding']).toBeUndefined();
+      expect(last().headers['x-request-hash']).toBe(
+        hmacSign({ privateKey: 'priv', uri: 'api/v6/passwords.json', timestamp: 1, body: Buffer.from(sent, 'utf8') }),
+      );
+      expect(ex.request.body).toBe(sent);
+      expect(ex.request.headers['content-length']).toBeUndefined();
+      expect(ex.response?.status).toBe(201);
+    } finally {
+      await hmac.close();
+    }
+  });
+
   test('rawBody string and Buffer are sent byte for byte', async () => {
     await client.request({ method: 'PUT', path: '/passwords/1.json', rawBody: '{ "name" :\n "x" }' });
     expect(last().body.toString('utf8')).toBe('{ "name" :\n "x" }');

@@ -298,6 +298,20 @@ describe('kept-alive connections (issue 39)', () => {
     expect(front.answered).toContain(`GET /projects/search/${name}/page/1.json`);
   });
 
+  test('a create with a long body (sent in pieces) lost on a reused connection is sent again whole: a fresh stream, made once', async () => {
+    const front = await startFront({ idleMs: 10_000, drop: (m, p, nth) => m === 'POST' && p === '/projects.json' && nth >= 2 });
+    open.push(front);
+    const client = clientOf(front);
+    await client.post('/passwords/1/lock.json', {});
+    await client.post('/passwords/1/lock.json', {});
+    const name = 'pmv6-run1-ab12-project-2';
+    const ex = await client.post('/projects.json', { name, notes: 'n'.repeat(200_000) });
+    expect(ex.response?.status).toBe(201);
+    expect(ex.retried).toMatch(/did not show its name/);
+    expect(front.dropped).toEqual(['POST /projects.json']);
+    expect(front.created).toEqual([name]);
+  });
+
   test('a create that landed before its connection closed is not sent again: never made twice, the lost answer stays an error of ours', async () => {
     const front = await startFront({ idleMs: 10_000, drop: (m, p, nth) => m === 'POST' && p === '/projects.json' && nth >= 2, landed: true });
     open.push(front);
