@@ -5,7 +5,8 @@ import { compiledCheckout } from '../../../package/checkout-build.mjs';
 // Decision (runtime, issue 38): the kill matrix and the lawful variants run from the checkout's
 // compiled JavaScript (package/checkout-build.mjs), as bin/pmv6.js runs the CLI: their worker
 // processes then start, and import every run's suite files, without tsx's loader hooks (0.93 and
-// 0.95 of the CPU on 39 mutants, two runs each, alternating). Through tsx where that tree cannot be made.
+// 0.95 of the CPU on 39 mutants, two runs each, alternating). Through tsx where that tree cannot
+// be made.
 const ROOT = resolve(import.meta.dirname, '../../..');
 const compiled = await compiledCheckout(ROOT);
 
