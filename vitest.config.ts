@@ -3,15 +3,15 @@ import { join, relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-// Decision: the longest files start first, the kill matrix (both cores) beside the files that
-// mostly wait, then the files that run the CLI or real front ends (about a core each), then the
-// lawful variants (both cores). The load engine's files wait on timed stages (CPU measured alone,
-// issue 38: engine-output 9 s in its 35, engine 5 in 28): beside the kill matrix they leave no
-// core idle, beside a file of one core they did. On a clean clone vitest has no durations and
-// starts the largest files first: the kill matrix started after 700 s and ran alone for the last
-// 200 s of CI, and files of 20 to 35 s (safety, model-finds, package) started in its last 120 s.
-// Seconds as CI measured them on main (2bf9e6e, the mean of three runs); the rest follow in
-// vitest's own order.
+// Decision: the longest files start first (every file CI measured at 8 s or more), the kill
+// matrix (both cores) beside the files that mostly wait, then the files that run the CLI or real
+// front ends (about a core each), then the lawful variants (both cores). The load engine's files
+// wait on timed stages (CPU measured alone, issue 38: engine-output 9 s in its 35, engine 5 in
+// 28): beside the kill matrix they leave no core idle, beside a file of one core they did. On a
+// clean clone vitest has no durations and starts the largest files first: the kill matrix started
+// after 700 s and ran alone for the last 200 s of CI, files of 20 to 35 s (safety, model-finds,
+// package) started in its last 120 s, and reference-run (15 s) in its last 16. Seconds as CI
+// measured them on main (2bf9e6e, the mean of three runs); the rest follow in vitest's own order.
 const LONGEST_FIRST = [
   'suites/runner/test/kill-matrix.test.ts', // 153, both cores
   'load/test/engine-output.test.ts', // 34, 9 s of CPU
@@ -34,6 +34,11 @@ const LONGEST_FIRST = [
   'load/test/same-requests.test.ts', // 15
   'fixtures/reference-server/test/fuzz.test.ts', // 15
   'clients/test/client-run.test.ts', // 13
+  'suites/runner/test/reference-run.test.ts', // 12, every suite file against the reference server
+  'clients/test/variants-kit.test.ts', // 9
+  'suites/runner/test/inventory.test.ts', // 8
+  'targets/test/container-failures.test.ts', // 9
+  'load/test/operator.test.ts', // 9
 ];
 
 class LongestFirst extends BaseSequencer {
