@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Exchange } from '../../../core/exchange.ts';
 import { ViolationError } from '../../harness/assert.ts';
-import { COPIES, type CountWindows, type Judged, judgeInWindows, type WindowRule } from '../log-reader.ts';
+import { COPIES, type CountWindows, type Judged, judgeInWindows, ROUNDS, type WindowRule } from '../log-reader.ts';
 
 // A log that only the requests below and other users write to: `logs` tells which labels the
 // server logs, `foreign` how many entries other users add while a window's requests are out.
@@ -13,11 +13,11 @@ function log(logs: (label: string) => boolean, foreign: (window: number) => numb
       const before = count;
       const result = await send();
       count += foreign(opened++);
-      return { result, added: count - before };
+      return { result, added: count - before, ms: 0 };
     },
     async copies(send: () => Promise<Exchange>, copies = 1) {
-      const { result, added } = await this.added(() => Promise.all(Array.from({ length: copies }, send)));
-      return { ex: result[0]!, added };
+      const { result, added, ms } = await this.added(() => Promise.all(Array.from({ length: copies }, send)));
+      return { ex: result[0]!, added, ms };
     },
   };
   const request = (label: string, status: number): Judged => [
@@ -33,6 +33,17 @@ function log(logs: (label: string) => boolean, foreign: (window: number) => numb
 const LOGGED: WindowRule = { logged: true, judges: (ex) => ex.response?.status === 401, owed: (label) => `a log entry for ${label}` };
 const UNLOGGED: WindowRule = { logged: false, judges: (ex) => ex.response?.status === 404, owed: (label) => `no log entry for ${label}` };
 const labels = ['a', 'b', 'c', 'd', 'e', 'f', 'g'];
+
+// A fixed sequence of numbers in (0, 1): the same foreign entries at every run of the test.
+function seeded(seed: number): () => number {
+  let x = seed >>> 0 || 1;
+  return () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return ((x >>> 0) + 0.5) / 2 ** 32;
+  };
+}
 
 async function blamed(run: Promise<unknown>): Promise<string | undefined> {
   try {
@@ -78,16 +89,59 @@ describe('judgeInWindows', () => {
         LOGGED,
       ),
     ).toHaveLength(7);
-    // Fewer than COPIES foreign entries in a window: a log that leaves errors out is not blamed.
-    expect(
-      await judgeAll(
-        log(
-          () => false,
-          () => COPIES - 1,
+    // As many foreign entries in every window as copies and more: a log that leaves errors out is not blamed.
+    for (const f of [1, COPIES - 1, COPIES, 3 * COPIES])
+      expect(
+        await judgeAll(
+          log(
+            () => false,
+            () => f,
+          ),
+          UNLOGGED,
         ),
-        UNLOGGED,
-      ),
-    ).toHaveLength(7);
+      ).toHaveLength(7);
+  });
+
+  // A busy installation: other users add a varying number of entries to each window (a Poisson
+  // count, from a fixed seed), as a populated field at 100 ms a reply does (LOG-03 failed a lawful
+  // server there when five entries in one window of copies named the request).
+  it.each([1, 3, 8])('blames no unlogged request, and still names one that is logged, among %d foreign entries a window on average', async (mean) => {
+    const poisson = seeded(mean * 7919);
+    const foreign = () => {
+      let k = 0;
+      for (let p = 1, limit = Math.exp(-mean); ; k++) {
+        p *= poisson();
+        if (p <= limit) return k;
+      }
+    };
+    for (let trial = 0; trial < 25; trial++)
+      expect(
+        await judgeAll(
+          log(() => false, foreign),
+          UNLOGGED,
+        ),
+      ).toHaveLength(7);
+    let named = 0;
+    for (let trial = 0; trial < 25; trial++)
+      if (
+        await blamed(
+          judgeAll(
+            log((x) => x === 'c', foreign),
+            UNLOGGED,
+          ),
+        )
+      )
+        named++;
+    expect(named).toBeGreaterThanOrEqual(24);
+  });
+
+  it('names a logged request only after ROUNDS rounds of copies, each beside a quiet window', async () => {
+    const l = log((x) => x === 'a');
+    const message = await blamed(judgeInWindows(l.windows, [l.request('a', 404)], 8, UNLOGGED));
+    expect(message).toContain('no log entry for a');
+    expect(message?.match(/in a window as long with nothing sent/g)).toHaveLength(ROUNDS);
+    // Its own window, then a window of copies and a quiet one each round.
+    expect(l.windowsOpened()).toBe(1 + 2 * ROUNDS);
   });
 
   it('does not let an entry of a reply it does not judge stand in for a missing one', async () => {
