@@ -66,8 +66,9 @@ export function requireControl(s: Session): ControlClient {
 /**
  * Runs fn, then puts back every setting as it was before and drops pending faults: the control
  * protocol's reset is the only way to drop them, so it runs first (unless none can be pending)
- * and the snapshot is restored after it. For checks that reset the settings or inject faults. `faultsOnly`: fn changes no
- * setting (it injects faults and sends requests), so the snapshot is read side by side with it.
+ * and the snapshot is restored after it. For checks that reset the settings or inject faults.
+ * `faultsOnly`: fn changes no setting (it injects faults and sends requests), so the snapshot is
+ * read side by side with it.
  */
 export function withSettingsSnapshot<T>(s: Session, fn: (control: ControlClient) => Promise<T>, opts: { faultsOnly?: true } = {}): Promise<T> {
   const control = requireControl(s);
