@@ -208,9 +208,10 @@ function requestBody(req: ApiRequest): RequestBody | undefined {
  * Decision (issue 38, the embedded run's memory): a request body is held once, as its text (the
  * exchange's `request.body`, the JSON.stringify of `json` itself). A text longer than PIECE_CHARS
  * goes on the wire as pieces encoded as the socket drains (a fresh stream for a resend), with its
- * Content-Length: the whole of its UTF-8 is never copied, nor handed to TLS at once. Measured (the model's upload of one byte over a maximum of 10 MiB,
- * a 14 MB body over https, the server in another process): the client process's peak rose by
- * 75-83 MB, and by 52 MB so (3 runs each; with the test's base64 made as text, suites/model/files.ts).
+ * Content-Length: the whole of its UTF-8 is never copied, nor handed to TLS at once. Measured
+ * (the model's upload of one byte over a maximum of 10 MiB, a 14 MB body over https, the server
+ * in another process): the client process's peak rose by 75-83 MB, and by 52 MB so (3 runs each;
+ * with the test's base64 made as text, suites/model/files.ts).
  */
 function onTheWire(body: RequestBody, headers: Record<string, string>): Buffer | (() => Readable) {
   if (body.bytes) return body.bytes;
