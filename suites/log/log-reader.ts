@@ -134,6 +134,13 @@ export const COPIES = 5;
 export const ROUNDS = 3;
 
 /**
+ * The most copies of a request a round sends (`unloggedHolds`). Decision: a log so busy that a
+ * round would need more tells nothing of one request's entries; the request is not named, and
+ * the run's load stays bounded.
+ */
+export const MOST_COPIES = 40;
+
+/**
  * Windows of the log's count one after another, each the entries the log gained while one
  * window's requests went out, less what reading the count adds by itself (`drift`). Decision:
  * the count read after a window is the count before the next when the run sends nothing between
@@ -259,6 +266,7 @@ export async function unloggedHolds(
   let ex: Exchange | undefined;
   for (let round = 0; round < ROUNDS; round++) {
     const copies = COPIES + 2 * background;
+    if (copies > MOST_COPIES) return undefined;
     const sent = await windows.copies(send, copies, limit);
     ex = sent.ex;
     if (sent.added < copies) return undefined;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Exchange } from '../../../core/exchange.ts';
 import { ViolationError } from '../../harness/assert.ts';
-import { COPIES, type CountWindows, type Judged, judgeInWindows, ROUNDS, type WindowRule } from '../log-reader.ts';
+import { COPIES, type CountWindows, type Judged, judgeInWindows, MOST_COPIES, ROUNDS, type WindowRule } from '../log-reader.ts';
 
 // A log that only the requests below and other users write to: `logs` tells which labels the
 // server logs, `foreign` how many entries other users add while a window's requests are out.
@@ -133,6 +133,23 @@ describe('judgeInWindows', () => {
       )
         named++;
     expect(named).toBeGreaterThanOrEqual(24);
+  });
+
+  it('sends at most MOST_COPIES copies a round, and names nothing on a log too busy for that', async () => {
+    let sent = 0;
+    const l = log(
+      () => true,
+      () => MOST_COPIES,
+    );
+    const counted: Judged = [
+      'a',
+      async () => {
+        sent++;
+        return l.request('a', 404)[1]();
+      },
+    ];
+    expect(await judgeInWindows(l.windows, [counted], 8, UNLOGGED)).toHaveLength(1);
+    expect(sent).toBe(1);
   });
 
   it('names a logged request only after ROUNDS rounds of copies, each beside a quiet window', async () => {
