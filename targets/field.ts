@@ -567,13 +567,17 @@ export async function startSlowProxy(upstream: string, opts: { delayMs: number; 
         answer.pipe(res);
       }, opts.delayMs);
     });
+    // Logged once the request is over, from its own socket: a kept-alive socket serves many
+    // requests, and a listener on the socket would outlive this one.
     let failure: string | undefined;
-    out.on('socket', (s: Socket) =>
-      s.once('close', () => {
-        failure ??= uploadFailed.get(s);
-        if (failure !== undefined) logError({ code: failure, path, answered });
-      }),
-    );
+    let upstreamSocket: Socket | undefined;
+    out.on('socket', (s: Socket) => {
+      upstreamSocket = s;
+    });
+    out.once('close', () => {
+      failure ??= upstreamSocket && uploadFailed.get(upstreamSocket);
+      if (failure !== undefined) logError({ code: failure, path, answered });
+    });
     out.on('error', (e: NodeJS.ErrnoException) => {
       failure ??= (out.socket && uploadFailed.get(out.socket)) ?? e.code ?? e.message;
       if (answered) return;
