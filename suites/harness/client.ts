@@ -9,7 +9,7 @@ import { DEFAULT_MAX_RESPONSE_BYTES, type RunConfig } from './config.ts';
 import { Connections, creationName, landed, runPool, StaleConnection } from './connections.ts';
 import { activeGate } from './gate.ts';
 import { activeLedger, foreignText, guardRequest } from './ownership.ts';
-import { type Channel, emitExchange, requestStarting, writeMark } from './traffic.ts';
+import { announceSending, type Channel, emitExchange, requestStarting, writeMark } from './traffic.ts';
 
 export type HmacParts = { uri: string; timestamp: string; body: string; hash: string };
 
@@ -453,9 +453,13 @@ export class ApiClient {
     // slot is held until the listeners have judged the exchange. Oracle look-ups (quiet) ride on
     // the slot of the exchange they judge.
     const release = req.quiet ? undefined : await activeGate()?.admit();
+    // A GET on its way is announced (traffic.ts onSending): a listener judging another answer may
+    // wait for this one instead of asking the same again. Said to be heard once its own listeners have run.
+    const heard = !req.quiet && req.method.toUpperCase() === 'GET' ? announceSending({ exchange, auth, channel: this.channel }) : undefined;
     try {
       return await this.send(req, url, exchange, body, headers, auth);
     } finally {
+      heard?.();
       release?.();
     }
   }

@@ -47,6 +47,16 @@
 //   file beside it) waits at the gate like any other request. The deadlock rule above holds for
 //   joiners too: withSettings settles the file's creations before it opens or joins, and a
 //   joined fn awaits only its own requests.
+// - A settings section may hand the target over to the next (`handOver`, issue 38: through
+//   100 ms each section's drain and the PUT that put its settings back held every other file
+//   out): when a section ends and the first exclusive section waiting is a settings section that
+//   starts from the settings between sections (`takesOver`: Session.withSettings, outermost), it
+//   goes next, before the requests queued ahead of it, and the ending section leaves its settings
+//   as they are: the next one puts back what differs from the settings between sections with
+//   its own, in one PUT. No request outside the two runs between them, so every request outside
+//   a section is still sent under the settings between sections. At most HANDOVERS hand-overs in
+//   a row: then the requests queued meanwhile go first. A bare `exclusive`, a reset or fault
+//   section and an `exclusiveReads` never take over (each starts from the settings as they are).
 // - No gate is open outside a run (the project's own tests, the runner's cleanup): everything passes.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { currentScope } from './traffic.ts';
@@ -96,6 +106,9 @@ export function refuseSettingsBeside(): void {
 /** A waiter that has waited this many request times is served before any chain (no starvation). */
 export const AGED = 4;
 
+/** At most this many sections in a row take the target over from the one before (`handOver`). */
+export const HANDOVERS = 2;
+
 interface Waiter {
   kind: 'shared' | 'exclusive';
   /** When it began to wait (performance.now()). */
@@ -103,6 +116,8 @@ interface Waiter {
   /** The requests of its file's chain still ahead of a shared waiter (0: none known). */
   ahead: number;
   file?: string | undefined;
+  /** An exclusive waiter that starts from the settings between sections (see `handOver`). */
+  takesOver?: true;
   wake: () => void;
 }
 
@@ -170,6 +185,8 @@ export interface GateMeasure {
   sectionMs: number;
   /** By the suite file that opened them (or "(a file that runs alone)"): sections, their time (ms), their requests, the calls that joined them. */
   sectionsByFile: Map<string, { sections: number; ms: number; requests: number; joined: number }>;
+  /** Sections that took the target over from the one before (`handOver`). */
+  handedOver: number;
 }
 
 export class Gate {
@@ -184,11 +201,13 @@ export class Gate {
   readonly #queue: Waiter[] = [];
   /** The holder's requests waiting for a slot: served before anyone else. */
   readonly #holderQueue: Array<() => void> = [];
-  readonly #measure: GateMeasure = { chains: new Map(), sections: 0, sectionMs: 0, sectionsByFile: new Map() };
+  readonly #measure: GateMeasure = { chains: new Map(), sections: 0, sectionMs: 0, sectionsByFile: new Map(), handedOver: 0 };
   #heldRequests = 0;
   #heldJoined = 0;
   /** The settings sections that take joiners, by key. */
   readonly #joinable = new Map<string, Joinable>();
+  /** Sections served in a row by hand-over, no request outside them served since. */
+  #handedOver = 0;
 
   /**
    * At most `limit` requests in flight at once; a free slot to the request whose file has the
@@ -250,7 +269,7 @@ export class Gate {
   /** Runs fn with the target to itself: nothing else in flight while it runs. Re-entrant. */
   exclusive<T>(fn: () => Promise<T>): Promise<T> {
     refuseBeside();
-    return this.#section(fn);
+    return this.#section(undefined, fn);
   }
 
   /**
@@ -259,7 +278,7 @@ export class Gate {
    * `open` runs once, first in, inside the section; what it returns runs once, after the last
    * member's fn has ended, and then the gate is released. Not for a context that holds the gate.
    */
-  async joinable<T>(key: string | undefined, open: () => Promise<() => Promise<void>>, fn: () => Promise<T>): Promise<T> {
+  async joinable<T>(key: string | undefined, open: () => Promise<() => Promise<void>>, fn: () => Promise<T>, opts: { takesOver?: true } = {}): Promise<T> {
     const found = key === undefined ? undefined : this.#joinable.get(key);
     if (found !== undefined && this.#mayJoin(key!, found)) {
       found.members++;
@@ -278,7 +297,7 @@ export class Gate {
             if (this.#joinable.get(key) === mine) this.#joinable.delete(key);
           });
     if (mine) this.#joinable.set(key!, mine);
-    return this.#section(async () => {
+    return this.#section(opts.takesOver, async () => {
       const id = sections.getStore()?.id;
       if (mine) {
         mine.id = id;
@@ -314,10 +333,26 @@ export class Gate {
     return false;
   }
 
-  async #section<T>(fn: () => Promise<T>): Promise<T> {
+  /**
+   * Called by the holder as its section ends, in place of putting its settings back: whether the
+   * next section takes the target over (see the decisions above). When it does, that section is
+   * the next served, before the requests queued ahead of it, and the caller must leave the
+   * settings as they are and send nothing more.
+   */
+  handOver(): boolean {
+    if (this.#closed || !this.holding() || this.#handedOver >= HANDOVERS) return false;
+    const i = this.#queue.findIndex((w) => w.kind === 'exclusive');
+    if (i < 0 || !this.#queue[i]!.takesOver) return false;
+    this.#queue.unshift(...this.#queue.splice(i, 1));
+    this.#handedOver++;
+    this.#measure.handedOver++;
+    return true;
+  }
+
+  async #section<T>(takesOver: true | undefined, fn: () => Promise<T>): Promise<T> {
     if (this.#closed || this.holding()) return fn();
     if (this.#holder !== undefined || this.#queue.length > 0 || this.#inFlight > 0) {
-      await new Promise<void>((wake) => this.#queue.push({ kind: 'exclusive', at: performance.now(), ahead: 0, wake }));
+      await new Promise<void>((wake) => this.#queue.push({ kind: 'exclusive', at: performance.now(), ahead: 0, ...(takesOver ? { takesOver } : {}), wake }));
       if (this.#closed) return fn();
     } else this.#holder = Symbol('exclusive section');
     this.#heldAt = performance.now();
@@ -365,6 +400,7 @@ export class Gate {
       if (head.kind === 'shared') {
         if (this.#inFlight >= this.limit) return;
         const [next] = this.#queue.splice(this.#next(), 1);
+        this.#handedOver = 0;
         this.#inFlight++;
         this.#flying(next!.file, 1);
         next!.wake();

@@ -115,14 +115,24 @@ export function useSession(): Session {
       // With the target to itself: files side by side never see the changed setting.
       // Settings already as asked are not sent again, and only settings that differ at the end
       // are put back (the section still holds the target: no other file's section changes them).
+      // Decision (issue 38: through 100 ms a section's drain and its PUT back held every other
+      // file out): an outermost section starts from the settings between sections, which the
+      // section before it may have left in place (gate.ts handOver): it puts what differs from
+      // those with its own in one PUT, and at its end puts back every key that differs from them,
+      // or hands the target over in turn.
       const open = async () => {
-        const before = await control.currentSettings();
-        if (outermost) sectionFound(control.url, before);
-        if (keys.some((k) => settings[k] !== before[k])) await control.putSettings(settings);
+        const now = await control.currentSettings();
+        const base = (outermost ? settingsBetweenSections(control.url) : undefined) ?? now;
+        if (outermost) sectionFound(control.url, base);
+        const want: Partial<Settings> = { ...base, ...settings };
+        const put = (Object.keys(want) as Array<keyof Settings>).filter((k) => want[k] !== now[k]);
+        if (put.length > 0) await control.putSettings(pick(want, put));
         return async () => {
-          const now = await control.currentSettings();
-          const back = keys.filter((k) => now[k] !== before[k]);
-          if (back.length > 0) await control.putSettings(Object.fromEntries(back.map((k) => [k, before[k]])) as Partial<Settings>);
+          const after = await control.currentSettings();
+          const back = (Object.keys(base) as Array<keyof Settings>).filter((k) => after[k] !== base[k]);
+          if (back.length === 0) return;
+          if (outermost && settingsBetweenSections(control.url) === base && gate?.handOver()) return;
+          await control.putSettings(pick(base, back));
         };
       };
       if (gate === undefined || !outermost) {
@@ -136,8 +146,13 @@ export function useSession(): Session {
       // A fn that only sends requests shares its section with the calls that ask the same settings
       // (same keys, same values): gate.ts `joinable`.
       const key = opts.requestsOnly ? JSON.stringify(keys.map((k) => [k, settings[k]])) : undefined;
-      return gate.joinable(key, open, fn);
+      return gate.joinable(key, open, fn, { takesOver: true });
     },
   };
   return session;
+}
+
+/** The values of `keys` in `from`. */
+function pick(from: Partial<Settings>, keys: ReadonlyArray<keyof Settings>): Partial<Settings> {
+  return Object.fromEntries(keys.map((k) => [k, from[k]])) as Partial<Settings>;
 }

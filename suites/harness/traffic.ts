@@ -52,6 +52,36 @@ let sent = 0;
 let writesStarted = 0;
 let writesInFlight = 0;
 
+/**
+ * A GET of the run on its way: admitted and about to be sent, its listeners not yet run.
+ * `heard` settles once they have (answered or not).
+ */
+export interface Sending {
+  exchange: Exchange;
+  auth: Auth;
+  channel: Channel;
+  heard: Promise<void>;
+}
+
+const sendingListeners = new Set<(s: Sending) => void>();
+
+/** Adds a listener told of every GET as it goes out (not the oracle's own look-ups); returns the function that removes it. */
+export function onSending(fn: (s: Sending) => void): () => void {
+  sendingListeners.add(fn);
+  return () => sendingListeners.delete(fn);
+}
+
+/** Called by the client as a GET goes out; returns the function to call, once, when the exchange's listeners have run. */
+export function announceSending(s: Omit<Sending, 'heard'>): () => void {
+  if (sendingListeners.size === 0) return () => {};
+  let heard!: () => void;
+  const p = new Promise<void>((resolve) => {
+    heard = resolve;
+  });
+  for (const fn of sendingListeners) fn({ ...s, heard: p });
+  return heard;
+}
+
 /** Adds a listener; returns the function that removes it. */
 export function onExchange(fn: Listener): () => void {
   listeners.add(fn);

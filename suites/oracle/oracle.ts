@@ -43,7 +43,7 @@ import type { Settings } from '../harness/control.ts';
 import type { Foreign } from '../harness/ownership.ts';
 import type { FailureRecord } from '../harness/results.ts';
 import { validate } from '../harness/schemas.ts';
-import { currentScope, type Observed, unchangedSince, type WriteMark, writeMark } from '../harness/traffic.ts';
+import { currentScope, type Observed, type Sending, unchangedSince, type WriteMark, writeMark } from '../harness/traffic.ts';
 import { Relations } from '../relations/relations.ts';
 import { holdsBetweenCounts, type ListAddress, listAddress, pageNumber } from './lists.ts';
 
@@ -179,6 +179,8 @@ export class Oracle {
   private settings: Settings | undefined;
   private epoch = 0;
   private readonly counts = new Map<string, { epoch: number; mark: WriteMark; count: Count | undefined }>();
+  /** The run's own count.json reads on their way, by look-up key: settled once judged (and kept in `counts` when they may be). */
+  private readonly countsOnTheWay = new Map<string, Promise<void>>();
   /** Product lists: whether they showed they are paginated (a Link header, or a count object). */
   private readonly paginated = new Map<string, boolean>();
   private readonly apiRoot: string;
@@ -398,11 +400,37 @@ export class Oracle {
     return this.settings?.num_items_lists === 20 ? 'SIZE-01' : 'SIZE-02';
   }
 
+  /**
+   * A GET of the run on its way (traffic.ts onSending): a count.json read of the run's own is
+   * the answer a look-up would get (see `list`), so a page judged meanwhile waits for it.
+   * Decision (issue 38): tests read a list's page and its count side by side, and the page's
+   * answer often came first: its look-up was one more request, and one more delay in a chain.
+   */
+  sending(s: Sending): void {
+    if (s.channel !== 'api') return;
+    const path = this.apiPath(s.exchange.request.url);
+    const addr = path === undefined ? undefined : listAddress(path);
+    if (addr?.kind !== 'count' || addr.volatile) return;
+    const key = countKey(s.auth, addr, headerValue(s.exchange.request.headers, 'x-page-size'));
+    this.countsOnTheWay.set(key, s.heard);
+    void s.heard.then(() => {
+      if (this.countsOnTheWay.get(key) === s.heard) this.countsOnTheWay.delete(key);
+    });
+  }
+
   private async countOf(o: Observed, addr: ListAddress, header: string | undefined, fresh = false): Promise<Count | undefined> {
     if (o.quiet) return undefined;
     const key = countKey(o.auth, addr, header);
-    const cached = this.counts.get(key);
-    if (!fresh && cached && cached.epoch === this.epoch && !addr.volatile && unchangedSince(cached.mark)) return cached.count;
+    const usable = () => {
+      const cached = this.counts.get(key);
+      return cached && cached.epoch === this.epoch && !addr.volatile && unchangedSince(cached.mark) ? cached : undefined;
+    };
+    if (!fresh) {
+      const onTheWay = this.countsOnTheWay.get(key);
+      if (onTheWay !== undefined && unchangedSince(o.mark)) await onTheWay;
+      const cached = usable();
+      if (cached) return cached.count;
+    }
     const client: ApiClient = o.client.withAuth(plain(o.auth));
     const mark = writeMark();
     const ex = await client.request({

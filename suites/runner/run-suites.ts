@@ -13,7 +13,7 @@ import { type Journal, journalAnswer, openJournal } from '../harness/journal/jou
 import { asCleanup, exactId, Ledger, withLedger } from '../harness/ownership.ts';
 import { clauseOutcome, type RunProgress, type TestResult } from '../harness/results.ts';
 import type { SuiteDeclarations } from '../harness/suite-api.ts';
-import { type Observed, onExchange, requestsSent } from '../harness/traffic.ts';
+import { type Observed, onExchange, onSending, requestsSent } from '../harness/traffic.ts';
 import { activateOracle, Oracle } from '../oracle/oracle.ts';
 import { ALONE, CHAINS } from './chains.ts';
 import { mergeCleanup, restoreSettings, type SettingsRestore, snapshotSettings, sweep, type Unknown, writesSettled } from './cleanup.ts';
@@ -121,6 +121,8 @@ export interface RunResult {
     sections: number;
     sectionMs: number;
     sectionsByFile: Record<string, { sections: number; ms: number; requests: number; joined: number }>;
+    /** Sections that took the target over from the one before (gate.ts handOver). */
+    handedOver: number;
     alone: string[];
   };
 }
@@ -203,6 +205,7 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
   const oracle = new Oracle(config);
   ledger.onForeign = (f) => oracle.foreignCreation(f);
   const stopObserving = onExchange((o) => oracle.observe(o));
+  const stopHearing = onSending((s) => oracle.sending(s));
   // The hang bound: HANG_DEADLINES request deadlines in a row, no answer between them. Requests
   // sent together wait together: a deadline counts only for a request sent after the last one
   // that counted had passed its own (8 requests in flight to paths that hang are one wait, not 8).
@@ -303,6 +306,7 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
     activateOracle(undefined);
     setRunConfig(undefined);
     stopObserving();
+    stopHearing();
     stopWatching();
     stopProgress();
     clearInterval(stallWatch);
@@ -352,6 +356,7 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
     sections: measured.sections,
     sectionMs: measured.sectionMs,
     sectionsByFile: Object.fromEntries(measured.sectionsByFile),
+    handedOver: measured.handedOver,
     alone,
   };
   if (interrupted) result.interrupted = true;

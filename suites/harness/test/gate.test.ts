@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
-import { AGED, exclusive, exclusiveReads, Gate, openGate, refuseSettingsBeside, runBeside } from '../gate.ts';
+import { AGED, exclusive, exclusiveReads, Gate, HANDOVERS, openGate, refuseSettingsBeside, runBeside } from '../gate.ts';
 import { childScope, inScope, requestStarting, unchangedSince, writeMark } from '../traffic.ts';
 
 const tick = () => new Promise<void>((resolve) => setTimeout(resolve, 1));
@@ -470,6 +470,90 @@ describe('settings sections that ask the same settings share one section', () =>
     await Promise.all([opener, joined, waiter, late]);
     expect(seen).toEqual(['opener@basic', 'joined@basic', 'waiter@default', 'late@basic']);
     expect(gate.measured().sections).toBe(2);
+  });
+
+  test('a settings section hands the target over to the first section waiting that takes over: it goes before the requests queued ahead of it, and nothing runs between the two', async () => {
+    const gate = new Gate(8);
+    const log: string[] = [];
+    const hold = later();
+    // Each section ends as Session.withSettings does: it hands over, or puts its setting back.
+    const section = (name: string, wait?: Promise<void>) =>
+      gate.joinable(
+        undefined,
+        async () => {
+          log.push(`${name} open`);
+          return async () => {
+            log.push(gate.handOver() ? `${name} hands over` : `${name} puts back`);
+          };
+        },
+        async () => {
+          const release = await gate.admit();
+          log.push(`${name} in`);
+          await wait;
+          release();
+        },
+        { takesOver: true },
+      );
+    const a = section('a', hold.done);
+    await tick();
+    const r1 = request(gate, log, 'r1');
+    const b = section('b');
+    const r2 = request(gate, log, 'r2');
+    await tick();
+    hold.go();
+    await a;
+    await b;
+    await tick();
+    expect(log.slice(0, 6)).toEqual(['a open', 'a in', 'a hands over', 'b open', 'b in', 'b puts back']);
+    expect(log.slice(6)).toEqual(['r1 in', 'r2 in']);
+    r1.end();
+    r2.end();
+    await Promise.all([r1.done, r2.done]);
+    expect(gate.measured().handedOver).toBe(1);
+  });
+
+  test('no hand-over to a bare exclusive section (nor past one), and at most HANDOVERS in a row before the requests queued meanwhile', async () => {
+    const gate = new Gate(8);
+    const log: string[] = [];
+    const section = (name: string, wait?: Promise<void>) =>
+      gate.joinable(
+        undefined,
+        async () => async () => {
+          log.push(gate.handOver() ? `${name} hands over` : `${name} puts back`);
+        },
+        async () => {
+          log.push(`${name} in`);
+          await wait;
+        },
+        { takesOver: true },
+      );
+    const hold = later();
+    const first = section('a', hold.done);
+    await tick();
+    const bare = gate.exclusive(async () => {
+      log.push('bare in');
+    });
+    const b = section('b');
+    await tick();
+    hold.go();
+    await Promise.all([first, bare, b]);
+    expect(log).toEqual(['a in', 'a puts back', 'bare in', 'b in', 'b puts back']);
+
+    log.length = 0;
+    const again = later();
+    const chain = [section('c0', again.done)];
+    await tick();
+    const r = request(gate, log, 'r');
+    for (let i = 1; i <= HANDOVERS + 1; i++) chain.push(section(`c${i}`));
+    await tick();
+    again.go();
+    await Promise.all(chain.slice(0, HANDOVERS + 1));
+    await tick();
+    const handed = Array.from({ length: HANDOVERS }, (_, i) => [`c${i} in`, `c${i} hands over`]).flat();
+    expect(log).toEqual([...handed, `c${HANDOVERS} in`, `c${HANDOVERS} puts back`, 'r in']);
+    r.end();
+    await Promise.all([r.done, ...chain]);
+    expect(log.slice(-3)).toEqual(['r out', `c${HANDOVERS + 1} in`, `c${HANDOVERS + 1} puts back`]);
   });
 
   test('withSettings beside the other tests of its file: refused in a file that runs alone or with no gate open, allowed in one that does not run alone', () => {

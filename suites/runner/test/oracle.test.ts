@@ -253,6 +253,30 @@ describe('the response oracle', () => {
     expect(asked).toEqual(['/groups/count.json', ...confirmation]);
   });
 
+  test("waits for the run's own count read on its way rather than asking again: the page answered first (read side by side)", async () => {
+    const count = exchange('GET', '/groups/count.json', 200, { num_items: 5, num_pages: 1, num_items_per_page: 5 }, {}, { 'X-Page-Size': '5' });
+    // A full first page that is also the last: only its count can say so.
+    const full = exchange('GET', '/groups.json', 200, items(5), link([['self', `${API}/groups.json`]]), { 'X-Page-Size': '5' });
+    const judgeWith = async (announce: boolean) => {
+      const oracle = new Oracle(config);
+      const asked: string[] = [];
+      const client = fakeClient(5, asked);
+      let heard!: () => void;
+      if (announce) oracle.sending({ exchange: count, auth: basic, channel: 'api', heard: new Promise<void>((resolve) => (heard = resolve)) });
+      const observe = (ex: Exchange) => oracle.observe({ exchange: ex, channel: 'api', auth: basic, client, quiet: false, mark: writeMark() });
+      const page = observe(full);
+      if (announce) {
+        await observe(count);
+        heard();
+      }
+      await page;
+      return { asked, clauses: oracle.drain('').findings.map((f) => f.clause) };
+    };
+    expect(await judgeWith(true)).toEqual({ asked: [], clauses: [] });
+    // Nothing on its way: the look-up.
+    expect(await judgeWith(false)).toEqual({ asked: ['/groups/count.json'], clauses: [] });
+  });
+
   test('keeps findings by the suite file whose traffic broke the clause', async () => {
     const oracle = new Oracle(config);
     const bad = exchange('GET', '/passwords.json', 400, { message: 'no error field' });
