@@ -54,9 +54,13 @@
 //   goes next, before the requests queued ahead of it, and the ending section leaves its settings
 //   as they are: the next one puts back what differs from the settings between sections with
 //   its own, in one PUT. No request outside the two runs between them, so every request outside
-//   a section is still sent under the settings between sections. At most HANDOVERS hand-overs in
-//   a row: then the requests queued meanwhile go first. A bare `exclusive`, a reset or fault
-//   section and an `exclusiveReads` never take over (each starts from the settings as they are).
+//   a section is still sent under the settings between sections. A bare `exclusive`, a reset or
+//   fault section and an `exclusiveReads` never take over (each starts from the settings as they
+//   are): a section before one of them puts its settings back itself.
+// - Sections go back to back: when a section ends with another waiting, that one goes next,
+//   before the requests queued ahead of it, and starts at once (nothing in flight to drain:
+//   through 100 ms a drain held the target half a delay, eight slots idle). At most HANDOVERS
+//   sections in a row go before requests queued ahead of them: then those requests go first.
 // - No gate is open outside a run (the project's own tests, the runner's cleanup): everything passes.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { currentScope } from './traffic.ts';
@@ -106,7 +110,7 @@ export function refuseSettingsBeside(): void {
 /** A waiter that has waited this many request times is served before any chain (no starvation). */
 export const AGED = 4;
 
-/** At most this many sections in a row take the target over from the one before (`handOver`). */
+/** At most this many sections in a row go before requests queued ahead of them (`handOver`, back to back). */
 export const HANDOVERS = 2;
 
 interface Waiter {
@@ -187,6 +191,8 @@ export interface GateMeasure {
   sectionsByFile: Map<string, { sections: number; ms: number; requests: number; joined: number }>;
   /** Sections that took the target over from the one before (`handOver`). */
   handedOver: number;
+  /** Sections that went next as the one before ended, before requests queued ahead of them (back to back). */
+  backToBack: number;
 }
 
 export class Gate {
@@ -201,13 +207,13 @@ export class Gate {
   readonly #queue: Waiter[] = [];
   /** The holder's requests waiting for a slot: served before anyone else. */
   readonly #holderQueue: Array<() => void> = [];
-  readonly #measure: GateMeasure = { chains: new Map(), sections: 0, sectionMs: 0, sectionsByFile: new Map(), handedOver: 0 };
+  readonly #measure: GateMeasure = { chains: new Map(), sections: 0, sectionMs: 0, sectionsByFile: new Map(), handedOver: 0, backToBack: 0 };
   #heldRequests = 0;
   #heldJoined = 0;
   /** The settings sections that take joiners, by key. */
   readonly #joinable = new Map<string, Joinable>();
-  /** Sections served in a row by hand-over, no request outside them served since. */
-  #handedOver = 0;
+  /** Sections in a row that went before requests queued ahead of them, no request outside them served since. */
+  #inARow = 0;
 
   /**
    * At most `limit` requests in flight at once; a free slot to the request whose file has the
@@ -340,12 +346,21 @@ export class Gate {
    * settings as they are and send nothing more.
    */
   handOver(): boolean {
-    if (this.#closed || !this.holding() || this.#handedOver >= HANDOVERS) return false;
+    if (this.#closed || !this.holding()) return false;
     const i = this.#queue.findIndex((w) => w.kind === 'exclusive');
-    if (i < 0 || !this.#queue[i]!.takesOver) return false;
-    this.#queue.unshift(...this.#queue.splice(i, 1));
-    this.#handedOver++;
+    if (i < 0 || !this.#queue[i]!.takesOver || !this.#nextFirst(i)) return false;
     this.#measure.handedOver++;
+    return true;
+  }
+
+  // The exclusive waiter at `i` to the head of the queue, unless HANDOVERS sections in a row
+  // have gone before requests queued ahead of them (at the head already, it jumps nobody).
+  #nextFirst(i: number): boolean {
+    if (i === 0) return true;
+    if (this.#inARow >= HANDOVERS) return false;
+    this.#queue.unshift(...this.#queue.splice(i, 1));
+    this.#inARow++;
+    this.#measure.backToBack++;
     return true;
   }
 
@@ -373,6 +388,9 @@ export class Gate {
         joined: f.joined + this.#heldJoined,
       });
       this.#holder = undefined;
+      // Back to back: the next section waiting starts now, with nothing in flight to drain.
+      const next = this.#closed ? -1 : this.#queue.findIndex((w) => w.kind === 'exclusive');
+      if (next > 0) this.#nextFirst(next);
       this.#serve();
     }
   }
@@ -400,7 +418,7 @@ export class Gate {
       if (head.kind === 'shared') {
         if (this.#inFlight >= this.limit) return;
         const [next] = this.#queue.splice(this.#next(), 1);
-        this.#handedOver = 0;
+        this.#inARow = 0;
         this.#inFlight++;
         this.#flying(next!.file, 1);
         next!.wake();

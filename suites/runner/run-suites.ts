@@ -123,6 +123,8 @@ export interface RunResult {
     sectionsByFile: Record<string, { sections: number; ms: number; requests: number; joined: number }>;
     /** Sections that took the target over from the one before (gate.ts handOver). */
     handedOver: number;
+    /** Sections that went next as the one before ended, before requests queued ahead of them. */
+    backToBack: number;
     alone: string[];
   };
 }
@@ -357,6 +359,7 @@ export async function runSuites(config: RunConfig, options: RunSuitesOptions = {
     sectionMs: measured.sectionMs,
     sectionsByFile: Object.fromEntries(measured.sectionsByFile),
     handedOver: measured.handedOver,
+    backToBack: measured.backToBack,
     alone,
   };
   if (interrupted) result.interrupted = true;

@@ -437,7 +437,7 @@ describe('settings sections that ask the same settings share one section', () =>
     expect(gate.measured().sections).toBe(4);
   });
 
-  test('no starvation: once held AGED request times a section takes no joiner; the next call with its settings goes after the waiters queued before it', async () => {
+  test('no starvation: once held AGED request times a section takes no joiner; the next call with its settings opens a section of its own (back to back, before the waiter queued ahead of it)', async () => {
     let now = 0;
     vi.spyOn(performance, 'now').mockImplementation(() => now);
     const gate = new Gate(8);
@@ -468,7 +468,7 @@ describe('settings sections that ask the same settings share one section', () =>
     expect(seen).toEqual(['opener@basic', 'joined@basic']);
     hold.go();
     await Promise.all([opener, joined, waiter, late]);
-    expect(seen).toEqual(['opener@basic', 'joined@basic', 'waiter@default', 'late@basic']);
+    expect(seen).toEqual(['opener@basic', 'joined@basic', 'late@basic', 'waiter@default']);
     expect(gate.measured().sections).toBe(2);
   });
 
@@ -510,6 +510,29 @@ describe('settings sections that ask the same settings share one section', () =>
     r2.end();
     await Promise.all([r1.done, r2.done]);
     expect(gate.measured().handedOver).toBe(1);
+  });
+
+  test('sections go back to back: one waiting starts as the one before ends, before the requests queued ahead of it', async () => {
+    const gate = new Gate(8);
+    const log: string[] = [];
+    const hold = later();
+    const first = gate.exclusive(async () => {
+      log.push('first in');
+      await hold.done;
+    });
+    await tick();
+    const r = request(gate, log, 'r');
+    const second = gate.exclusive(async () => {
+      log.push('second in');
+    });
+    await tick();
+    hold.go();
+    await Promise.all([first, second]);
+    await tick();
+    expect(log).toEqual(['first in', 'second in', 'r in']);
+    r.end();
+    await r.done;
+    expect(gate.measured()).toMatchObject({ sections: 2, backToBack: 1, handedOver: 0 });
   });
 
   test('no hand-over to a bare exclusive section (nor past one), and at most HANDOVERS in a row before the requests queued meanwhile', async () => {

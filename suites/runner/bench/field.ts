@@ -98,7 +98,7 @@ function schedule(result: RunResult, wallMs: number): void {
   if (m === undefined) return;
   const chains = Object.entries(m.chains).sort((a, b) => b[1] - a[1]);
   console.log(
-    `exclusive sections: ${m.sections}, ${(m.sectionMs / 1000).toFixed(1)} s in all (${((m.sectionMs / Math.max(1, wallMs)) * 100).toFixed(0)}% of the run), ${m.handedOver} taken over from the one before; longest chains of requests one after another${delay > 0 ? ` (× ${delay} ms)` : ''}: ${chains
+    `exclusive sections: ${m.sections}, ${(m.sectionMs / 1000).toFixed(1)} s in all (${((m.sectionMs / Math.max(1, wallMs)) * 100).toFixed(0)}% of the run), ${m.backToBack} moved up to follow the one before, ${m.handedOver} taking its settings over; longest chains of requests one after another${delay > 0 ? ` (× ${delay} ms)` : ''}: ${chains
       .slice(0, 8)
       .map(([f, n]) => `${f.replace(/^suites\//, '')} ${n}${delay > 0 ? ` (${((n * delay) / 1000).toFixed(1)} s)` : ''}`)
       .join(', ')}`,
