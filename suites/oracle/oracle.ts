@@ -145,6 +145,16 @@ function countKey(auth: Auth, addr: ListAddress, header: string | undefined): st
   return `${identity(auth)}|${addr.base}|${header ?? ''}`;
 }
 
+/**
+ * Which look-ups give the same num_items: the same credentials and list, whatever X-Page-Size
+ * (§4: "num_items", the items of the list; the page size changes only num_pages and
+ * num_items_per_page). For a page whose size its request says, the count's num_items is all its
+ * judgement takes (`placeOf`).
+ */
+function itemsKey(auth: Auth, addr: ListAddress): string {
+  return `${identity(auth)}|${addr.base}`;
+}
+
 /** The same credentials without a test's deliberate distortions (old timestamps, changed hashes). */
 function plain(auth: Auth): Auth {
   return auth.kind === 'hmac' ? { kind: 'hmac', publicKey: auth.publicKey, privateKey: auth.privateKey } : auth;
@@ -179,7 +189,9 @@ export class Oracle {
   private settings: Settings | undefined;
   private epoch = 0;
   private readonly counts = new Map<string, { epoch: number; mark: WriteMark; count: Count | undefined }>();
-  /** The run's own count.json reads on their way, by look-up key: settled once judged (and kept in `counts` when they may be). */
+  /** The last of `counts` by `itemsKey`: the number of items, whatever page size it was read with. */
+  private readonly items = new Map<string, { epoch: number; mark: WriteMark; count: Count | undefined }>();
+  /** The run's own count.json reads on their way, by look-up key and by `itemsKey`: settled once judged (and kept in `counts` when they may be). */
   private readonly countsOnTheWay = new Map<string, Promise<void>>();
   /** Product lists: whether they showed they are paginated (a Link header, or a count object). */
   private readonly paginated = new Map<string, boolean>();
@@ -411,24 +423,38 @@ export class Oracle {
     const path = this.apiPath(s.exchange.request.url);
     const addr = path === undefined ? undefined : listAddress(path);
     if (addr?.kind !== 'count' || addr.volatile) return;
-    const key = countKey(s.auth, addr, headerValue(s.exchange.request.headers, 'x-page-size'));
-    this.countsOnTheWay.set(key, s.heard);
-    void s.heard.then(() => {
-      if (this.countsOnTheWay.get(key) === s.heard) this.countsOnTheWay.delete(key);
-    });
+    for (const key of [countKey(s.auth, addr, headerValue(s.exchange.request.headers, 'x-page-size')), itemsKey(s.auth, addr)]) {
+      this.countsOnTheWay.set(key, s.heard);
+      void s.heard.then(() => {
+        if (this.countsOnTheWay.get(key) === s.heard) this.countsOnTheWay.delete(key);
+      });
+    }
   }
 
-  private async countOf(o: Observed, addr: ListAddress, header: string | undefined, fresh = false): Promise<Count | undefined> {
+  /** A count read in a state (`mark`), kept for look-ups: by its page size, and by its number of items. */
+  private keepCount(auth: Auth, addr: ListAddress, header: string | undefined, mark: WriteMark, count: Count | undefined): void {
+    const kept = { epoch: this.epoch, mark, count };
+    this.counts.set(countKey(auth, addr, header), kept);
+    if (count !== undefined) this.items.set(itemsKey(auth, addr), kept);
+  }
+
+  /**
+   * The list's count for the observed request's credentials and X-Page-Size: a count read in the
+   * same state (the run's own, or an earlier look-up), else a look-up. `itemsOnly`: the caller
+   * takes only num_items (the page's size is known), so a count read with another page size serves.
+   */
+  private async countOf(o: Observed, addr: ListAddress, header: string | undefined, fresh = false, itemsOnly = false): Promise<Count | undefined> {
     if (o.quiet) return undefined;
     const key = countKey(o.auth, addr, header);
-    const usable = () => {
-      const cached = this.counts.get(key);
+    const usable = (from: Map<string, { epoch: number; mark: WriteMark; count: Count | undefined }>, k: string) => {
+      const cached = from.get(k);
       return cached && cached.epoch === this.epoch && !addr.volatile && unchangedSince(cached.mark) ? cached : undefined;
     };
     if (!fresh) {
-      const onTheWay = this.countsOnTheWay.get(key);
+      const any = itemsOnly ? itemsKey(o.auth, addr) : undefined;
+      const onTheWay = this.countsOnTheWay.get(key) ?? (any === undefined ? undefined : this.countsOnTheWay.get(any));
       if (onTheWay !== undefined && unchangedSince(o.mark)) await onTheWay;
-      const cached = usable();
+      const cached = usable(this.counts, key) ?? (any === undefined ? undefined : usable(this.items, any));
       if (cached) return cached.count;
     }
     const client: ApiClient = o.client.withAuth(plain(o.auth));
@@ -441,7 +467,7 @@ export class Oracle {
     });
     const count = ex.response?.status === 200 && validate('count', ex.json).length === 0 ? (ex.json as Count) : undefined;
     // Kept while no write starts (a look-up that overlapped a write is never used again).
-    this.counts.set(key, { epoch: this.epoch, mark, count });
+    this.keepCount(o.auth, addr, header, mark, count);
     return count;
   }
 
@@ -451,7 +477,7 @@ export class Oracle {
     if (hasLink && ex.response.status === 200) this.paginated.set(addr.template, true);
     const known = this.paginated.get(addr.template);
     if (known !== undefined) return known;
-    const count = await this.countOf(o, addr, headerValue(ex.request.headers, 'x-page-size'));
+    const count = await this.countOf(o, addr, headerValue(ex.request.headers, 'x-page-size'), false, true);
     if (o.quiet) return false;
     this.paginated.set(addr.template, count !== undefined);
     return count !== undefined;
@@ -463,10 +489,8 @@ export class Oracle {
       this.count(ex);
       // A count the run read itself is the answer a look-up for the same credentials and page
       // size would get: kept as one, while no write has overlapped it.
-      if (!o.quiet && !addr.volatile && validate('count', ex.json).length === 0 && unchangedSince(o.mark)) {
-        const key = countKey(o.auth, addr, headerValue(ex.request.headers, 'x-page-size'));
-        this.counts.set(key, { epoch: this.epoch, mark: o.mark, count: ex.json as Count });
-      }
+      if (!o.quiet && !addr.volatile && validate('count', ex.json).length === 0 && unchangedSince(o.mark))
+        this.keepCount(o.auth, addr, headerValue(ex.request.headers, 'x-page-size'), o.mark, ex.json as Count);
       return;
     }
     if (!(await this.isPaginated(o, ex, addr))) return;
@@ -477,7 +501,7 @@ export class Oracle {
     if (ex.response.status === 404) {
       // A page's existence is judged by its list's count: not while writes move it (no look-up then).
       if (addr.page === undefined || outOfRange || !unchangedSince(o.mark)) return;
-      const count = await this.countOf(o, addr, header);
+      const count = await this.countOf(o, addr, header, false, known !== undefined);
       if (!count || !unchangedSince(o.mark)) return;
       const per = known ?? count.num_items_per_page;
       const last = Math.max(1, Math.ceil(count.num_items / per));
@@ -491,7 +515,7 @@ export class Oracle {
           'status 404',
           held,
         );
-        await this.confirmed(o, addr, header, count, held);
+        await this.confirmed(o, addr, header, count, held, known !== undefined);
       }
       return;
     }
@@ -557,7 +581,7 @@ export class Oracle {
         }
         if (where === undefined) return this.relations(ex, rels, page, undefined);
       } else {
-        count ??= await this.countOf(o, addr, header);
+        count ??= await this.countOf(o, addr, header, false, known !== undefined);
         if (!unchangedSince(o.mark)) return;
         const counted = count ? placeOf(count.num_items, size, page) : undefined;
         if (counted && counted.items !== items) {
@@ -570,7 +594,7 @@ export class Oracle {
             `${items} items`,
             held,
           );
-          await this.confirmed(o, addr, header, count!, held);
+          await this.confirmed(o, addr, header, count!, held, known !== undefined);
           return;
         }
         if (counted) {
@@ -578,7 +602,7 @@ export class Oracle {
           const held: Held[] = [];
           this.relations(ex, rels, page, counted.position, held);
           this.targets(ex, addr, rels, page, counted.last, held);
-          await this.confirmed(o, addr, header, count!, held);
+          await this.confirmed(o, addr, header, count!, held, known !== undefined);
           return;
         } else if (where === undefined) return this.relations(ex, rels, page, undefined);
       }
@@ -590,11 +614,11 @@ export class Oracle {
   /**
    * Findings that rest on a list's count, reported only when they hold between two equal counts
    * (`holdsBetweenCounts`): the page, read again between two fresh count.json that say what the
-   * one they were judged by said, answers as it did (status, Link header, number of items). Other
+   * one they were judged by said (`itemsOnly`: its num_items), answers as it did (status, Link header, number of items). Other
    * users of the installation (not the run, whose writes `unchangedSince` sees) may have moved the
    * list between the page and the count, and back. Asked only when there is something to report.
    */
-  private async confirmed(o: Observed, addr: ListAddress, header: string | undefined, used: Count, held: Held[]): Promise<void> {
+  private async confirmed(o: Observed, addr: ListAddress, header: string | undefined, used: Count, held: Held[], itemsOnly = false): Promise<void> {
     if (held.length === 0) return;
     const ex = o.exchange;
     const answer = (e: Exchange) => [e.response?.status, headerValue(e.response?.headers, 'link'), Array.isArray(e.json) ? e.json.length : undefined].join(' ');
@@ -611,7 +635,8 @@ export class Oracle {
         same: (a, b) => a === b,
         first: answer(ex),
       },
-      { same: (a, b) => a.num_items === b.num_items && a.num_items_per_page === b.num_items_per_page, expected: used },
+      // itemsOnly: the findings rest on num_items alone (`used` may have been read with another page size).
+      { same: (a, b) => a.num_items === b.num_items && (itemsOnly || a.num_items_per_page === b.num_items_per_page), expected: used },
     );
     if (stands.finding) for (const h of stands.finding) this.report(...h);
   }

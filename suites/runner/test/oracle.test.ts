@@ -230,7 +230,7 @@ describe('the response oracle', () => {
     expect(again).toEqual(['/groups/count.json', ...confirmation, ...confirmation]);
   });
 
-  test('takes a count the run read itself as the look-up it would make (same credentials and page size)', async () => {
+  test('takes a count the run read itself as the look-up it would make (same credentials; the same page size where the count must say it)', async () => {
     const count = (n: number, size: string) =>
       exchange(
         'GET',
@@ -248,9 +248,15 @@ describe('the response oracle', () => {
     const confirmation = ['/groups/count.json', '/groups.json', '/groups/count.json'];
     expect(asked).toEqual(confirmation);
     asked.length = 0;
-    // Another page size's count is not this one's.
+    // Another page size's count says how many items the list has, all a page of known size is
+    // judged by (§4: num_items does not depend on X-Page-Size): no look-up either.
     expect((await judge([count(12, '7'), full], fakeClient(12, asked))).clauses).toEqual(['PAG-07']);
-    expect(asked).toEqual(['/groups/count.json', ...confirmation]);
+    expect(asked).toEqual(confirmation);
+    asked.length = 0;
+    // A page whose size only its count can say (no X-Page-Size) needs a count read without one.
+    const unsized = exchange('GET', '/groups.json', 200, items(20), link([['self', `${API}/groups.json`]]));
+    expect((await judge([count(25, '5'), unsized], fakeClient(25, asked))).clauses).toEqual(['PAG-07']);
+    expect(asked).toEqual(['/groups/count.json', '/groups/count.json', '/groups.json', '/groups/count.json']);
   });
 
   test("waits for the run's own count read on its way rather than asking again: the page answered first (read side by side)", async () => {
