@@ -457,18 +457,35 @@ export class Oracle {
       const cached = usable(this.counts, key) ?? (any === undefined ? undefined : usable(this.items, any));
       if (cached) return cached.count;
     }
-    const client: ApiClient = o.client.withAuth(plain(o.auth));
-    const mark = writeMark();
-    const ex = await client.request({
-      method: 'GET',
-      path: `${addr.base}/count.json`,
-      ...(header !== undefined ? { headers: { 'X-Page-Size': header } } : {}),
-      quiet: true,
-    });
-    const count = ex.response?.status === 200 && validate('count', ex.json).length === 0 ? (ex.json as Count) : undefined;
-    // Kept while no write starts (a look-up that overlapped a write is never used again).
-    this.keepCount(o.auth, addr, header, mark, count);
-    return count;
+    // A look-up is on its way too: pages of the list judged meanwhile wait for it (read side by
+    // side, each asked the same again). A fresh one (a confirmation) is no one else's.
+    let settle = () => {};
+    const keys = fresh ? [] : [key, itemsKey(o.auth, addr)];
+    if (keys.length > 0) {
+      const looking = new Promise<void>((resolve) => {
+        settle = () => {
+          resolve();
+          for (const k of keys) if (this.countsOnTheWay.get(k) === looking) this.countsOnTheWay.delete(k);
+        };
+      });
+      for (const k of keys) this.countsOnTheWay.set(k, looking);
+    }
+    try {
+      const client: ApiClient = o.client.withAuth(plain(o.auth));
+      const mark = writeMark();
+      const ex = await client.request({
+        method: 'GET',
+        path: `${addr.base}/count.json`,
+        ...(header !== undefined ? { headers: { 'X-Page-Size': header } } : {}),
+        quiet: true,
+      });
+      const count = ex.response?.status === 200 && validate('count', ex.json).length === 0 ? (ex.json as Count) : undefined;
+      // Kept while no write starts (a look-up that overlapped a write is never used again).
+      this.keepCount(o.auth, addr, header, mark, count);
+      return count;
+    } finally {
+      settle();
+    }
   }
 
   private async isPaginated(o: Observed, ex: Responded, addr: ListAddress): Promise<boolean> {

@@ -283,6 +283,40 @@ describe('the response oracle', () => {
     expect(await judgeWith(false)).toEqual({ asked: ['/groups/count.json'], clauses: [] });
   });
 
+  test("pages of one list judged side by side share one look-up of its count: the second waits for the first's", async () => {
+    const asked: string[] = [];
+    const inner = fakeClient(10, asked);
+    // The look-up takes a while: the second page is judged while the first's is on its way.
+    const client = {
+      withAuth: () => client,
+      request: async (req: ApiRequest) => {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        return inner.request(req);
+      },
+    } as unknown as ApiClient;
+    const lookUp = (oracle: Oracle, n: number) => {
+      const ex = exchange('GET', `/groups/page/${n}.json`, 200, items(5), {}, { 'X-Page-Size': '5' });
+      const o: Observed = { exchange: ex, channel: 'api', auth: basic, client, quiet: false, mark: writeMark() };
+      const addr = { base: '/groups', kind: 'page', template: '/groups', source: 'spec' };
+      return (oracle as unknown as { countOf(o: Observed, addr: unknown, header: string, fresh: boolean, itemsOnly: boolean): Promise<unknown> }).countOf(
+        o,
+        addr,
+        '5',
+        false,
+        true,
+      );
+    };
+    const oracle = new Oracle(config);
+    const [one, two] = await Promise.all([lookUp(oracle, 1), lookUp(oracle, 2)]);
+    expect(asked).toEqual(['/groups/count.json']);
+    expect(two).toEqual(one);
+    // A look-up that overlapped a write is not shared: the next page asks again.
+    const write = requestStarting('POST');
+    write();
+    await lookUp(oracle, 1);
+    expect(asked).toEqual(['/groups/count.json', '/groups/count.json']);
+  });
+
   test('keeps findings by the suite file whose traffic broke the clause', async () => {
     const oracle = new Oracle(config);
     const bad = exchange('GET', '/passwords.json', 400, { message: 'no error field' });
