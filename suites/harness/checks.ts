@@ -73,23 +73,26 @@ export function requireControl(s: Session): ControlClient {
 export function withSettingsSnapshot<T>(s: Session, fn: (control: ControlClient) => Promise<T>, opts: { faultsOnly?: true } = {}): Promise<T> {
   const control = requireControl(s);
   changeable('POST /reset');
-  // With the target to itself (suites/harness/gate.ts): a fault or a reset is the section's alone;
-  // the file's creations still pending are read back before it, under the settings they were made under.
-  return exclusive(async () => {
-    await s.fixtures.settle();
-    // As the control protocol last showed them (settings change only in sections, through these
-    // clients): one request less in a section that holds the target.
-    const snapshot: Promise<Settings> = control.currentSettings();
-    // Awaited after the reset when fn runs beside it: a failed read still leaves no fault behind.
-    snapshot.catch(() => {});
-    if (!opts.faultsOnly) await snapshot;
-    try {
-      return await fn(control);
-    } finally {
-      // Decision (issue 38: a section holds the target): the reset is skipped when fn's own reset
-      // came after its last fault; the snapshot, every setting, is put back all the same.
-      if (control.mayHoldFaults()) await control.reset();
-      await control.putSettings(await snapshot);
-    }
-  });
+  // With the target to itself (suites/harness/gate.ts): a fault or a reset is the section's alone.
+  // The file's creations still pending are read back before it opens, under the settings they
+  // were made under, and beside the other files (issue 38: inside, it was a delay with the
+  // target held), as Session.withSettings does.
+  return s.fixtures.settle().then(() =>
+    exclusive(async () => {
+      // As the control protocol last showed them (settings change only in sections, through these
+      // clients): one request less in a section that holds the target.
+      const snapshot: Promise<Settings> = control.currentSettings();
+      // Awaited after the reset when fn runs beside it: a failed read still leaves no fault behind.
+      snapshot.catch(() => {});
+      if (!opts.faultsOnly) await snapshot;
+      try {
+        return await fn(control);
+      } finally {
+        // Decision (issue 38: a section holds the target): the reset is skipped when fn's own reset
+        // came after its last fault; the snapshot, every setting, is put back all the same.
+        if (control.mayHoldFaults()) await control.reset();
+        await control.putSettings(await snapshot);
+      }
+    }),
+  );
 }

@@ -224,10 +224,10 @@ clauseTest(
     const kept = Object.fromEntries(SETTING_KEYS.map((k) => [k, current[k]])) as unknown as Settings;
     await s.withSettings(kept, async () => {
       await control.reset();
-      const defaults = await control.getSettings();
-      t.observe('num_items_lists after reset (control protocol)', defaults.num_items_lists);
+      // The PUT answers with every setting: num_items_lists as the reset left it.
       const { num_items_lists: _default, ...others } = kept;
-      await control.putSettings(others);
+      const defaults = await control.putSettings(others);
+      t.observe('num_items_lists after reset (control protocol)', defaults.num_items_lists);
       const [first, { ex, count: c }] = await Promise.all([list(), count()]);
       expectPageOf(first, 20, 'the first page without X-Page-Size');
       if (c.num_items_per_page !== 20) violation(ex, 'num_items_per_page 20 without X-Page-Size', `num_items_per_page ${c.num_items_per_page}`);
