@@ -5,7 +5,7 @@ import { clauseTest } from '../harness/clause-test.ts';
 import { exclusive } from '../harness/gate.ts';
 import { together } from '../harness/in-order.ts';
 import { useSession } from '../harness/session.ts';
-import { countDrift, entriesMentioning, logCount, logPage, originMarks, saysApi, saysWeb } from './log-reader.ts';
+import { countDrift, entriesMentioning, entriesNotIn, logCount, logPage, originMarks, saysApi, saysWeb } from './log-reader.ts';
 
 const s = useSession();
 
@@ -107,12 +107,8 @@ clauseTest('LOG-07', 'record whether a view of a password through the API is wri
     return { before, view, after: await entriesMentioning(s, created.name, object, { atLeast: before.count }) };
   });
   if (view.response?.status !== 200) t.unverifiable(`the show of password ${created.id} answered ${view.response?.status ?? view.error}`);
-  // Decision: the view is found as an entry naming the password that the read before did not
-  // show, not by how many name it: the view's entry tops the first page and may push the
-  // creation's entry off it (seen once on a busy machine, when the creation's entry was the last
-  // of the first page: one entry named it before the view and one after).
-  const seen = new Set(before.found.map(entryKey));
-  const added = after.found.filter((e) => !seen.has(entryKey(e)));
+  // The view's entry: one naming the password that the read before did not show (`entriesNotIn`).
+  const added = entriesNotIn(before.found, after.found);
   t.observe('entries naming the password', { before: before.found.length, after: after.found.length, new: added.length });
   if (added.length === 0)
     violation(
@@ -121,9 +117,3 @@ clauseTest('LOG-07', 'record whether a view of a password through the API is wri
       `no entry naming it that the read before the view did not show (${after.found.length} name it after, ${before.found.length} before)`,
     );
 });
-
-/** What tells one log entry from another across reads: its id, else the whole entry. */
-function entryKey(entry: unknown): string {
-  const id = entry !== null && typeof entry === 'object' ? (entry as { id?: unknown }).id : undefined;
-  return typeof id === 'number' || typeof id === 'string' ? `id ${id}` : JSON.stringify(entry);
-}

@@ -68,6 +68,22 @@ export function mentions(entry: unknown, marker: string, object?: { kind: string
 }
 
 /**
+ * The entries of `after` that `before` did not show: told apart by their id, else by the whole
+ * entry (the fields of log entries are not shown). Decision (LOG-07): an action's entry is found
+ * as a new entry, not as a higher number of entries naming its object: the new entry tops the
+ * first page of a log listed newest first and may push an older one naming the object off it
+ * (seen once on a busy machine: one entry named the password before its view, one after).
+ */
+export function entriesNotIn(before: readonly unknown[], after: readonly unknown[]): unknown[] {
+  const key = (entry: unknown) => {
+    const id = entry !== null && typeof entry === 'object' ? (entry as { id?: unknown }).id : undefined;
+    return typeof id === 'number' || typeof id === 'string' ? `id ${id}` : JSON.stringify(entry);
+  };
+  const seen = new Set(before.map(key));
+  return after.filter((e) => !seen.has(key(e)));
+}
+
+/**
  * Entries of the first and the last page that name the object (`mentions`), and the count that
  * told which page is the last. Decision: both ends are read because the order of the log is not
  * shown (the product lists newest first). The first page and the count go side by side (the
