@@ -347,10 +347,15 @@ export class Gate {
    */
   handOver(): boolean {
     if (this.#closed || !this.holding()) return false;
-    const i = this.#queue.findIndex((w) => w.kind === 'exclusive');
+    const i = this.#firstSection();
     if (i < 0 || !this.#queue[i]!.takesOver || !this.#nextFirst(i)) return false;
     this.#measure.handedOver++;
     return true;
+  }
+
+  // Where the first exclusive waiter is in the queue (-1: none).
+  #firstSection(): number {
+    return this.#queue.findIndex((w) => w.kind === 'exclusive');
   }
 
   // The exclusive waiter at `i` to the head of the queue, unless HANDOVERS sections in a row
@@ -389,7 +394,7 @@ export class Gate {
       });
       this.#holder = undefined;
       // Back to back: the next section waiting starts now, with nothing in flight to drain.
-      const next = this.#closed ? -1 : this.#queue.findIndex((w) => w.kind === 'exclusive');
+      const next = this.#closed ? -1 : this.#firstSection();
       if (next > 0) this.#nextFirst(next);
       this.#serve();
     }

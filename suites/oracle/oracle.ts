@@ -140,9 +140,12 @@ function identity(auth: Auth): string {
   }
 }
 
+/** A count kept for look-ups: read in `mark` (and the oracle's `epoch`); undefined when the read gave none. */
+type KeptCount = { epoch: number; mark: WriteMark; count: Count | undefined };
+
 /** Which look-ups answer alike: the same credentials, list and X-Page-Size. */
 function countKey(auth: Auth, addr: ListAddress, header: string | undefined): string {
-  return `${identity(auth)}|${addr.base}|${header ?? ''}`;
+  return `${itemsKey(auth, addr)}|${header ?? ''}`;
 }
 
 /**
@@ -188,9 +191,9 @@ export class Oracle {
   private readonly errors = new Map<string, string[]>();
   private settings: Settings | undefined;
   private epoch = 0;
-  private readonly counts = new Map<string, { epoch: number; mark: WriteMark; count: Count | undefined }>();
+  private readonly counts = new Map<string, KeptCount>();
   /** The last of `counts` by `itemsKey`: the number of items, whatever page size it was read with. */
-  private readonly items = new Map<string, { epoch: number; mark: WriteMark; count: Count | undefined }>();
+  private readonly items = new Map<string, KeptCount>();
   /** The run's own count.json reads on their way, by look-up key and by `itemsKey`: settled once judged (and kept in `counts` when they may be). */
   private readonly countsOnTheWay = new Map<string, Promise<void>>();
   /** Product lists: whether they showed they are paginated (a Link header, or a count object). */
@@ -423,12 +426,16 @@ export class Oracle {
     const path = this.apiPath(s.exchange.request.url);
     const addr = path === undefined ? undefined : listAddress(path);
     if (addr?.kind !== 'count' || addr.volatile) return;
-    for (const key of [countKey(s.auth, addr, headerValue(s.exchange.request.headers, 'x-page-size')), itemsKey(s.auth, addr)]) {
-      this.countsOnTheWay.set(key, s.heard);
-      void s.heard.then(() => {
-        if (this.countsOnTheWay.get(key) === s.heard) this.countsOnTheWay.delete(key);
-      });
-    }
+    this.onTheWay(s.auth, addr, headerValue(s.exchange.request.headers, 'x-page-size'), s.heard);
+  }
+
+  /** A count read on its way (the run's own, or a look-up), under both its keys until it settles. */
+  private onTheWay(auth: Auth, addr: ListAddress, header: string | undefined, settled: Promise<void>): void {
+    const keys = [countKey(auth, addr, header), itemsKey(auth, addr)];
+    for (const key of keys) this.countsOnTheWay.set(key, settled);
+    void settled.then(() => {
+      for (const key of keys) if (this.countsOnTheWay.get(key) === settled) this.countsOnTheWay.delete(key);
+    });
   }
 
   /** A count read in a state (`mark`), kept for look-ups: by its page size, and by its number of items. */
@@ -446,7 +453,7 @@ export class Oracle {
   private async countOf(o: Observed, addr: ListAddress, header: string | undefined, fresh = false, itemsOnly = false): Promise<Count | undefined> {
     if (o.quiet) return undefined;
     const key = countKey(o.auth, addr, header);
-    const usable = (from: Map<string, { epoch: number; mark: WriteMark; count: Count | undefined }>, k: string) => {
+    const usable = (from: Map<string, KeptCount>, k: string) => {
       const cached = from.get(k);
       return cached && cached.epoch === this.epoch && !addr.volatile && unchangedSince(cached.mark) ? cached : undefined;
     };
@@ -460,16 +467,7 @@ export class Oracle {
     // A look-up is on its way too: pages of the list judged meanwhile wait for it (read side by
     // side, each asked the same again). A fresh one (a confirmation) is no one else's.
     let settle = () => {};
-    const keys = fresh ? [] : [key, itemsKey(o.auth, addr)];
-    if (keys.length > 0) {
-      const looking = new Promise<void>((resolve) => {
-        settle = () => {
-          resolve();
-          for (const k of keys) if (this.countsOnTheWay.get(k) === looking) this.countsOnTheWay.delete(k);
-        };
-      });
-      for (const k of keys) this.countsOnTheWay.set(k, looking);
-    }
+    if (!fresh) this.onTheWay(o.auth, addr, header, new Promise<void>((resolve) => (settle = resolve)));
     try {
       const client: ApiClient = o.client.withAuth(plain(o.auth));
       const mark = writeMark();
